@@ -1,0 +1,164 @@
+//! Animated GIF output (SPEC §6.1): one global palette from the background, exact delays.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::background::Background;
+use crate::error::{Error, Result};
+use crate::scene::Scene;
+
+/// A palette for the background and each background pixel's index in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Palette {
+    /// Up to 256 RGB colours.
+    pub colors: Vec<[u8; 3]>,
+    /// The palette index of each background pixel.
+    pub indices: Vec<u8>,
+    /// True when the palette holds every background colour exactly.
+    pub exact: bool,
+}
+
+impl Palette {
+    /// The background's own colours when there are at most 256 (sorted, so the file does not
+    /// depend on pixel order); otherwise 256 colours chosen by NeuQuant and each pixel mapped to
+    /// its nearest.
+    pub fn for_background(pixels: &[[u8; 3]]) -> Palette {
+        let mut seen: HashMap<[u8; 3], u8> = HashMap::new();
+        for p in pixels {
+            if !seen.contains_key(p) {
+                if seen.len() == 256 {
+                    return Palette::quantized(pixels);
+                }
+                seen.insert(*p, 0);
+            }
+        }
+        let mut colors: Vec<[u8; 3]> = seen.into_keys().collect();
+        colors.sort_unstable();
+        let index: HashMap<[u8; 3], u8> = colors.iter().enumerate().map(|(i, &c)| (c, i as u8)).collect();
+        let indices = pixels.iter().map(|p| index[p]).collect();
+        Palette { colors, indices, exact: true }
+    }
+
+    fn quantized(pixels: &[[u8; 3]]) -> Palette {
+        let rgba: Vec<u8> = pixels.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
+        let quant = color_quant::NeuQuant::new(10, 256, &rgba);
+        let colors = quant.color_map_rgb().chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+        let mut memo: HashMap<[u8; 3], u8> = HashMap::new();
+        let indices = pixels
+            .iter()
+            .map(|p| *memo.entry(*p).or_insert_with(|| quant.index_of(&[p[0], p[1], p[2], 255]) as u8))
+            .collect();
+        Palette { colors, indices, exact: false }
+    }
+}
+
+/// The delay of output frame `i` in centiseconds: `c(i+1) - c(i)` with
+/// `c(j) = (200·j + fps) / (2·fps)`, so the running total is always exact.
+pub fn delay_cs(i: u64, fps: u32) -> u16 {
+    let c = |j: u64| (200 * j + u64::from(fps)) / (2 * u64::from(fps));
+    (c(i + 1) - c(i)) as u16
+}
+
+/// Streams frames of palette indices into a GIF.
+pub struct GifEncoder<W: Write> {
+    encoder: ::gif::Encoder<W>,
+    palette: Palette,
+    width: u16,
+    height: u16,
+    fps: u32,
+    written: u64,
+}
+
+fn gif_error(e: ::gif::EncodingError) -> Error {
+    match e {
+        ::gif::EncodingError::Io(source) => Error::Io { path: PathBuf::from("GIF stream"), source },
+        other => Error::Encode(other.to_string()),
+    }
+}
+
+impl<W: Write> GifEncoder<W> {
+    /// Writes the header, the global palette and (for `loop = true`) the loop extension.
+    pub fn new(writer: W, scene: &Scene, background: &Background) -> Result<Self> {
+        scene.check_gif_fps()?;
+        let palette = Palette::for_background(&background.pixels);
+        let flat: Vec<u8> = palette.colors.iter().flatten().copied().collect();
+        let (width, height) = (scene.width as u16, scene.height as u16);
+        let mut encoder = ::gif::Encoder::new(writer, width, height, &flat).map_err(gif_error)?;
+        if scene.looping {
+            encoder.set_repeat(::gif::Repeat::Infinite).map_err(gif_error)?;
+        }
+        Ok(GifEncoder { encoder, palette, width, height, fps: scene.fps, written: 0 })
+    }
+
+    /// The palette the frames index into.
+    pub fn palette(&self) -> &Palette {
+        &self.palette
+    }
+}
+
+impl<W: Write> super::Encoder for GifEncoder<W> {
+    type Pixel = u8;
+
+    fn background(&self) -> &[u8] {
+        &self.palette.indices
+    }
+
+    fn write_frame(&mut self, pixels: &[u8]) -> Result<()> {
+        let frame = ::gif::Frame {
+            width: self.width,
+            height: self.height,
+            delay: delay_cs(self.written, self.fps),
+            buffer: std::borrow::Cow::Borrowed(pixels),
+            ..::gif::Frame::default()
+        };
+        self.encoder.write_frame(&frame).map_err(gif_error)?;
+        self.written += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> Result<()> {
+        let mut writer = self.encoder.into_inner().map_err(gif_error)?;
+        writer.flush().map_err(|source| Error::Io { path: "GIF stream".into(), source })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_at_30_fps_alternate_3_4_3() {
+        let d: Vec<u16> = (0..6).map(|i| delay_cs(i, 30)).collect();
+        assert_eq!(d, vec![3, 4, 3, 3, 4, 3]);
+        // 30 frames at 30 fps are exactly one second.
+        assert_eq!((0..30).map(|i| u32::from(delay_cs(i, 30))).sum::<u32>(), 100);
+    }
+
+    #[test]
+    fn delays_at_other_rates() {
+        assert!((0..10).all(|i| delay_cs(i, 25) == 4));
+        assert!((0..10).all(|i| delay_cs(i, 50) == 2));
+        // 7 fps: c = 0, 14, 29, 43, 57, 71, 86, 100 (100·j/7 rounded half up).
+        let d: Vec<u16> = (0..7).map(|i| delay_cs(i, 7)).collect();
+        assert_eq!(d, vec![14, 15, 14, 14, 14, 15, 14]);
+    }
+
+    #[test]
+    fn exactly_256_colours_stay_exact() {
+        let pixels: Vec<[u8; 3]> = (0..512).map(|i| [(i % 256) as u8, 7, 0]).collect();
+        let p = Palette::for_background(&pixels);
+        assert!(p.exact);
+        assert_eq!(p.colors.len(), 256);
+        assert!(pixels.iter().zip(&p.indices).all(|(px, &i)| p.colors[usize::from(i)] == *px));
+    }
+
+    #[test]
+    fn more_than_256_colours_are_quantized_to_256() {
+        let pixels: Vec<[u8; 3]> = (0..4096).map(|i| [(i % 64 * 4) as u8, (i / 64 * 4) as u8, 128]).collect();
+        let p = Palette::for_background(&pixels);
+        assert!(!p.exact);
+        assert_eq!(p.colors.len(), 256);
+        assert_eq!(p.indices.len(), pixels.len());
+    }
+}

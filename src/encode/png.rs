@@ -1,0 +1,97 @@
+//! PNG-sequence output (SPEC §6.2): `frame_0000.png`, … of 8-bit RGB in one folder.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::background::Background;
+use crate::error::{Error, Result};
+
+/// How many digits frame numbers get: max(4, digits of N-1).
+pub fn digits(frames: u64) -> usize {
+    frames.saturating_sub(1).to_string().len().max(4)
+}
+
+/// The file name of frame `i` in a sequence of `frames`.
+pub fn frame_name(i: u64, frames: u64) -> String {
+    format!("frame_{i:0width$}.png", width = digits(frames))
+}
+
+/// Writes one PNG file per frame into a folder that already exists.
+pub struct PngSequence {
+    dir: PathBuf,
+    background: Vec<[u8; 3]>,
+    width: u32,
+    height: u32,
+    frames: u64,
+    written: u64,
+}
+
+impl PngSequence {
+    /// A sequence of `frames` frames written into `dir`.
+    pub fn new(dir: &Path, background: &Background, frames: u64) -> Self {
+        PngSequence {
+            dir: dir.to_path_buf(),
+            background: background.pixels.clone(),
+            width: background.width as u32,
+            height: background.height as u32,
+            frames,
+            written: 0,
+        }
+    }
+}
+
+/// Encodes one RGB frame as a PNG into `out`.
+pub fn write_png(
+    out: impl Write,
+    width: u32,
+    height: u32,
+    pixels: &[[u8; 3]],
+) -> std::result::Result<(), png::EncodingError> {
+    let mut encoder = png::Encoder::new(out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(pixels.as_flattened())?;
+    writer.finish()
+}
+
+impl super::Encoder for PngSequence {
+    type Pixel = [u8; 3];
+
+    fn background(&self) -> &[[u8; 3]] {
+        &self.background
+    }
+
+    fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
+        let path = self.dir.join(frame_name(self.written, self.frames));
+        let io = |source| Error::Io { path: path.clone(), source };
+        let file = std::fs::File::create(&path).map_err(io)?;
+        let mut out = BufWriter::new(file);
+        write_png(&mut out, self.width, self.height, pixels).map_err(|e| match e {
+            png::EncodingError::IoError(source) => io(source),
+            other => Error::Encode(other.to_string()),
+        })?;
+        out.flush().map_err(io)?;
+        self.written += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_have_at_least_four_digits_and_all_the_same_width() {
+        assert_eq!(frame_name(0, 1), "frame_0000.png");
+        assert_eq!(frame_name(9999, 10000), "frame_9999.png");
+        assert_eq!(frame_name(0, 10001), "frame_00000.png");
+        assert_eq!(frame_name(10000, 10001), "frame_10000.png");
+        assert_eq!(digits(1_000_000), 6);
+    }
+}

@@ -1,0 +1,166 @@
+//! The library's one error type: every way a render can be refused or fail.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Everything that can stop a scene from being read or rendered.
+///
+/// The command line maps [`Error::is_input`] errors to exit code 2 and the rest to 3.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The scene file is not valid TOML or breaks a rule of the scene format.
+    #[error("{0}")]
+    Scene(Box<Diagnostic>),
+
+    /// The scene file could not be read.
+    #[error("cannot read scene {}: {source}", path.display())]
+    SceneUnreadable {
+        /// The scene path as given.
+        path: PathBuf,
+        /// Why reading failed.
+        source: std::io::Error,
+    },
+
+    /// The background image is missing, unreadable or cannot be decoded.
+    #[error("background image {}: {reason}", path.display())]
+    Background {
+        /// The resolved path of the image.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// The output path or format cannot be used (a usage error, found before rendering).
+    #[error("{message}")]
+    Output {
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+    },
+
+    /// Writing the output failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        /// The file or folder being written.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+
+    /// An encoder refused its input; this is a bug, not a user error.
+    #[error("encoding failed: {0}")]
+    Encode(String),
+}
+
+impl Error {
+    /// True when the input (scene, background, command line) is at fault rather than the machine.
+    pub fn is_input(&self) -> bool {
+        matches!(
+            self,
+            Error::Scene(_) | Error::SceneUnreadable { .. } | Error::Background { .. } | Error::Output { .. }
+        )
+    }
+
+    /// Extra lines that help the user fix the problem (printed as `hint: …`).
+    pub fn hints(&self) -> Vec<String> {
+        match self {
+            Error::Scene(d) => d.hint.iter().cloned().collect(),
+            Error::Output { hint, .. } => hint.iter().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+}
+
+/// A problem at one place in a scene file, shown with its line and a caret under the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The scene file as given on the command line.
+    pub file: PathBuf,
+    /// 1-based line of the offending text.
+    pub line: usize,
+    /// 1-based column (in characters) of the offending text.
+    pub column: usize,
+    /// What is wrong: the key path, the value and what is allowed.
+    pub message: String,
+    /// The text of the offending line.
+    pub source_line: String,
+    /// How many characters to underline, at least 1.
+    pub underline: usize,
+    /// A suggestion such as "did you mean `radius`?".
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    /// Builds a diagnostic for the byte range `span` of `source`.
+    pub fn at(file: &std::path::Path, source: &str, span: std::ops::Range<usize>, message: String) -> Self {
+        let start = floor_char_boundary(source, span.start.min(source.len()));
+        let end = floor_char_boundary(source, span.end.clamp(start, source.len()));
+        let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+        let line = source[..start].matches('\n').count() + 1;
+        let column = source[line_start..start].chars().count() + 1;
+        let source_line = source[line_start..line_end].trim_end_matches('\r').to_string();
+        let underline = source[start..end.min(line_end).max(start)].chars().count().max(1);
+        Diagnostic { file: file.to_path_buf(), line, column, message, source_line, underline, hint: None }
+    }
+
+    pub(crate) fn with_hint(mut self, hint: Option<String>) -> Self {
+        self.hint = hint;
+        self
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)?;
+        let number = self.line.to_string();
+        let pad = " ".repeat(number.len());
+        // Control characters (a NUL byte, say) would garble a terminal: show them as `?`.
+        let shown: String =
+            self.source_line.chars().map(|c| if c.is_control() && c != '\t' { '?' } else { c }).collect();
+        writeln!(f, "{pad} |")?;
+        writeln!(f, "{number} | {shown}")?;
+        let lead: String = shown.chars().take(self.column - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        write!(f, "{pad} | {lead}{}", "^".repeat(self.underline))
+    }
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn diagnostic_finds_line_and_column_in_characters() {
+        let src = "[video]\nfps = \"é\"  \nwidth = 0\n";
+        let start = src.find("0\n").unwrap();
+        let d = Diagnostic::at(Path::new("s.toml"), src, start..start + 1, "bad".into());
+        assert_eq!((d.line, d.column), (3, 9));
+        assert_eq!(d.source_line, "width = 0");
+        let text = d.to_string();
+        assert_eq!(text, "s.toml:3:9: bad\n  |\n3 | width = 0\n  |         ^");
+    }
+
+    #[test]
+    fn diagnostic_underline_stops_at_line_end() {
+        let src = "a = [\n1,\n2]\n";
+        let d = Diagnostic::at(Path::new("s.toml"), src, 4..src.len(), "x".into());
+        assert_eq!((d.line, d.column, d.underline), (1, 5, 1));
+    }
+}

@@ -1,0 +1,7 @@
+//! The `ripple-render` binary: all talking to the user lives in `cli.rs`.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -1,0 +1,265 @@
+//! Validation of scene files: defaults, every rule, and what the messages say.
+
+use super::*;
+
+fn parse(src: &str) -> Result<Scene> {
+    Scene::from_toml_str(src, Path::new("scene.toml"))
+}
+
+/// The diagnostic a scene produces, as the user sees it (first line: location and message).
+fn error_of(src: &str) -> Diagnostic {
+    match parse(src) {
+        Err(Error::Scene(d)) => *d,
+        Err(other) => panic!("expected a scene error, got {other}"),
+        Ok(_) => panic!("expected an error for:\n{src}"),
+    }
+}
+
+fn first_line(src: &str) -> String {
+    let d = error_of(src);
+    format!("{}:{}: {}", d.line, d.column, d.message)
+}
+
+#[test]
+fn a_minimal_scene_takes_every_default() {
+    let s = parse("[video]\nduration = 1.0\n").unwrap();
+    assert_eq!((s.width, s.height, s.fps), (320, 240, 25));
+    assert_eq!((s.first_frame, s.frames, s.looping), (0, 25, true));
+    assert_eq!(s.water, WaterSpec { model: Model::Classic, damping_shift: 5, steps_per_frame: 1, refraction_q8: 256 });
+    assert_eq!(s.background, BackgroundSpec { image: None, fit: Fit::Cover, color: [0, 0, 0], pattern: None });
+    assert!(s.stones.is_empty() && s.swipes.is_empty() && s.rain.is_none() && s.damping.is_empty());
+}
+
+#[test]
+fn spring_has_its_own_defaults() {
+    let s = parse("[video]\nframes = 3\n[water]\nmodel = \"spring\"\n").unwrap();
+    // R = floor(0.1·256 + 0.5) = floor(26.1) = 26.
+    assert_eq!((s.water.damping_shift, s.water.refraction_q8), (6, 26));
+}
+
+#[test]
+fn times_become_frames() {
+    let s = parse(
+        "[video]\nfps = 25\nduration = 2\nstart = 0.1\n[[stone]]\nat = 0.5\nx = 0\ny = 239\n\
+         [[damping]]\nat = 1\nshift = 2\n[rain]\ndrops_per_second = 3\nfrom = 0.02\nuntil = 1.5\nradius = 3\n",
+    )
+    .unwrap();
+    assert_eq!((s.first_frame, s.frames), (3, 50));
+    assert_eq!(s.stones[0], Stone { frame: 13, x: 0, y: 239, radius: 4, weight: 64 });
+    assert_eq!(s.damping[0], DampingChange { frame: 25, shift: 2 });
+    let rain = s.rain.unwrap();
+    assert_eq!((rain.first_frame, rain.end_frame, rain.radius, rain.weight), (1, Some(38), [3, 3], [32, 64]));
+}
+
+#[test]
+fn colours_take_both_forms_in_any_case() {
+    assert_eq!(parse_color("#A0b1C2"), Some([0xa0, 0xb1, 0xc2]));
+    assert_eq!(parse_color("#fA0"), Some([0xff, 0xaa, 0x00]));
+    assert_eq!(parse_color("fa0"), None);
+    assert_eq!(parse_color("#ff00"), None);
+    assert_eq!(parse_color("#ggg"), None);
+    assert_eq!(parse_color("#+1+"), None);
+}
+
+#[test]
+fn out_of_range_names_path_value_and_range() {
+    let src = "[video]\nframes = 2\n[[stone]]\nat = 0\nx = 1\ny = 1\n[[stone]]\nat = 0\nx = 1\ny = 1\nradius = 300\n";
+    assert_eq!(first_line(src), "11:10: stone[1].radius = 300 is out of range: allowed 1..=256");
+}
+
+#[test]
+fn unknown_keys_suggest_the_near_miss() {
+    let d = error_of("[video]\nframes = 2\n[[stone]]\nat = 0\nx = 1\ny = 1\nradus = 3\n");
+    assert_eq!((d.line, d.column), (7, 1));
+    assert!(
+        d.message.starts_with("unknown key `stone[0].radus`: allowed keys in [stone[0]] are at, x, y"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.hint.as_deref(), Some("did you mean `radius`?"));
+    let d = error_of("[vidoe]\nframes = 2\n");
+    assert_eq!(d.hint.as_deref(), Some("did you mean `video`?"));
+    let d = error_of("[video]\nframes = 2\nsparkle = true\n");
+    assert_eq!(d.hint, None);
+}
+
+#[test]
+fn wrong_types_say_what_was_expected() {
+    assert_eq!(
+        first_line("[video]\nfps = 25.0\nframes = 2\n"),
+        "2:7: video.fps = 25.0 is a float: expected an integer in 1..=100"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 2\nloop = 1\n"),
+        "3:8: video.loop = 1 is an integer: expected true or false"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 2\n[water]\nmodel = \"sprung\"\n"),
+        "4:9: water.model = \"sprung\" is not allowed: expected \"classic\" or \"spring\" (did you mean \"spring\"?)"
+    );
+    assert_eq!(
+        first_line("stone = 3\n[video]\nframes = 2\n"),
+        "1:9: stone = 3 is an integer: expected an array of tables, written [[stone]]"
+    );
+}
+
+#[test]
+fn nan_and_infinity_are_refused() {
+    assert_eq!(first_line("[video]\nduration = nan\n"), "2:12: video.duration = nan is not a finite number");
+    assert_eq!(
+        first_line("[video]\nframes = 2\n[water]\nrefraction = inf\n"),
+        "4:14: water.refraction = inf is not a finite number"
+    );
+}
+
+#[test]
+fn exactly_one_of_duration_and_frames() {
+    let d = error_of("[video]\nfps = 10\n");
+    assert_eq!(
+        (d.line, d.message.as_str()),
+        (1, "missing video length: give video.duration (seconds) or video.frames")
+    );
+    assert_eq!(
+        first_line("[video]\nduration = 1\nframes = 2\n"),
+        "3:10: video.frames = 2 conflicts: give either video.duration or video.frames, not both"
+    );
+    assert_eq!(
+        first_line("[video]\nduration = 0.01\n"),
+        "2:12: video.duration = 0.01 gives 0 frames at 25 fps: allowed a duration of 1..=1000000 frames"
+    );
+    assert!(parse("[video]\nduration = 0.02\n").is_ok()); // 0.5 frames rounds up to 1
+    assert!(parse("[video]\nframes = 1000001\n").is_err());
+}
+
+#[test]
+fn canvas_limits() {
+    assert!(parse("[video]\nframes = 1\nwidth = 3\nheight = 3\n").is_ok());
+    assert_eq!(
+        first_line("[video]\nframes = 1\nwidth = 2\n"),
+        "3:9: video.width = 2 is out of range: allowed 3..=16384"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 1\nwidth = 16384\nheight = 4097\n"),
+        "4:10: canvas 16384×4097 has 67125248 pixels: allowed at most 8192·8192 = 67108864"
+    );
+    assert!(parse("[video]\nframes = 1\nwidth = 16384\nheight = 4096\n").is_ok());
+}
+
+#[test]
+fn stones_must_be_on_the_canvas() {
+    let base = "[video]\nframes = 1\nwidth = 10\nheight = 8\n[[stone]]\nat = 0\n";
+    assert!(parse(&format!("{base}x = 9\ny = 7\n")).is_ok());
+    assert_eq!(
+        first_line(&format!("{base}x = 10\ny = 0\n")),
+        "7:5: stone[0].x = 10 is off the canvas: allowed 0..=9 (canvas 10×8)"
+    );
+    assert_eq!(
+        first_line(&format!("{base}x = 0\ny = -1\n")),
+        "8:5: stone[0].y = -1 is off the canvas: allowed 0..=7 (canvas 10×8)"
+    );
+    assert_eq!(
+        first_line(&format!("{base}x = 0\n")),
+        "5:1: missing key `stone[0].y`: a pixel coordinate is required here"
+    );
+}
+
+#[test]
+fn swipes_are_checked() {
+    let base = "[video]\nframes = 1\n[[swipe]]\n";
+    assert_eq!(
+        first_line(&format!("{base}from = 2\nuntil = 1\npath = [[0, 0]]\n")),
+        "5:9: swipe[0].until = 1 is before swipe[0].from = 2: a swipe must end after it starts"
+    );
+    assert_eq!(
+        first_line(&format!("{base}from = 0\nuntil = 1\npath = []\n")),
+        "6:8: swipe[0].path = [] is empty: a swipe needs at least one [x, y] point"
+    );
+    assert_eq!(
+        first_line(&format!("{base}from = 0\nuntil = 1\npath = [[0, 0], [1, 2, 3]]\n")),
+        "6:17: swipe[0].path[1] = [1, 2, 3] is not an [x, y] pair of integers"
+    );
+    assert_eq!(
+        first_line(&format!("{base}from = 0\nuntil = 1\npath = [[0, 65537]]\n")),
+        "6:13: swipe[0].path[0][1] = 65537 is out of range: allowed -65536..=65536"
+    );
+    let s = parse(&format!("{base}from = 1\nuntil = 1\npath = [[-65536, 65536]]\n")).unwrap();
+    assert_eq!((s.swipes[0].first_frame, s.swipes[0].last_frame), (25, 25));
+}
+
+#[test]
+fn rain_ranges_and_times() {
+    let base = "[video]\nframes = 1\n[rain]\ndrops_per_second = 1\n";
+    assert_eq!(
+        first_line(&format!("{base}radius = [3, 2]\n")),
+        "5:10: rain.radius = [3, 2] is an empty range: lo must not exceed hi"
+    );
+    assert_eq!(
+        first_line(&format!("{base}weight = [0, 2]\n")),
+        "5:11: rain.weight[0] = 0 is out of range: allowed 1..=16384"
+    );
+    assert_eq!(
+        first_line(&format!("{base}from = 2\nuntil = 1\n")),
+        "6:9: rain.until = 1 is before rain.from = 2: rain must stop after it starts"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 1\n[rain]\ndrops_per_second = 100001\n"),
+        "4:20: rain.drops_per_second = 100001 is out of range: allowed 0.0..=100000.0"
+    );
+    assert_eq!(
+        first_line(&format!("{base}seed = -1\n")),
+        "5:8: rain.seed = -1 is out of range: allowed 0..=9223372036854775807"
+    );
+}
+
+#[test]
+fn start_may_not_exceed_ten_million_frames() {
+    assert!(parse("[video]\nframes = 1\nfps = 100\nstart = 100000\n").is_ok());
+    assert_eq!(
+        first_line("[video]\nframes = 1\nfps = 100\nstart = 100000.01\n"),
+        "4:9: video.start = 100000.01 starts at frame 10000001 at 100 fps: allowed a start frame of at most 10000000"
+    );
+}
+
+#[test]
+fn syntax_errors_point_into_the_file() {
+    let d = error_of("[video]\nframes = 2\nname = \"open\n");
+    assert_eq!(d.line, 3);
+    assert!(d.message.starts_with("invalid TOML"), "{}", d.message);
+    let d = error_of("[video]\nframes = 2\nframes = 3\n");
+    assert_eq!(d.line, 3);
+    let d = error_of("[video]\nframes = 2\0\n");
+    assert_eq!((d.line, d.message.as_str()), (2, "the scene contains a NUL byte"));
+}
+
+#[test]
+fn gif_refuses_high_frame_rates_at_the_fps_key() {
+    let s = parse("[video]\nframes = 2\nfps = 60\n").unwrap();
+    match s.check_gif_fps() {
+        Err(Error::Scene(d)) => {
+            assert_eq!((d.line, d.column), (3, 7));
+            assert!(d.message.starts_with("video.fps = 60 is too high for GIF output: allowed 1..=50"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(parse("[video]\nframes = 2\nfps = 50\n").unwrap().check_gif_fps().is_ok());
+}
+
+#[test]
+fn background_keys() {
+    let s = parse("[video]\nframes = 1\n[background]\ncolor = \"#FFF\"\nfit = \"contain\"\n").unwrap();
+    assert_eq!((s.background.color, s.background.fit), ([255, 255, 255], Fit::Contain));
+    assert_eq!(
+        first_line("[video]\nframes = 1\n[background]\nimage = \"\"\n"),
+        "4:9: background.image = \"\" is empty: expected the path of a PNG, JPEG, GIF, BMP or WebP image"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 1\n[background]\ncolor = \"blue\"\n"),
+        "4:9: background.color = \"blue\" is not a colour: expected \"#rrggbb\" or \"#rgb\""
+    );
+    let s = Scene::from_toml_str(
+        "[video]\nframes = 1\nwidth = 9\nheight = 9\n[background]\nimage = \"pics/a.png\"\n",
+        Path::new("dir/scene.toml"),
+    )
+    .unwrap();
+    assert_eq!(s.background.image, Some(PathBuf::from("dir/pics/a.png")));
+}

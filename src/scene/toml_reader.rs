@@ -1,0 +1,280 @@
+//! The raw layer of scene reading: TOML values with their spans and key paths, checked for type
+//! and range one key at a time, so every error can name the file, line, column, key and value.
+
+use std::ops::{Range, RangeInclusive};
+use std::path::Path;
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::error::{Diagnostic, Error, Result};
+
+/// A scene document being read: the source text for diagnostics and the parsed tree.
+pub(crate) struct Document<'s> {
+    pub file: &'s Path,
+    pub src: &'s str,
+}
+
+impl<'s> Document<'s> {
+    pub fn error(&self, span: Range<usize>, message: String) -> Error {
+        Error::Scene(Box::new(Diagnostic::at(self.file, self.src, span, message)))
+    }
+
+    pub fn parse(&self) -> Result<Spanned<DeTable<'s>>> {
+        DeTable::parse(self.src).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            let message = format!("invalid TOML: {}", e.message().trim_end());
+            self.error(span, message)
+        })
+    }
+
+    /// Opens a table, refusing any key not in `allowed` (with a "did you mean" where one is close).
+    pub fn table<'t>(
+        &'t self,
+        path: String,
+        span: Range<usize>,
+        table: &'t DeTable<'s>,
+        allowed: &[&str],
+    ) -> Result<Table<'t, 's>> {
+        for (key, _) in table.iter() {
+            if !allowed.contains(&key.get_ref().as_ref()) {
+                let name = key.get_ref().as_ref();
+                let full = join(&path, name);
+                let listed = allowed.join(", ");
+                let message = if path.is_empty() {
+                    format!("unknown table or key `{full}`: allowed are {listed}")
+                } else {
+                    format!("unknown key `{full}`: allowed keys in [{path}] are {listed}")
+                };
+                let hint = closest(name, allowed).map(|s| format!("did you mean `{s}`?"));
+                let diagnostic = Diagnostic::at(self.file, self.src, key.span(), message).with_hint(hint);
+                return Err(Error::Scene(Box::new(diagnostic)));
+            }
+        }
+        Ok(Table { doc: self, path, span, table })
+    }
+}
+
+/// One TOML table with its key path (`stone[2]`) and span (for "missing key" errors).
+pub(crate) struct Table<'t, 's> {
+    doc: &'t Document<'s>,
+    pub path: String,
+    pub span: Range<usize>,
+    table: &'t DeTable<'s>,
+}
+
+impl<'t, 's> Table<'t, 's> {
+    /// The value of `key`, if present.
+    pub fn get(&self, key: &str) -> Option<Value<'t, 's>> {
+        self.table.iter().find(|(k, _)| k.get_ref().as_ref() == key).map(|(_, v)| Value {
+            doc: self.doc,
+            path: join(&self.path, key),
+            span: v.span(),
+            value: v.get_ref(),
+        })
+    }
+
+    /// The value of a key that must be present.
+    pub fn require(&self, key: &str, what: &str) -> Result<Value<'t, 's>> {
+        self.get(key).ok_or_else(|| {
+            let full = join(&self.path, key);
+            let message = format!("missing key `{full}`: {what} is required here");
+            self.doc.error(self.span.clone(), message)
+        })
+    }
+}
+
+/// One TOML value with its key path and span.
+#[derive(Clone)]
+pub(crate) struct Value<'t, 's> {
+    doc: &'t Document<'s>,
+    pub path: String,
+    pub span: Range<usize>,
+    value: &'t DeValue<'s>,
+}
+
+impl<'t, 's> Value<'t, 's> {
+    /// The value as written in the file (shortened when long), for messages.
+    pub fn text(&self) -> String {
+        let raw = self.doc.src.get(self.span.clone()).unwrap_or("").trim();
+        let one_line = raw.lines().next().unwrap_or("");
+        if one_line.chars().count() > 40 || one_line.len() < raw.len() {
+            let head: String = one_line.chars().take(40).collect();
+            format!("{head}…")
+        } else {
+            one_line.to_string()
+        }
+    }
+
+    /// An error at this value: `message` follows "key = value".
+    pub fn error(&self, message: impl std::fmt::Display) -> Error {
+        let text = format!("{} = {} {message}", self.path, self.text());
+        self.doc.error(self.span.clone(), text)
+    }
+
+    fn kind(&self) -> &'static str {
+        match self.value {
+            DeValue::String(_) => "a string",
+            DeValue::Integer(_) => "an integer",
+            DeValue::Float(_) => "a float",
+            DeValue::Boolean(_) => "a boolean",
+            DeValue::Datetime(_) => "a date-time",
+            DeValue::Array(_) => "an array",
+            DeValue::Table(_) => "a table",
+        }
+    }
+
+    fn wrong_type(&self, expected: &str) -> Error {
+        self.error(format!("is {}: expected {expected}", self.kind()))
+    }
+
+    /// An integer within `range`.
+    pub fn int(&self, range: RangeInclusive<i64>) -> Result<i64> {
+        let DeValue::Integer(i) = self.value else {
+            return Err(self.wrong_type(&format!("an integer in {}..={}", range.start(), range.end())));
+        };
+        let out_of_range = || self.error(format!("is out of range: allowed {}..={}", range.start(), range.end()));
+        let v = i64::from_str_radix(i.as_str(), i.radix()).map_err(|_| out_of_range())?;
+        if range.contains(&v) { Ok(v) } else { Err(out_of_range()) }
+    }
+
+    /// Any finite number, integer or float.
+    pub fn number(&self) -> Result<f64> {
+        let v = match self.value {
+            DeValue::Integer(i) => match i64::from_str_radix(i.as_str(), i.radix()) {
+                Ok(v) => v as f64,
+                Err(_) => return Err(self.error("is too large")),
+            },
+            DeValue::Float(f) => f.as_str().parse::<f64>().map_err(|_| self.wrong_type("a number"))?,
+            _ => return Err(self.wrong_type("a number")),
+        };
+        if v.is_finite() { Ok(v) } else { Err(self.error("is not a finite number")) }
+    }
+
+    /// A number within `lo..=hi`.
+    pub fn number_in(&self, lo: f64, hi: f64) -> Result<f64> {
+        let v = self.number()?;
+        if (lo..=hi).contains(&v) {
+            Ok(v)
+        } else {
+            Err(self.error(format!("is out of range: allowed {lo:?}..={hi:?}")))
+        }
+    }
+
+    /// A time in seconds: a finite number ≥ 0.
+    pub fn time(&self) -> Result<f64> {
+        let v = self.number()?;
+        if v >= 0.0 { Ok(v) } else { Err(self.error("is negative: a time must be ≥ 0 seconds")) }
+    }
+
+    pub fn string(&self) -> Result<&'t str> {
+        match self.value {
+            DeValue::String(s) => Ok(s.as_ref()),
+            _ => Err(self.wrong_type("a string")),
+        }
+    }
+
+    pub fn bool(&self) -> Result<bool> {
+        match self.value {
+            DeValue::Boolean(b) => Ok(*b),
+            _ => Err(self.wrong_type("true or false")),
+        }
+    }
+
+    /// The elements of an array, each with its indexed key path.
+    pub fn array(&self, expected: &str) -> Result<Vec<Value<'t, 's>>> {
+        let DeValue::Array(items) = self.value else {
+            return Err(self.wrong_type(expected));
+        };
+        Ok(items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Value {
+                doc: self.doc,
+                path: format!("{}[{i}]", self.path),
+                span: v.span(),
+                value: v.get_ref(),
+            })
+            .collect())
+    }
+
+    /// True when the value is an array (for keys that take a number or a range).
+    pub fn is_array(&self) -> bool {
+        matches!(self.value, DeValue::Array(_))
+    }
+
+    /// A table, refusing keys outside `allowed`.
+    pub fn table(&self, allowed: &[&str], expected: &str) -> Result<Table<'t, 's>> {
+        match self.value {
+            DeValue::Table(t) => self.doc.table(self.path.clone(), self.span.clone(), t, allowed),
+            _ => Err(self.wrong_type(expected)),
+        }
+    }
+
+    /// The tables of an array of tables (`[[stone]]`).
+    pub fn tables(&self, allowed: &[&str]) -> Result<Vec<Table<'t, 's>>> {
+        let name = self.path.clone();
+        let expected = format!("an array of tables, written [[{name}]]");
+        self.array(&expected)?.into_iter().map(|v| v.table(allowed, &format!("a table, written [[{name}]]"))).collect()
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
+}
+
+/// The allowed name nearest to `name`, if it is plausibly a typo of it.
+pub(crate) fn closest<'a>(name: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    let lower = name.to_ascii_lowercase();
+    allowed
+        .iter()
+        .map(|&a| (edit_distance(&lower, a), a))
+        .filter(|&(d, a)| d <= 2.max(a.len() / 3) && d < a.len())
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, a)| a)
+}
+
+/// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps count 1.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    rows[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1).min(rows[i][j - 1] + 1).min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_near_misses_only() {
+        let keys = ["at", "x", "y", "radius", "weight"];
+        assert_eq!(closest("radus", &keys), Some("radius"));
+        assert_eq!(closest("wieght", &keys), Some("weight"));
+        assert_eq!(closest("Radius", &keys), Some("radius"));
+        assert_eq!(closest("colour", &keys), None);
+        assert_eq!(closest("z", &keys), None);
+        assert_eq!(closest("stones", &["video", "stone", "swipe"]), Some("stone"));
+    }
+
+    #[test]
+    fn edit_distance_counts_a_swap_as_one() {
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+}

@@ -1,0 +1,296 @@
+//! The timeline (SPEC §3): which drops and damping changes happen on which frame, in the exact
+//! order they are applied. `plan` prints it; the renderer applies it.
+
+use crate::rng::RainRng;
+use crate::scene::{Rain, Scene};
+
+/// The frame a time belongs to: `floor(t·fps + 0.5)` in f64 (2.5 rounds up to 3). Times too
+/// large for a frame number saturate, which puts them past any render.
+pub fn frame_of(seconds: f64, fps: u32) -> u64 {
+    (seconds * f64::from(fps) + 0.5).floor() as u64
+}
+
+/// What made a drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A `[[stone]]`.
+    Stone,
+    /// A point of a `[[swipe]]`.
+    Swipe,
+    /// A raindrop.
+    Rain,
+}
+
+impl Source {
+    /// The name used by `plan`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Stone => "stone",
+            Source::Swipe => "swipe",
+            Source::Rain => "rain",
+        }
+    }
+}
+
+/// A disc of height `-weight` pressed into the water.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Drop {
+    /// Centre column (may be off the canvas for swipes).
+    pub x: i64,
+    /// Centre row.
+    pub y: i64,
+    /// Cells with squared distance below radius² are set.
+    pub radius: i64,
+    /// The depth they are set to.
+    pub weight: i64,
+    /// What made it.
+    pub source: Source,
+}
+
+/// One scheduled event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The damping shift changes from this frame on.
+    Damping {
+        /// The new shift.
+        shift: u32,
+    },
+    /// A drop lands.
+    Drop(Drop),
+}
+
+/// Bresenham's line from `a` to `b` as SPEC §3 defines it, pushing every point after `a` up to
+/// and including `b`. Ties go to the minor axis moving (`p >= 0`), so b→a is not a→b reversed.
+pub fn bresenham(a: [i64; 2], b: [i64; 2], out: &mut Vec<[i64; 2]>) {
+    let (dx, dy) = ((b[0] - a[0]).abs(), (b[1] - a[1]).abs());
+    let (sx, sy) = ((b[0] - a[0]).signum(), (b[1] - a[1]).signum());
+    // Walk along the major axis; `major`/`minor` index into [x, y].
+    let (major, minor, d_major, d_minor, s_major, s_minor) =
+        if dx > dy { (0, 1, dx, dy, sx, sy) } else { (1, 0, dy, dx, sy, sx) };
+    let mut point = a;
+    let mut p = 2 * d_minor - d_major;
+    for _ in 0..d_major {
+        point[major] += s_major;
+        if p < 0 {
+            p += 2 * d_minor;
+        } else {
+            point[minor] += s_minor;
+            p += 2 * (d_minor - d_major);
+        }
+        out.push(point);
+    }
+}
+
+/// The swipe's points P_0..P_{M-1}: the first corner, then each segment's Bresenham points.
+pub fn rasterize(path: &[[i64; 2]]) -> Vec<[i64; 2]> {
+    let mut points = Vec::with_capacity(path.len());
+    points.extend(path.first().copied());
+    for pair in path.windows(2) {
+        bresenham(pair[0], pair[1], &mut points);
+    }
+    points
+}
+
+/// The index of the last point a swipe has dropped by frame `k` (kf ≤ k ≤ kt).
+fn swipe_index(count: usize, kf: u64, kt: u64, k: u64) -> usize {
+    let last = count as u128 - 1;
+    if kt == kf {
+        return last as usize;
+    }
+    (last * u128::from(k - kf) / u128::from(kt - kf)) as usize
+}
+
+struct SwipeTrack {
+    points: Vec<[i64; 2]>,
+    first_frame: u64,
+    last_frame: u64,
+    radius: i64,
+    weight: i64,
+}
+
+struct RainState {
+    rain: Rain,
+    /// drops_per_second / fps, added once a frame.
+    per_frame: f64,
+    acc: f64,
+    end_frame: u64,
+    rng: RainRng,
+}
+
+/// Produces each frame's events in order, from frame 0 to K0+N-1.
+pub struct Timeline {
+    width: i64,
+    height: i64,
+    next: u64,
+    end: u64,
+    /// (frame, shift) sorted by frame, file order kept within a frame.
+    damping: Vec<(u64, u32)>,
+    /// Stones sorted by frame, file order kept within a frame.
+    stones: Vec<(u64, Drop)>,
+    swipes: Vec<SwipeTrack>,
+    rain: Option<RainState>,
+    damping_at: usize,
+    stone_at: usize,
+}
+
+impl Timeline {
+    /// A timeline positioned before frame 0.
+    pub fn new(scene: &Scene) -> Self {
+        let mut damping: Vec<(u64, u32)> = scene.damping.iter().map(|d| (d.frame, d.shift)).collect();
+        damping.sort_by_key(|d| d.0);
+        let mut stones: Vec<(u64, Drop)> = scene
+            .stones
+            .iter()
+            .map(|s| {
+                let drop = Drop { x: s.x, y: s.y, radius: s.radius, weight: s.weight, source: Source::Stone };
+                (s.frame, drop)
+            })
+            .collect();
+        stones.sort_by_key(|s| s.0);
+        let end = scene.end_frame();
+        let swipes = scene
+            .swipes
+            .iter()
+            .filter(|s| s.first_frame < end)
+            .map(|s| SwipeTrack {
+                points: rasterize(&s.path),
+                first_frame: s.first_frame,
+                last_frame: s.last_frame,
+                radius: s.radius,
+                weight: s.weight,
+            })
+            .collect();
+        let rain = scene.rain.as_ref().map(|r| RainState {
+            per_frame: r.drops_per_second / f64::from(scene.fps),
+            acc: 0.0,
+            end_frame: r.end_frame.unwrap_or(end).min(end),
+            rng: RainRng::new(r.seed),
+            rain: r.clone(),
+        });
+        Timeline {
+            width: i64::from(scene.width),
+            height: i64::from(scene.height),
+            next: 0,
+            end,
+            damping,
+            stones,
+            swipes,
+            rain,
+            damping_at: 0,
+            stone_at: 0,
+        }
+    }
+
+    /// Replaces `out` with the next frame's events and returns that frame's number, or `None`
+    /// after frame K0+N-1.
+    pub fn next_frame(&mut self, out: &mut Vec<Event>) -> Option<u64> {
+        if self.next >= self.end {
+            return None;
+        }
+        let k = self.next;
+        self.next += 1;
+        out.clear();
+
+        while let Some(&(frame, shift)) = self.damping.get(self.damping_at).filter(|d| d.0 <= k) {
+            debug_assert_eq!(frame, k);
+            out.push(Event::Damping { shift });
+            self.damping_at += 1;
+        }
+        while let Some(&(_, drop)) = self.stones.get(self.stone_at).filter(|s| s.0 <= k) {
+            out.push(Event::Drop(drop));
+            self.stone_at += 1;
+        }
+        for swipe in &self.swipes {
+            if k < swipe.first_frame || k > swipe.last_frame {
+                continue;
+            }
+            let (kf, kt, m) = (swipe.first_frame, swipe.last_frame, swipe.points.len());
+            let from = if k == kf { 0 } else { swipe_index(m, kf, kt, k - 1) + 1 };
+            let to = swipe_index(m, kf, kt, k);
+            for &[x, y] in swipe.points.get(from..=to).unwrap_or(&[]) {
+                let drop = Drop { x, y, radius: swipe.radius, weight: swipe.weight, source: Source::Swipe };
+                out.push(Event::Drop(drop));
+            }
+        }
+        if let Some(rain) = &mut self.rain
+            && (rain.rain.first_frame..rain.end_frame).contains(&k)
+        {
+            rain.acc += rain.per_frame;
+            let n = rain.acc.floor();
+            rain.acc -= n;
+            for _ in 0..n as u64 {
+                let x = rain.rng.in_range(1, self.width - 2);
+                let y = rain.rng.in_range(1, self.height - 2);
+                let radius = rain.rng.in_range(rain.rain.radius[0], rain.rain.radius[1]);
+                let weight = rain.rng.in_range(rain.rain.weight[0], rain.rain.weight[1]);
+                out.push(Event::Drop(Drop { x, y, radius, weight, source: Source::Rain }));
+            }
+        }
+        Some(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_of_rounds_half_up() {
+        assert_eq!(frame_of(0.1, 25), 3); // 2.5 → 3
+        assert_eq!(frame_of(0.099, 25), 2); // 2.475 → 2
+        assert_eq!(frame_of(0.0, 25), 0);
+        assert_eq!(frame_of(1.0 / 3.0, 30), 10);
+        assert_eq!(frame_of(1e300, 100), u64::MAX);
+    }
+
+    #[test]
+    fn bresenham_x_major_ties_step_the_minor_axis() {
+        // dx=4, dy=2: p starts at 0, so the first step already moves y (p < 0 is false).
+        let mut out = Vec::new();
+        bresenham([0, 0], [4, 2], &mut out);
+        assert_eq!(out, vec![[1, 1], [2, 1], [3, 2], [4, 2]]);
+    }
+
+    #[test]
+    fn bresenham_backwards_is_not_the_reverse() {
+        let mut forward = Vec::new();
+        bresenham([0, 0], [4, 2], &mut forward);
+        let mut backward = Vec::new();
+        bresenham([4, 2], [0, 0], &mut backward);
+        // By hand: p = 0 → step to (3,1); p = -4 → (2,1); p = 0 → (1,0); p = -4 → (0,0).
+        assert_eq!(backward, vec![[3, 1], [2, 1], [1, 0], [0, 0]]);
+        let mut reversed: Vec<[i64; 2]> = std::iter::once([0, 0]).chain(forward).collect();
+        reversed.reverse();
+        assert_ne!(reversed[1..].to_vec(), backward);
+    }
+
+    #[test]
+    fn bresenham_diagonal_is_y_major() {
+        let mut out = Vec::new();
+        bresenham([0, 0], [-2, 2], &mut out);
+        assert_eq!(out, vec![[-1, 1], [-2, 2]]);
+        // y-major, dx=1, dy=3: p = -1 → (0,1); p = 1 → (1,2); p = -3 → (1,3).
+        out.clear();
+        bresenham([0, 0], [1, 3], &mut out);
+        assert_eq!(out, vec![[0, 1], [1, 2], [1, 3]]);
+    }
+
+    #[test]
+    fn rasterize_keeps_repeats_and_skips_zero_length_segments() {
+        let points = rasterize(&[[0, 0], [0, 0], [2, 0], [0, 0]]);
+        assert_eq!(points, vec![[0, 0], [1, 0], [2, 0], [1, 0], [0, 0]]);
+        assert_eq!(rasterize(&[[5, 5]]), vec![[5, 5]]);
+    }
+
+    #[test]
+    fn swipe_index_spreads_points_over_frames() {
+        // 11 points over frames 10..=15: idx = 10·(k-10)/5.
+        let idx: Vec<usize> = (10..=15).map(|k| swipe_index(11, 10, 15, k)).collect();
+        assert_eq!(idx, vec![0, 2, 4, 6, 8, 10]);
+        // kt == kf: everything on that frame.
+        assert_eq!(swipe_index(11, 7, 7, 7), 10);
+        // Truncation: 3 points over 4 frames → 0, 0, 1, 1, 2.
+        let idx: Vec<usize> = (0..=4).map(|k| swipe_index(3, 0, 4, k)).collect();
+        assert_eq!(idx, vec![0, 0, 1, 1, 2]);
+    }
+}

@@ -1,0 +1,139 @@
+//! The classic GameRes water: two i16 buffers, four neighbours, damping by a shift.
+
+use crate::timeline::Drop;
+
+/// Two i16 height buffers; `cur` is the height field.
+#[derive(Debug, Clone)]
+pub struct Classic {
+    width: usize,
+    height: usize,
+    cur: Vec<i16>,
+    prev: Vec<i16>,
+}
+
+impl Classic {
+    /// Still water.
+    pub fn new(width: usize, height: usize) -> Self {
+        let cells = width * height;
+        Classic { width, height, cur: vec![0; cells], prev: vec![0; cells] }
+    }
+
+    /// Sets every covered interior cell of `cur` to `-weight`.
+    pub fn drop(&mut self, drop: &Drop) {
+        let depth = -(drop.weight as i16);
+        super::for_each_drop_cell(self.width, self.height, drop, |i| self.cur[i] = depth);
+    }
+
+    /// One step: `n = (sum of 4 neighbours >> 1) - prev; n -= n >> shift`, clamped to i16,
+    /// written into `prev`, then the buffers swap.
+    pub fn step(&mut self, shift: u32) {
+        let w = self.width;
+        for y in 1..self.height - 1 {
+            let row = y * w;
+            let up = &self.cur[row - w..row];
+            let mid = &self.cur[row..row + w];
+            let down = &self.cur[row + w..row + 2 * w];
+            let out = &mut self.prev[row..row + w];
+            for x in 1..w - 1 {
+                let sum = i32::from(mid[x - 1]) + i32::from(mid[x + 1]) + i32::from(up[x]) + i32::from(down[x]);
+                let mut n = (sum >> 1) - i32::from(out[x]);
+                n -= n >> shift;
+                out[x] = n.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+            }
+        }
+        std::mem::swap(&mut self.cur, &mut self.prev);
+    }
+
+    /// The current heights, row-major.
+    pub fn heights(&self) -> &[i16] {
+        &self.cur
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::Source;
+
+    fn stone(x: i64, y: i64, radius: i64, weight: i64) -> Drop {
+        Drop { x, y, radius, weight, source: Source::Stone }
+    }
+
+    #[test]
+    fn shift_floors_negative_numbers() {
+        assert_eq!(-50 >> 5, -2);
+        assert_eq!(-1 >> 5, -1);
+        assert_eq!(50 >> 5, 1);
+    }
+
+    /// A 5×5 grid, one drop of weight 100 in the centre, worked by hand with shift 5.
+    #[test]
+    fn five_by_five_after_one_and_two_steps() {
+        let mut water = Classic::new(5, 5);
+        water.drop(&stone(2, 2, 1, 100));
+        water.step(5);
+        // Step 1 (prev was 0): the centre's neighbours sum to 0 → n = 0.
+        // Each orthogonal neighbour sees -100: (-100 >> 1) = -50; -50 - (-50 >> 5) = -50 + 2 = -48.
+        // Diagonal cells see nothing in their four neighbours → 0.
+        #[rustfmt::skip]
+        let one = [
+            0, 0,   0,   0, 0,
+            0, 0,   -48, 0, 0,
+            0, -48, 0,   -48, 0,
+            0, 0,   -48, 0, 0,
+            0, 0,   0,   0, 0,
+        ];
+        assert_eq!(water.heights(), &one);
+        water.step(5);
+        // Step 2, prev is the drop field (centre -100, rest 0):
+        // centre: (4·-48 >> 1) - (-100) = -96 + 100 = 4; 4 - (4 >> 5) = 4.
+        // (1,1): neighbours (2,1) and (1,2) are -48: (-96 >> 1) = -48; -48 - (-48 >> 5) = -48 + 2 = -46.
+        // (2,1): neighbours (1,1),(3,1),(2,0),(2,2) are all 0 → 0, minus prev 0 → 0.
+        #[rustfmt::skip]
+        let two = [
+            0, 0,   0, 0,   0,
+            0, -46, 0, -46, 0,
+            0, 0,   4, 0,   0,
+            0, -46, 0, -46, 0,
+            0, 0,   0, 0,   0,
+        ];
+        assert_eq!(water.heights(), &two);
+    }
+
+    #[test]
+    fn heights_clamp_to_i16_in_both_directions() {
+        let mut water = Classic::new(5, 5);
+        for i in [7, 11, 13, 17] {
+            water.cur[i] = -16384;
+        }
+        water.prev[12] = 32767;
+        // centre: (4·-16384 >> 1) - 32767 = -65535; -65535 >> 15 = -2 → -65533 → -32768.
+        water.step(15);
+        assert_eq!(water.heights()[12], -32768);
+
+        let mut water = Classic::new(5, 5);
+        for i in [7, 11, 13, 17] {
+            water.cur[i] = 32767;
+        }
+        water.prev[12] = -32768;
+        // centre: (131068 >> 1) + 32768 = 98302; 98302 >> 1 = 49151 → 49151 → 32767.
+        water.step(1);
+        assert_eq!(water.heights()[12], 32767);
+    }
+
+    #[test]
+    fn border_stays_zero() {
+        let mut water = Classic::new(6, 4);
+        water.drop(&stone(1, 1, 3, 500));
+        for _ in 0..5 {
+            water.step(3);
+        }
+        let h = water.heights();
+        for x in 0..6 {
+            assert_eq!((h[x], h[18 + x]), (0, 0));
+        }
+        for y in 0..4 {
+            assert_eq!((h[y * 6], h[y * 6 + 5]), (0, 0));
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The water surface (SPEC §4): an integer height field stepped by one of two models.
+
+mod classic;
+mod spring;
+
+pub use classic::Classic;
+pub use spring::Spring;
+
+use crate::scene::Model;
+use crate::timeline::Drop;
+
+/// A read-only view of the current heights, row-major, `width·height` cells.
+#[derive(Debug, Clone, Copy)]
+pub enum Heights<'a> {
+    /// The classic model's i16 field.
+    I16(&'a [i16]),
+    /// The spring model's i32 field.
+    I32(&'a [i32]),
+}
+
+/// The water of either model.
+#[derive(Debug, Clone)]
+pub enum Water {
+    /// SPEC §4 classic.
+    Classic(Classic),
+    /// SPEC §4 spring.
+    Spring(Spring),
+}
+
+impl Water {
+    /// Still water of the given model and size.
+    pub fn new(model: Model, width: usize, height: usize) -> Self {
+        match model {
+            Model::Classic => Water::Classic(Classic::new(width, height)),
+            Model::Spring => Water::Spring(Spring::new(width, height)),
+        }
+    }
+
+    /// Presses a drop into the current heights, clipped to the interior.
+    pub fn drop(&mut self, drop: &Drop) {
+        match self {
+            Water::Classic(w) => w.drop(drop),
+            Water::Spring(w) => w.drop(drop),
+        }
+    }
+
+    /// One simulation step with the given damping shift.
+    pub fn step(&mut self, damping_shift: u32) {
+        match self {
+            Water::Classic(w) => w.step(damping_shift),
+            Water::Spring(w) => w.step(damping_shift),
+        }
+    }
+
+    /// The current height field.
+    pub fn heights(&self) -> Heights<'_> {
+        match self {
+            Water::Classic(w) => Heights::I16(w.heights()),
+            Water::Spring(w) => Heights::I32(w.heights()),
+        }
+    }
+}
+
+/// Calls `set(index)` for every interior cell of a `width`×`height` grid strictly inside the
+/// drop's circle: the drop is clipped at the border, never moved.
+pub(crate) fn for_each_drop_cell(width: usize, height: usize, drop: &Drop, mut set: impl FnMut(usize)) {
+    let (w, h) = (width as i64, height as i64);
+    let r = drop.radius;
+    let r2 = r * r;
+    let y_lo = (drop.y - r + 1).max(1);
+    let y_hi = (drop.y + r - 1).min(h - 2);
+    let x_lo = (drop.x - r + 1).max(1);
+    let x_hi = (drop.x + r - 1).min(w - 2);
+    for py in y_lo..=y_hi {
+        let dy = py - drop.y;
+        for px in x_lo..=x_hi {
+            let dx = px - drop.x;
+            if dx * dx + dy * dy < r2 {
+                set((py * w + px) as usize);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::Source;
+
+    fn cells(w: usize, h: usize, x: i64, y: i64, radius: i64) -> Vec<usize> {
+        let mut out = Vec::new();
+        let drop = Drop { x, y, radius, weight: 1, source: Source::Stone };
+        for_each_drop_cell(w, h, &drop, |i| out.push(i));
+        out
+    }
+
+    #[test]
+    fn radius_one_is_one_cell_and_radius_two_a_square() {
+        assert_eq!(cells(5, 5, 2, 2, 1), vec![12]);
+        // Diagonal neighbours are at squared distance 2 < 4.
+        assert_eq!(cells(5, 5, 2, 2, 2), vec![6, 7, 8, 11, 12, 13, 16, 17, 18]);
+        // Radius 3: (±2, ±2) is at 8 < 9, so a full 5×5 square; radius 4 adds (±3, 0) and (±3, ±1)
+        // and (±3, ±2) (13 < 16) but not (±3, ±3) (18): 49 - 4 = 45 cells in a 9×9 grid.
+        assert_eq!(cells(7, 7, 3, 3, 3).len(), 25);
+        assert_eq!(cells(9, 9, 4, 4, 4).len(), 45);
+    }
+
+    #[test]
+    fn drops_are_clipped_at_the_border_not_moved() {
+        // A stone on the corner cell: radius 1 covers only the border cell itself, so nothing;
+        // radius 2 reaches (1,1) (1+1 < 4); radius 3 reaches (1..=2, 1..=2) (8 < 9).
+        assert_eq!(cells(5, 5, 0, 0, 1), Vec::<usize>::new());
+        assert_eq!(cells(5, 5, 0, 0, 2), vec![6]);
+        assert_eq!(cells(5, 5, 0, 0, 3), vec![6, 7, 11, 12]);
+        // Far off the canvas: nothing, and no panic.
+        assert_eq!(cells(5, 5, -65536, 65536, 256), Vec::<usize>::new());
+    }
+}
