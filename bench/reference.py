@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""An independent numpy implementation of SPEC §3–§5, used two ways:
+
+* as a cross-check: `reference.py check SCENE FRAMES_DIR` re-derives every frame of a scene from
+  the SPEC formulas and compares it with the PNG sequence ripple-render wrote;
+* as the numpy baseline of the speed comparison in BENCHMARKS.md.
+
+It is written from SPEC.md, not from the Rust code. Two things SPEC leaves to the implementation
+come from ripple-render itself: the raindrops (taken from `ripple-render plan --json`) and
+procedural background patterns (not supported here: use scenes with an image or a colour).
+"""
+import json
+import math
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+
+def frame_of(t, fps):
+    return math.floor(t * fps + 0.5)
+
+
+def bresenham(a, b):
+    x0, y0 = a
+    x1, y1 = b
+    dx, dy = abs(x1 - x0), abs(y1 - y0)
+    sx = (x1 > x0) - (x1 < x0)
+    sy = (y1 > y0) - (y1 < y0)
+    out = []
+    x, y = x0, y0
+    if dx > dy:
+        p = 2 * dy - dx
+        for _ in range(dx):
+            x += sx
+            if p < 0:
+                p += 2 * dy
+            else:
+                y += sy
+                p += 2 * (dy - dx)
+            out.append((x, y))
+    else:
+        p = 2 * dx - dy
+        for _ in range(dy):
+            y += sy
+            if p < 0:
+                p += 2 * dx
+            else:
+                x += sx
+                p += 2 * (dx - dy)
+            out.append((x, y))
+    return out
+
+
+def load(scene_path):
+    scene_path = Path(scene_path)
+    doc = tomllib.loads(scene_path.read_text())
+    video = doc.get("video", {})
+    bg = doc.get("background", {})
+    water = doc.get("water", {})
+    fps = video.get("fps", 25)
+    image = None
+    if "image" in bg:
+        image = Image.open(scene_path.parent / bg["image"]).convert("RGBA")
+    if "pattern" in bg:
+        sys.exit("reference.py: procedural patterns are not reimplemented here")
+    w = video.get("width", image.width if image else 320)
+    h = video.get("height", image.height if image else 240)
+    k0 = frame_of(video.get("start", 0), fps)
+    n = video["frames"] if "frames" in video else frame_of(video["duration"], fps)
+    model = water.get("model", "classic")
+    shift = water.get("damping_shift", 5 if model == "classic" else 6)
+    refraction = water.get("refraction", 1.0 if model == "classic" else 0.1)
+    return dict(
+        path=scene_path, doc=doc, w=w, h=h, fps=fps, k0=k0, n=n, model=model, shift=shift,
+        steps=water.get("steps_per_frame", 1), R=math.floor(refraction * 256 + 0.5),
+        image=image, fit=bg.get("fit", "cover"), color=parse_color(bg.get("color", "#000000")),
+    )
+
+
+def parse_color(s):
+    s = s[1:]
+    if len(s) == 3:
+        return [int(c, 16) * 17 for c in s]
+    return [int(s[i:i + 2], 16) for i in (0, 2, 4)]
+
+
+def background(sc):
+    w, h, color = sc["w"], sc["h"], np.array(sc["color"], dtype=np.int64)
+    if sc["image"] is None:
+        return np.broadcast_to(color.astype(np.uint8), (h, w, 3)).copy()
+    img = np.asarray(sc["image"]).astype(np.int64)
+    sh, sw = img.shape[:2]
+    rnd = lambda a, b, c: max(1, (2 * a * b + c) // (2 * c))
+    wider = w * sh >= h * sw
+    fit = sc["fit"]
+    if fit == "stretch":
+        scw, sch = w, h
+    elif fit == "cover":
+        scw, sch = (w, rnd(sh, w, sw)) if wider else (rnd(sw, h, sh), h)
+    else:
+        scw, sch = (rnd(sw, h, sh), h) if wider else (w, rnd(sh, w, sw))
+    offx, offy = (w - scw) // 2, (h - sch) // 2
+    out = np.empty((h, w, 3), dtype=np.int64)
+    out[:] = color
+    for y in range(h):
+        py = y - offy
+        if not 0 <= py < sch:
+            continue
+        sy = ((2 * py + 1) * sh) // (2 * sch)
+        for x in range(w):
+            px = x - offx
+            if not 0 <= px < scw:
+                continue
+            sx = ((2 * px + 1) * sw) // (2 * scw)
+            c = img[sy, sx]
+            a = c[3]
+            out[y, x] = (c[:3] * a + color * (255 - a) + 127) // 255
+    return out.astype(np.uint8)
+
+
+def events(sc, rain_events):
+    """Per-frame event lists for frames < K0+N, in SPEC order. Rain comes from the plan."""
+    fps, end = sc["fps"], sc["k0"] + sc["n"]
+    doc = sc["doc"]
+    per = {}
+
+    def add(k, e):
+        if k < end:
+            per.setdefault(k, []).append(e)
+
+    for d in doc.get("damping", []):
+        add(frame_of(d["at"], fps), ("damping", d["shift"]))
+    for s in doc.get("stone", []):
+        add(frame_of(s["at"], fps), ("drop", s["x"], s["y"], s.get("radius", 4), s.get("weight", 64), "stone"))
+    # Damping first, then stones: a stable sort by kind keeps file order within each kind.
+    swipes = []
+    for s in doc.get("swipe", []):
+        pts = [tuple(s["path"][0])]
+        for a, b in zip(s["path"], s["path"][1:]):
+            pts += bresenham(tuple(a), tuple(b))
+        swipes.append((frame_of(s["from"], fps), frame_of(s["until"], fps), pts, s.get("radius", 2), s.get("weight", 40)))
+    for k in range(end):
+        for kf, kt, pts, r, w in swipes:
+            if not kf <= k <= kt:
+                continue
+            m = len(pts)
+            idx = lambda j: m - 1 if kt == kf else (m - 1) * (j - kf) // (kt - kf)
+            lo = 0 if k == kf else idx(k - 1) + 1
+            for x, y in pts[lo: idx(k) + 1]:
+                add(k, ("drop", x, y, r, w, "swipe"))
+    for e in rain_events:
+        add(e["frame"], ("drop", e["x"], e["y"], e["radius"], e["weight"], "rain"))
+    order = {"damping": 0, "stone": 1, "swipe": 2, "rain": 3}
+    for k in per:
+        per[k].sort(key=lambda e: order[e[0] if e[0] == "damping" else e[5]])
+    return per
+
+
+def apply_drop(field, e, w, h):
+    _, x, y, r, weight, _ = e
+    ys, xs = np.ogrid[0:h, 0:w]
+    mask = (xs - x) ** 2 + (ys - y) ** 2 < r * r
+    mask[0, :] = mask[-1, :] = False
+    mask[:, 0] = mask[:, -1] = False
+    field[mask] = -weight
+
+
+def classic_step(cur, prev, shift):
+    c = cur.astype(np.int32)
+    n = ((c[1:-1, :-2] + c[1:-1, 2:] + c[:-2, 1:-1] + c[2:, 1:-1]) >> 1) - prev[1:-1, 1:-1].astype(np.int32)
+    n = n - (n >> shift)
+    prev[1:-1, 1:-1] = np.clip(n, -32768, 32767).astype(np.int16)
+    return prev, cur
+
+
+def spring_step(pos, nxt, vel, shift):
+    with np.errstate(over="ignore"):
+        p = pos
+        orth = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]
+        diag = p[:-2, :-2] + p[:-2, 2:] + p[2:, :-2] + p[2:, 2:]
+        pull = (np.int32(16) * p[1:-1, 1:-1] - (np.int32(3) * orth + diag)).astype(np.int64)
+        a = (np.sign(pull) * (np.abs(pull) // 16)).astype(np.int32)
+        v = vel[1:-1, 1:-1] - a
+        v = v - (v >> shift)
+        vel[1:-1, 1:-1] = v
+        n = p[1:-1, 1:-1] + v
+        nxt[1:-1, 1:-1] = n - (n >> 8)
+    return nxt, pos
+
+
+def refract(hf, R, bg):
+    h, w = hf.shape
+    pad = np.zeros((h + 2, w + 2), dtype=np.int64)
+    pad[1:-1, 1:-1] = hf
+    dx = pad[1:-1, :-2] - pad[1:-1, 2:]
+    dy = pad[:-2, 1:-1] - pad[2:, 1:-1]
+    ox = (dx * R) >> 8
+    oy = (dy * R) >> 8
+    ys, xs = np.mgrid[0:h, 0:w]
+    sx = np.clip(xs + ox, 0, w - 1)
+    sy = np.clip(ys + oy, 0, h - 1)
+    return bg[sy, sx]
+
+
+def frames(sc, rain_events):
+    w, h = sc["w"], sc["h"]
+    bg = background(sc)
+    per = events(sc, rain_events)
+    shift = sc["shift"]
+    if sc["model"] == "classic":
+        a, b = np.zeros((h, w), np.int16), np.zeros((h, w), np.int16)
+    else:
+        a, b, vel = (np.zeros((h, w), np.int32) for _ in range(3))
+    for k in range(sc["k0"] + sc["n"]):
+        for e in per.get(k, []):
+            if e[0] == "damping":
+                shift = e[1]
+            else:
+                apply_drop(a, e, w, h)
+        for _ in range(sc["steps"]):
+            if sc["model"] == "classic":
+                a, b = classic_step(a, b, shift)
+            else:
+                a, b = spring_step(a, b, vel, shift)
+        if k >= sc["k0"]:
+            yield k, refract(a, sc["R"], bg)
+
+
+def plan_json(binary, scene):
+    out = subprocess.run([binary, "plan", "--json", str(scene)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def check(binary, scene, frames_dir):
+    sc = load(scene)
+    plan = plan_json(binary, scene)
+    rain = [e for e in plan["events"] if e.get("source") == "rain"]
+    mine = []
+    for k, es in sorted(events(sc, rain).items()):
+        for e in es:
+            if e[0] == "damping":
+                mine.append({"frame": k, "kind": "damping", "shift": e[1]})
+            else:
+                mine.append({"frame": k, "kind": "drop", "x": e[1], "y": e[2], "radius": e[3], "weight": e[4], "source": e[5]})
+    header = {k: plan[k] for k in plan if k != "events"}
+    expect = {"width": sc["w"], "height": sc["h"], "fps": sc["fps"], "first_frame": sc["k0"], "frames": sc["n"],
+              "model": sc["model"], "damping_shift": sc["shift"], "steps_per_frame": sc["steps"], "refraction_q8": sc["R"]}
+    ok = True
+    if header != expect:
+        print(f"plan header differs: {header} != {expect}")
+        ok = False
+    if plan["events"] != mine:
+        first = next(i for i, (a, b) in enumerate(zip(plan["events"] + [None], mine + [None])) if a != b)
+        print(f"plan events differ at #{first}: {plan['events'][first:first + 1]} != {mine[first:first + 1]}")
+        ok = False
+    digits = max(4, len(str(sc["n"] - 1)))
+    for i, (k, frame) in enumerate(frames(sc, rain)):
+        got = np.asarray(Image.open(Path(frames_dir) / f"frame_{i:0{digits}d}.png").convert("RGB"))
+        if not np.array_equal(got, frame):
+            diff = np.any(got != frame, axis=2).sum()
+            print(f"frame {i} (k={k}) differs in {diff} pixels")
+            ok = False
+            break
+    print(f"{scene}: {'identical' if ok else 'DIFFERENT'} ({sc['n']} frames, {len(plan['events'])} events)")
+    return ok
+
+
+def bench(scene):
+    sc = load(scene)
+    start = time.perf_counter()
+    count = sum(1 for _ in frames(sc, []))
+    elapsed = time.perf_counter() - start
+    px = count * sc["w"] * sc["h"]
+    print(f"{count} frames {sc['w']}x{sc['h']}: {elapsed:.2f} s, {elapsed / px * 1e9:.1f} ns/pixel")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "check":
+        sys.exit(0 if check(sys.argv[2], sys.argv[3], sys.argv[4]) else 1)
+    if len(sys.argv) == 3 and sys.argv[1] == "bench":
+        bench(sys.argv[2])
+        sys.exit(0)
+    sys.exit("usage: reference.py check BINARY SCENE FRAMES_DIR | reference.py bench SCENE")

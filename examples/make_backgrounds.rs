@@ -1,0 +1,88 @@
+//! Draws the background pictures of the example scenes (`scenes/*.png`), so that every asset in
+//! the repository is made by the project itself: `cargo run --example make_backgrounds`.
+
+use std::f64::consts::PI;
+use std::path::Path;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    save(&dir.join("pool.png"), 256, 192, pool)?;
+    save(&dir.join("koi.png"), 96, 64, koi)?;
+    println!("wrote {}/pool.png and koi.png", dir.display());
+    Ok(())
+}
+
+fn save(
+    path: &Path,
+    w: u32,
+    h: u32,
+    draw: fn(u32, u32, u32, u32) -> [u8; 4],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let pixels: Vec<u8> = (0..h).flat_map(|y| (0..w).flat_map(move |x| draw(x, y, w, h))).collect();
+    let mut encoder = png::Encoder::new(std::fs::File::create(path)?, w, h);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::High);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&pixels)?;
+    writer.finish()?;
+    Ok(())
+}
+
+/// A sunlit pool floor: sand with a soft gradient, a few pebbles and a band of tiles along the
+/// top edge. Smooth shading gives thousands of colours (the GIF palette is quantized).
+fn pool(x: u32, y: u32, w: u32, h: u32) -> [u8; 4] {
+    let (fx, fy) = (f64::from(x) / f64::from(w), f64::from(y) / f64::from(h));
+    // Tiles along the top.
+    if y < h / 6 {
+        let (tx, ty) = (x % 16, y % 16);
+        if tx == 0 || ty == 0 {
+            return [226, 232, 236, 255];
+        }
+        let shade = if (x / 16 + y / 16) % 2 == 0 { 0.0 } else { 18.0 };
+        return [(20.0 + shade) as u8, (120.0 + shade) as u8, (170.0 + shade) as u8, 255];
+    }
+    // Sand, lit from the top left, with faint sunlight caustics.
+    let light = 0.75 + 0.25 * (1.0 - (fx + fy) / 2.0);
+    let caustic = ((fx * 9.0 * PI).sin() * (fy * 7.0 * PI + fx * 3.0).sin()).abs().powf(6.0) * 40.0;
+    let mut rgb = [230.0 * light + caustic, 204.0 * light + caustic, 150.0 * light + caustic * 0.8];
+    // Pebbles: shaded discs.
+    for &(cx, cy, r, tone) in &[(0.3, 0.55, 0.08, 0.55), (0.68, 0.7, 0.11, 0.45), (0.5, 0.35, 0.05, 0.6)] {
+        let (dx, dy) = ((fx - cx) * f64::from(w), (fy - cy) * f64::from(h));
+        let d = (dx * dx + dy * dy).sqrt() / (r * f64::from(w));
+        if d < 1.0 {
+            let bulge = (1.0 - d * d).sqrt();
+            let k = tone * (0.6 + 0.4 * bulge) * light;
+            rgb = [150.0 * k + 20.0, 140.0 * k + 20.0, 130.0 * k + 25.0];
+        }
+    }
+    [rgb[0].min(255.0) as u8, rgb[1].min(255.0) as u8, rgb[2].min(255.0) as u8, 255]
+}
+
+/// Pixel art: an orange koi over transparent water, so the scene's colour shows through and
+/// alpha flattening is exercised. Few colours: the GIF is exact.
+fn koi(x: u32, y: u32, w: u32, h: u32) -> [u8; 4] {
+    let (cx, cy) = (f64::from(w) * 0.45, f64::from(h) * 0.5);
+    let (dx, dy) = (f64::from(x) - cx, f64::from(y) - cy);
+    // Body: an ellipse; tail: a triangle behind it; a half-transparent shadow below.
+    let body = (dx / 26.0).powi(2) + (dy / 11.0).powi(2) < 1.0;
+    let tail = dx > 20.0 && dx < 38.0 && dy.abs() < (dx - 20.0) * 0.8;
+    let shadow = ((dx - 4.0) / 28.0).powi(2) + ((dy - 9.0) / 10.0).powi(2) < 1.0;
+    let spot = ((dx + 8.0) / 7.0).powi(2) + ((dy + 2.0) / 5.0).powi(2) < 1.0
+        || ((dx - 8.0) / 6.0).powi(2) + ((dy - 3.0) / 4.0).powi(2) < 1.0;
+    let eye = (dx + 19.0).abs() < 1.5 && (dy + 3.0).abs() < 1.5;
+    if eye {
+        [10, 10, 10, 255]
+    } else if body && spot {
+        [250, 250, 245, 255]
+    } else if body || tail {
+        let band = ((x + y) / 4) % 2;
+        if band == 0 { [240, 110, 30, 255] } else { [225, 90, 25, 255] }
+    } else if shadow {
+        [0, 20, 40, 96]
+    } else if (x * 7 + y * 13) % 29 == 0 {
+        [120, 200, 120, 160]
+    } else {
+        [0, 0, 0, 0]
+    }
+}
