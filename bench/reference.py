@@ -7,10 +7,11 @@
 
 It is written from SPEC.md, not from the Rust code. Two things SPEC leaves to the implementation
 come from ripple-render itself: the raindrops (taken from `ripple-render plan --json`) and
-procedural background patterns (not supported here: use scenes with an image or a colour).
+procedural background patterns (given as a PNG through REFERENCE_BACKGROUND).
 """
 import json
 import math
+import os
 import subprocess
 import sys
 import time
@@ -67,7 +68,11 @@ def load(scene_path):
     if "image" in bg:
         image = Image.open(scene_path.parent / bg["image"]).convert("RGBA")
     if "pattern" in bg:
-        sys.exit("reference.py: procedural patterns are not reimplemented here")
+        # Patterns are ripple-render's own drawing, not SPEC: take the picture from a file
+        # (render the scene with refraction = 0 and use its first frame).
+        if "REFERENCE_BACKGROUND" not in os.environ:
+            sys.exit("reference.py: set REFERENCE_BACKGROUND to a PNG of the pattern")
+        image = Image.open(os.environ["REFERENCE_BACKGROUND"]).convert("RGBA")
     w = video.get("width", image.width if image else 320)
     h = video.get("height", image.height if image else 240)
     k0 = frame_of(video.get("start", 0), fps)

@@ -39,7 +39,7 @@ fn pool(x: u32, y: u32, w: u32, h: u32) -> [u8; 4] {
         if tx == 0 || ty == 0 {
             return [226, 232, 236, 255];
         }
-        let shade = if (x / 16 + y / 16) % 2 == 0 { 0.0 } else { 18.0 };
+        let shade = if (x / 16 + y / 16).is_multiple_of(2) { 0.0 } else { 18.0 };
         return [(20.0 + shade) as u8, (120.0 + shade) as u8, (170.0 + shade) as u8, 255];
     }
     // Sand, lit from the top left, with faint sunlight caustics.
@@ -80,7 +80,7 @@ fn koi(x: u32, y: u32, w: u32, h: u32) -> [u8; 4] {
         if band == 0 { [240, 110, 30, 255] } else { [225, 90, 25, 255] }
     } else if shadow {
         [0, 20, 40, 96]
-    } else if (x * 7 + y * 13) % 29 == 0 {
+    } else if (x * 7 + y * 13).is_multiple_of(29) {
         [120, 200, 120, 160]
     } else {
         [0, 0, 0, 0]

@@ -110,7 +110,7 @@ impl Staged {
             Format::Gif => fs::File::create(&temp).map(drop),
             Format::PngSequence => fs::create_dir(&temp),
         };
-        created.map_err(|source| Error::io(&temp, source))?;
+        created.map_err(|source| Error::io(&target, source))?;
         Ok(Staged { target, temp, format, committed: false })
     }
 

@@ -72,7 +72,7 @@ fn unknown_keys_suggest_the_near_miss() {
     let d = error_of("[video]\nframes = 2\n[[stone]]\nat = 0\nx = 1\ny = 1\nradus = 3\n");
     assert_eq!((d.line, d.column), (7, 1));
     assert!(
-        d.message.starts_with("unknown key `stone[0].radus`: allowed keys in [stone[0]] are at, x, y"),
+        d.message.starts_with("unknown key `stone[0].radus`: allowed keys in [[stone]] are at, x, y"),
         "{}",
         d.message
     );

@@ -44,7 +44,12 @@ impl<'s> Document<'s> {
                 let message = if path.is_empty() {
                     format!("unknown table or key `{full}`: allowed are {listed}")
                 } else {
-                    format!("unknown key `{full}`: allowed keys in [{path}] are {listed}")
+                    // `stone[2]` is written `[[stone]]` in the file.
+                    let header = match path.split_once('[') {
+                        Some((name, _)) => format!("[[{name}]]"),
+                        None => format!("[{path}]"),
+                    };
+                    format!("unknown key `{full}`: allowed keys in {header} are {listed}")
                 };
                 let hint = closest(name, allowed).map(|s| format!("did you mean `{s}`?"));
                 let diagnostic = Diagnostic::at(self.file, self.src, key.span(), message).with_hint(hint);

@@ -1,0 +1,284 @@
+//! The command line as users run it: exit codes, messages, outputs appearing whole or not at all.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{decode_gif, read_png, root, scratch};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn ripple(args: &[&str], cwd: &Path) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run ripple-render");
+    let run = Run {
+        code: out.status.code().expect("exit code"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(!run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"), "{}", run.stderr);
+    run
+}
+
+/// Writes `scene.toml` with `body` into a fresh folder and returns the folder.
+fn scene_dir(name: &str, body: &str) -> PathBuf {
+    let dir = scratch(name);
+    std::fs::write(dir.join("scene.toml"), body).unwrap();
+    dir
+}
+
+/// Files in `dir` whose names mark them as our temporaries.
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".ripple-"))
+        .collect()
+}
+
+const SMALL: &str = "[video]\nwidth = 24\nheight = 16\nfps = 30\nframes = 7\n[[stone]]\nat = 0\nx = 12\ny = 8\n";
+
+#[test]
+fn help_lists_usage_and_exit_codes() {
+    let run = ripple(&["--help"], &root());
+    assert_eq!(run.code, 0);
+    for needle in ["Usage: ripple-render", "plan", "--output", "--force", "--quiet", "--format", "Exit codes:"] {
+        assert!(run.stdout.contains(needle), "help lacks {needle}:\n{}", run.stdout);
+    }
+    assert_eq!(ripple(&[], &root()).code, 2);
+    assert_eq!(ripple(&["scene.toml"], &root()).code, 2, "-o is required");
+}
+
+#[test]
+fn renders_a_gif_with_exact_delays_and_a_loop() {
+    let dir = scene_dir("gif", SMALL);
+    let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Piped stderr: no progress bar, just the summary.
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(run.stderr.starts_with("wrote out.gif: 7 frames, 24×16"), "{}", run.stderr);
+    let gif = decode_gif(&std::fs::read(dir.join("out.gif")).unwrap());
+    assert_eq!((gif.width, gif.height, gif.frames.len()), (24, 16, 7));
+    assert_eq!(gif.delays, vec![3, 4, 3, 3, 4, 3, 3]);
+    assert_eq!(gif.loops, Some(gif::Repeat::Infinite));
+    assert!(temporaries(&dir).is_empty());
+}
+
+#[test]
+fn loop_false_writes_no_loop_extension() {
+    let dir = scene_dir("noloop", &SMALL.replace("frames = 7", "frames = 2\nloop = false"));
+    assert_eq!(ripple(&["scene.toml", "-o", "out.gif", "-q"], &dir).code, 0);
+    let bytes = std::fs::read(dir.join("out.gif")).unwrap();
+    assert!(!bytes.windows(11).any(|w| w == b"NETSCAPE2.0"));
+    assert_eq!(decode_gif(&bytes).loops, Some(gif::Repeat::Finite(0)));
+    let dir = scene_dir("loop", &SMALL.replace("frames = 7", "frames = 2"));
+    assert_eq!(ripple(&["scene.toml", "-o", "out.gif", "-q"], &dir).code, 0);
+    assert!(std::fs::read(dir.join("out.gif")).unwrap().windows(11).any(|w| w == b"NETSCAPE2.0"));
+}
+
+#[test]
+fn renders_a_png_sequence_that_matches_the_gif() {
+    let dir = scene_dir("png", SMALL);
+    let run = ripple(&["scene.toml", "-o", "frames/", "--quiet"], &dir);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let names: Vec<String> = {
+        let mut n: Vec<String> = std::fs::read_dir(dir.join("frames"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        n.sort();
+        n
+    };
+    let expected: Vec<String> = (0..7).map(|i| format!("frame_{i:04}.png")).collect();
+    assert_eq!(names, expected);
+    // A one-colour background has an exact palette, so the GIF must show the same pixels.
+    assert_eq!(ripple(&["scene.toml", "-o", "out.gif", "-q"], &dir).code, 0);
+    let gif = decode_gif(&std::fs::read(dir.join("out.gif")).unwrap());
+    for (i, frame) in gif.frames.iter().enumerate() {
+        let (w, h, rgb) = read_png(&dir.join("frames").join(&names[i]));
+        assert_eq!((w, h), (24, 16));
+        assert_eq!(&rgb, frame, "frame {i}");
+    }
+    // --format png with a path that does not say so.
+    assert_eq!(ripple(&["scene.toml", "-o", "seq", "--format", "png", "-q"], &dir).code, 0);
+    assert!(dir.join("seq/frame_0006.png").exists());
+}
+
+#[test]
+fn the_same_scene_gives_the_same_bytes() {
+    let dir = scene_dir("same", &std::fs::read_to_string(root().join("scenes/rain.toml")).unwrap());
+    std::fs::copy(root().join("scenes/koi.png"), dir.join("koi.png")).unwrap();
+    assert_eq!(ripple(&["scene.toml", "-o", "a.gif", "-q"], &dir).code, 0);
+    assert_eq!(ripple(&["scene.toml", "-o", "b.gif", "-q"], &dir).code, 0);
+    assert_eq!(std::fs::read(dir.join("a.gif")).unwrap(), std::fs::read(dir.join("b.gif")).unwrap());
+}
+
+#[test]
+fn existing_output_needs_force() {
+    let dir = scene_dir("force", SMALL);
+    std::fs::write(dir.join("out.gif"), b"precious").unwrap();
+    let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stderr, "error: the output file out.gif already exists\nhint: pass --force (-f) to replace it\n");
+    assert_eq!(std::fs::read(dir.join("out.gif")).unwrap(), b"precious");
+    assert_eq!(ripple(&["scene.toml", "-o", "out.gif", "--force", "-q"], &dir).code, 0);
+    assert_eq!(decode_gif(&std::fs::read(dir.join("out.gif")).unwrap()).frames.len(), 7);
+
+    // A non-empty folder likewise; an empty one is simply used.
+    std::fs::create_dir(dir.join("full")).unwrap();
+    std::fs::write(dir.join("full/keep.txt"), b"x").unwrap();
+    let run = ripple(&["scene.toml", "-o", "full/"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("the output folder full already exists"), "{}", run.stderr);
+    assert!(dir.join("full/keep.txt").exists());
+    assert_eq!(ripple(&["scene.toml", "-o", "full/", "-f", "-q"], &dir).code, 0);
+    assert!(!dir.join("full/keep.txt").exists() && dir.join("full/frame_0000.png").exists());
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    assert_eq!(ripple(&["scene.toml", "-o", "empty", "-q"], &dir).code, 0);
+    assert!(dir.join("empty/frame_0006.png").exists());
+    assert!(temporaries(&dir).is_empty());
+}
+
+#[test]
+fn bad_scenes_get_one_located_message_and_no_output() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "[video]\nframes = 2\n[[stone]]\nat = 0\nx = 1\ny = 1\nradus = 3\n",
+            "error: scene.toml:7:1: unknown key `stone[0].radus`",
+        ),
+        (
+            "[video]\nframes = 2\nfps = \"fast\"\n",
+            "error: scene.toml:3:7: video.fps = \"fast\" is a string: expected an integer in 1..=100",
+        ),
+        ("[video]\nduration = nan\n", "error: scene.toml:2:12: video.duration = nan is not a finite number"),
+        (
+            "[video]\nframes = 2\n[water]\ndamping_shift = 16\n",
+            "error: scene.toml:4:17: water.damping_shift = 16 is out of range: allowed 1..=15",
+        ),
+        ("[video]\nfps = 10\n", "error: scene.toml:1:1: missing video length"),
+        ("[video]\nframes = 2\nduration = 1\n", "error: scene.toml:3:12: video.duration = 1 conflicts"),
+        ("[video]\nframes = 2\nfps = 60\n", "error: scene.toml:3:7: video.fps = 60 is too high for GIF output"),
+        ("[video\nframes = 2\n", "error: scene.toml:1:7: invalid TOML"),
+    ];
+    for (i, (body, expected)) in cases.iter().enumerate() {
+        let dir = scene_dir(&format!("bad{i}"), body);
+        let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+        assert_eq!(run.code, 2, "case {i}: {}", run.stderr);
+        assert!(run.stderr.starts_with(expected), "case {i}: expected {expected:?}, got:\n{}", run.stderr);
+        // The offending line is shown with a caret.
+        assert!(run.stderr.contains(" | ") && run.stderr.contains('^'), "case {i}:\n{}", run.stderr);
+        assert!(!dir.join("out.gif").exists(), "case {i}");
+        assert!(temporaries(&dir).is_empty(), "case {i}");
+    }
+    let dir = scene_dir("hint", cases[0].0);
+    assert!(ripple(&["scene.toml", "-o", "out.gif"], &dir).stderr.ends_with("hint: did you mean `radius`?\n"));
+    // fps 60 is fine for PNG output.
+    let dir = scene_dir("fps60", cases[6].0);
+    assert_eq!(ripple(&["scene.toml", "-o", "frames/", "-q"], &dir).code, 0);
+}
+
+#[test]
+fn missing_or_broken_inputs() {
+    let dir = scene_dir("inputs", "[video]\nframes = 2\n[background]\nimage = \"pics/pool.png\"\n");
+    let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stderr, "error: background image pics/pool.png: not found\n");
+
+    std::fs::create_dir(dir.join("pics")).unwrap();
+    std::fs::write(dir.join("pics/pool.png"), b"this is not a picture").unwrap();
+    let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: background image pics/pool.png: "), "{}", run.stderr);
+    std::fs::write(dir.join("pics/pool.png"), b"").unwrap();
+    assert_eq!(ripple(&["scene.toml", "-o", "out.gif"], &dir).code, 2);
+
+    let run = ripple(&["nowhere.toml", "-o", "out.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: cannot read scene nowhere.toml: "), "{}", run.stderr);
+    assert!(!dir.join("out.gif").exists());
+}
+
+#[test]
+fn bad_output_paths() {
+    let dir = scene_dir("outputs", SMALL);
+    let run = ripple(&["scene.toml", "-o", "out.mp4"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: cannot tell the output format of out.mp4\nhint: name a .gif file"));
+    let run = ripple(&["scene.toml", "-o", "no/such/dir/out.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("the folder no/such/dir does not exist"), "{}", run.stderr);
+    let run = ripple(&["scene.toml", "-o", "scene.toml", "--format", "gif", "-f"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("is an input of this render"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(dir.join("scene.toml")).unwrap(), SMALL);
+    let run = ripple(&["scene.toml", "-o", "out.gif", "--format", "mp4"], &dir);
+    assert_eq!(run.code, 2);
+    // /proc refuses new files even to root: an I/O failure, exit 3, nothing left behind.
+    let run = ripple(&["scene.toml", "-o", "/proc/out.gif"], &dir);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.starts_with("error: cannot write /proc/out.gif: "), "{}", run.stderr);
+}
+
+#[test]
+fn plan_prints_the_timeline() {
+    let scene = root().join("scenes/swipes.toml");
+    let run = ripple(&["plan", "--json", scene.to_str().unwrap()], &root());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plan: serde_json::Value = serde_json::from_str(&run.stdout).expect("plan --json is JSON");
+    assert_eq!(plan["width"], 200);
+    assert_eq!(plan["fps"], 25);
+    assert_eq!(plan["first_frame"], 0);
+    assert_eq!(plan["frames"], 100);
+    assert_eq!(plan["model"], "classic");
+    assert_eq!(plan["steps_per_frame"], 2);
+    assert_eq!(plan["refraction_q8"], 256);
+    let events = plan["events"].as_array().unwrap();
+    // The first swipe starts at frame 5 with its first corner; the tap is one drop at frame 75.
+    assert_eq!(
+        events[0],
+        serde_json::json!({"frame": 5, "kind": "drop", "x": 20, "y": 130, "radius": 3, "weight": 60, "source": "swipe"})
+    );
+    let last = events.last().unwrap();
+    assert_eq!((last["frame"].as_u64(), last["x"].as_i64(), last["radius"].as_i64()), (Some(75), Some(60), Some(6)));
+    let frames: Vec<u64> = events.iter().map(|e| e["frame"].as_u64().unwrap()).collect();
+    assert!(frames.windows(2).all(|w| w[0] <= w[1]), "events in frame order");
+
+    let run = ripple(&["plan", scene.to_str().unwrap()], &root());
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("100 frames at 25 fps"), "{}", run.stdout);
+    assert!(run.stdout.contains("swipe drop at (20, 130), radius 3, weight 60"), "{}", run.stdout);
+
+    let dir = scene_dir("plan-bad", "[video]\nframes = 0\n");
+    let run = ripple(&["plan", "scene.toml"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: scene.toml:2:10: video.frames = 0 is out of range"), "{}", run.stderr);
+}
+
+#[test]
+fn plan_lists_pre_roll_and_damping_in_order() {
+    let body = "[video]\nfps = 10\nframes = 3\nstart = 0.5\n[[stone]]\nat = 0.7\nx = 5\ny = 5\n\
+                [[stone]]\nat = 0.2\nx = 6\ny = 6\n[[stone]]\nat = 0.8\nx = 7\ny = 7\n\
+                [[damping]]\nat = 0.2\nshift = 9\n[[damping]]\nat = 0.2\nshift = 3\n";
+    let dir = scene_dir("plan-order", body);
+    let run = ripple(&["plan", "--json", "scene.toml"], &dir);
+    let plan: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!((plan["first_frame"].as_u64(), plan["frames"].as_u64()), (Some(5), Some(3)));
+    let summary: Vec<String> = plan["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| match e["kind"].as_str().unwrap() {
+            "damping" => format!("{}:d{}", e["frame"], e["shift"]),
+            _ => format!("{}:x{}", e["frame"], e["x"]),
+        })
+        .collect();
+    // Pre-roll events are listed; damping comes before stones on a frame; frame 8 is past the end.
+    assert_eq!(summary, vec!["2:d9", "2:d3", "2:x6", "7:x5"]);
+}

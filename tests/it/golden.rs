@@ -1,0 +1,144 @@
+//! Golden tests: each bundled scene rendered and compared with committed references, a CRC32 of
+//! every frame and a few key frames as PNG, for the PNG path and for the decoded GIF.
+//!
+//! The references were cross-checked against `bench/reference.py`, an independent numpy
+//! implementation of SPEC, before they were committed. `RIPPLE_BLESS=1 cargo test` rewrites
+//! them and fails that run; a failing comparison writes expected | difference | actual PNGs into
+//! `tests/failures/` (ignored by git).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ripple_render::encode::Encoder;
+use ripple_render::{Background, Result, Scene};
+
+use crate::support::{decode_gif, read_png, root, write_png};
+
+/// Collects the RGB frames' CRCs and keeps the key frames.
+struct Collector<'a> {
+    background: Vec<[u8; 3]>,
+    keys: &'a [usize],
+    crcs: &'a mut Vec<u32>,
+    kept: &'a mut Vec<Vec<u8>>,
+}
+
+impl Encoder for Collector<'_> {
+    type Pixel = [u8; 3];
+
+    fn background(&self) -> &[[u8; 3]] {
+        &self.background
+    }
+
+    fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
+        let bytes = pixels.as_flattened();
+        if self.keys.contains(&self.crcs.len()) {
+            self.kept.push(bytes.to_vec());
+        }
+        self.crcs.push(crc32fast::hash(bytes));
+        Ok(())
+    }
+
+    fn finish(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+macro_rules! golden {
+    ($name:ident, keys = $keys:expr) => {
+        #[test]
+        fn $name() {
+            check(stringify!($name), &$keys);
+        }
+    };
+}
+
+golden!(pond, keys = [30, 99]);
+golden!(rain, keys = [40, 79]);
+golden!(swipes, keys = [35, 60]);
+golden!(spring, keys = [0, 99]);
+
+fn check(name: &str, keys: &[usize]) {
+    let scene = Scene::load(&root().join("scenes").join(format!("{name}.toml"))).expect("scene");
+    let background = Background::for_scene(&scene).expect("background");
+    let (mut crcs, mut kept) = (Vec::new(), Vec::new());
+    let collector = Collector { background: background.pixels.clone(), keys, crcs: &mut crcs, kept: &mut kept };
+    ripple_render::render(&scene, collector, &mut |_| {}).expect("render");
+    let mut gif = Vec::new();
+    ripple_render::render_gif(&scene, &background, &mut gif, &mut |_| {}).expect("render GIF");
+    let decoded = decode_gif(&gif);
+    let gif_crcs: Vec<u32> = decoded.frames.iter().map(|f| crc32fast::hash(f)).collect();
+    assert_eq!(gif_crcs.len(), crcs.len(), "{name}: GIF frame count");
+    let palette = ripple_render::encode::gif::Palette::for_background(&background.pixels);
+    if palette.exact {
+        // SPEC §6.1: with at most 256 colours the GIF shows exactly the nearest-pixel render.
+        assert_eq!(gif_crcs, crcs, "{name}: exact-palette GIF differs from the RGB frames");
+    }
+
+    let mut table = String::new();
+    for (i, (rgb, gif)) in crcs.iter().zip(&gif_crcs).enumerate() {
+        writeln!(table, "{i:04} rgb={rgb:08x} gif={gif:08x}").unwrap();
+    }
+    let dir = root().join("tests/golden").join(name);
+    let (w, h) = (scene.width as usize, scene.height as usize);
+    if std::env::var_os("RIPPLE_BLESS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("frames.txt"), &table).unwrap();
+        for (&k, pixels) in keys.iter().zip(&kept) {
+            write_png(&dir.join(format!("frame_{k:04}.png")), w, h, pixels);
+        }
+        panic!("{name}: references updated in {}; re-run without RIPPLE_BLESS", dir.display());
+    }
+
+    let missing = |what: &Path| -> ! {
+        panic!("{name}: missing reference {}; create it with RIPPLE_BLESS=1 cargo test", what.display())
+    };
+    let path = dir.join("frames.txt");
+    let Ok(reference) = std::fs::read_to_string(&path) else { missing(&path) };
+    let mut problems = Vec::new();
+    if reference != table {
+        let (expected, actual): (Vec<&str>, Vec<&str>) = (reference.lines().collect(), table.lines().collect());
+        match expected.iter().zip(&actual).position(|(a, b)| a != b) {
+            Some(i) => problems.push(format!(
+                "frame {i} is the first to differ from frames.txt: expected `{}`, got `{}`",
+                expected[i], actual[i]
+            )),
+            None => problems.push(format!("{} frames in frames.txt, {} rendered", expected.len(), actual.len())),
+        }
+    }
+    for (&k, actual) in keys.iter().zip(&kept) {
+        let path = dir.join(format!("frame_{k:04}.png"));
+        if !path.exists() {
+            missing(&path);
+        }
+        let (rw, rh, expected) = read_png(&path);
+        assert_eq!((rw, rh), (w, h), "{name}: key frame {k} size");
+        let differing = expected.chunks_exact(3).zip(actual.chunks_exact(3)).filter(|(a, b)| a != b).count();
+        if differing > 0 {
+            let out = write_failure(name, k, w, h, &expected, actual);
+            problems.push(format!("key frame {k} differs in {differing} pixels; see {}", out.display()));
+        }
+    }
+    assert!(problems.is_empty(), "{name}: {}", problems.join("; "));
+}
+
+/// Writes expected | difference | actual side by side and returns its path.
+fn write_failure(name: &str, k: usize, w: usize, h: usize, expected: &[u8], actual: &[u8]) -> std::path::PathBuf {
+    let dir = root().join("tests/failures").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut sheet = vec![0u8; w * 3 * h * 3];
+    for y in 0..h {
+        for x in 0..w {
+            let i = (y * w + x) * 3;
+            let (e, a) = (&expected[i..i + 3], &actual[i..i + 3]);
+            // Differences in red over a dimmed copy of the expected frame.
+            let diff = if e == a { [e[0] / 4, e[1] / 4, e[2] / 4] } else { [255, 0, 0] };
+            for (panel, px) in [e, &diff[..], a].into_iter().enumerate() {
+                let o = (y * w * 3 + panel * w + x) * 3;
+                sheet[o..o + 3].copy_from_slice(px);
+            }
+        }
+    }
+    let path = dir.join(format!("frame_{k:04}.png"));
+    write_png(&path, w * 3, h, &sheet);
+    path
+}

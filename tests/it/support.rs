@@ -1,0 +1,73 @@
+//! Helpers shared by the integration tests: decoding GIFs as a viewer composes them, PNG I/O.
+
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A decoded animation: canvas size, RGB frames as a viewer shows them, delays in centiseconds.
+pub struct Decoded {
+    pub width: usize,
+    pub height: usize,
+    pub frames: Vec<Vec<u8>>,
+    pub delays: Vec<u16>,
+    pub loops: Option<gif::Repeat>,
+}
+
+/// Decodes a GIF, composing each frame over the previous one (disposal `Keep`/`Any`, and
+/// transparent pixels left showing what was there).
+pub fn decode_gif(bytes: &[u8]) -> Decoded {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options.read_info(bytes).expect("GIF header");
+    let (width, height) = (usize::from(decoder.width()), usize::from(decoder.height()));
+    let mut canvas = vec![0u8; width * height * 4];
+    let mut frames = Vec::new();
+    let mut delays = Vec::new();
+    while let Some(frame) = decoder.read_next_frame().expect("GIF frame") {
+        let (left, top) = (usize::from(frame.left), usize::from(frame.top));
+        for y in 0..usize::from(frame.height) {
+            for x in 0..usize::from(frame.width) {
+                let src = &frame.buffer[(y * usize::from(frame.width) + x) * 4..][..4];
+                if src[3] != 0 {
+                    let at = ((top + y) * width + left + x) * 4;
+                    canvas[at..at + 4].copy_from_slice(src);
+                }
+            }
+        }
+        frames.push(canvas.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect());
+        delays.push(frame.delay);
+    }
+    let loops = Some(decoder.repeat());
+    Decoded { width, height, frames, delays, loops }
+}
+
+/// Reads an 8-bit RGB PNG: (width, height, pixels).
+pub fn read_png(path: &Path) -> (usize, usize, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).expect("open PNG")));
+    let mut reader = decoder.read_info().expect("PNG header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("PNG size")];
+    let info = reader.next_frame(&mut buf).expect("PNG data");
+    assert_eq!(info.color_type, png::ColorType::Rgb, "{} is not RGB", path.display());
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    buf.truncate(info.buffer_size());
+    (info.width as usize, info.height as usize, buf)
+}
+
+/// Writes an 8-bit RGB PNG.
+pub fn write_png(path: &Path, width: usize, height: usize, rgb: &[u8]) {
+    let pixels: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+    let file = std::fs::File::create(path).expect("create PNG");
+    ripple_render::encode::png::write_png(std::io::BufWriter::new(file), width as u32, height as u32, &pixels)
+        .expect("write PNG");
+}
+
+/// A fresh, empty scratch folder for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ripple-render-tests-{}", std::process::id())).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
