@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use ripple_render::output::{self, Format, Staged};
 use ripple_render::{Background, Error, Progress, Scene};
@@ -208,9 +208,12 @@ fn progress_bar(scene: &Scene, quiet: bool) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(scene.end_frame()), ProgressDrawTarget::stderr());
     let style = ProgressStyle::with_template(
-        "{spinner} {msg}[{bar:32}] {pos}/{len} frames  {per_sec}  {elapsed} elapsed, {eta} left",
+        "{spinner} {msg}[{bar:32}] {pos}/{len} frames  {fps} frames/s  {elapsed} elapsed, {eta} left",
     )
     .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .with_key("fps", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = write!(w, "{:.0}", state.per_sec());
+    })
     .progress_chars("=> ");
     bar.set_style(style);
     if scene.first_frame > 0 {

@@ -325,4 +325,36 @@ mod tests {
         // 0.8 drops a frame over 20 frames: the accumulator yields exactly 16.
         assert_eq!(drops.len(), 16);
     }
+
+    fn swipe_drops(src: &str) -> Vec<(u64, i64, i64)> {
+        let scene = Scene::from_toml_str(src, std::path::Path::new("swipe.toml")).unwrap();
+        let mut timeline = Timeline::new(&scene);
+        let mut events = Vec::new();
+        let mut out = Vec::new();
+        while let Some(k) = timeline.next_frame(&mut events) {
+            out.extend(events.iter().filter_map(|e| match e {
+                Event::Drop(d) => Some((k, d.x, d.y)),
+                Event::Damping { .. } => None,
+            }));
+        }
+        out
+    }
+
+    #[test]
+    fn swipe_with_from_equal_until_drops_every_point_on_one_frame() {
+        // 0.1 s at 10 fps is frame 1 for both ends: kt == kf, idx = M - 1.
+        let drops =
+            swipe_drops("[video]\nfps = 10\nframes = 5\n[[swipe]]\nfrom = 0.1\nuntil = 0.1\npath = [[1, 1], [4, 1]]\n");
+        assert_eq!(drops, vec![(1, 1, 1), (1, 2, 1), (1, 3, 1), (1, 4, 1)]);
+    }
+
+    #[test]
+    fn swipe_points_are_spread_and_cut_at_the_end_of_the_render() {
+        // 5 points (M-1 = 4) over frames 1..=3: idx = 4·(k-1)/2 → 0, 2, 4.
+        let src = "[video]\nfps = 10\nframes = 3\n[[swipe]]\nfrom = 0.1\nuntil = 0.3\npath = [[0, 5], [4, 5]]\n";
+        // Frames 0..=2 are rendered: frame 3 (points 3 and 4) is past the end and never dropped.
+        assert_eq!(swipe_drops(src), vec![(1, 0, 5), (2, 1, 5), (2, 2, 5)]);
+        let longer = src.replace("frames = 3", "frames = 9");
+        assert_eq!(swipe_drops(&longer), vec![(1, 0, 5), (2, 1, 5), (2, 2, 5), (3, 3, 5), (3, 4, 5)]);
+    }
 }

@@ -1,6 +1,6 @@
 //! The validated scene: every key of the scene file checked, defaulted and turned into frames.
 //!
-//! Reading happens in two layers: [`toml_reader`] walks the TOML tree with spans and key paths,
+//! Reading happens in two layers: `toml_reader` walks the TOML tree with spans and key paths,
 //! and this module turns what it reads into the domain types below. Once a [`Scene`] exists,
 //! nothing about it can fail.
 
