@@ -23,7 +23,7 @@ impl Background {
         let spec = &scene.background;
         let pixels = match (&spec.image, spec.pattern) {
             (Some(path), _) => {
-                let image = decode(path)?;
+                let image = decode(path).map_err(|e| spec.locate(e))?;
                 fit(&image, width, height, spec.fit, spec.color)
             }
             (None, Some(pattern)) => draw(pattern, width, height),
@@ -64,6 +64,9 @@ fn decode(path: &Path) -> Result<image::RgbaImage> {
         return Err(background_error(path, "the file is empty"));
     }
     let image = open(path)?.decode().map_err(|e| background_error(path, describe(e)))?;
+    if image.width() == 0 || image.height() == 0 {
+        return Err(background_error(path, "the image has no pixels"));
+    }
     Ok(image.into_rgba8())
 }
 

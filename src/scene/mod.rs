@@ -70,6 +70,21 @@ pub struct BackgroundSpec {
     pub color: [u8; 3],
     /// A procedural picture drawn instead of an image (an addition to SPEC).
     pub pattern: Option<Pattern>,
+    /// Where `image` was written, so image errors point into the scene.
+    pub(crate) image_site: Option<Diagnostic>,
+}
+
+impl BackgroundSpec {
+    /// Turns an [`Error::Background`] into a scene diagnostic at the `image` key, when known.
+    pub(crate) fn locate(&self, error: Error) -> Error {
+        match (error, &self.image_site) {
+            (Error::Background { path, reason }, Some(site)) => {
+                let message = format!("{}: {}: {reason}", site.message, path.display());
+                Error::Scene(Box::new(Diagnostic { message, ..site.clone() }))
+            }
+            (error, _) => error,
+        }
+    }
 }
 
 /// How an image whose size differs from the canvas is fitted to it.
@@ -244,8 +259,8 @@ impl Scene {
         let damping = list("damping", DAMPING_KEYS)?;
 
         let base = file.parent().unwrap_or(Path::new(""));
-        let background = read_background(background.as_ref(), base)?;
-        let (width, height) = read_canvas(&doc, video.as_ref(), &background)?;
+        let background = read_background(&doc, background.as_ref(), base)?;
+        let (width, height) = read_canvas(&doc, video.as_ref(), &background).map_err(|e| background.locate(e))?;
         let fps = match opt(video.as_ref(), "fps") {
             Some(v) => v.int(1..=100)?,
             None => 25,
@@ -311,7 +326,9 @@ fn opt<'t, 's>(table: Option<&Table<'t, 's>>, key: &str) -> Option<Value<'t, 's>
     table.and_then(|t| t.get(key))
 }
 
-fn read_background(t: Option<&Table<'_, '_>>, base: &Path) -> Result<BackgroundSpec> {
+fn read_background(doc: &Document<'_>, t: Option<&Table<'_, '_>>, base: &Path) -> Result<BackgroundSpec> {
+    let image_site = opt(t, "image")
+        .map(|v| Diagnostic::at(doc.file, doc.src, v.span.clone(), format!("{} = {}", v.path, v.text())));
     let image = match opt(t, "image") {
         Some(v) => {
             let s = v.string()?;
@@ -351,7 +368,7 @@ fn read_background(t: Option<&Table<'_, '_>>, base: &Path) -> Result<BackgroundS
         }
         None => None,
     };
-    Ok(BackgroundSpec { image, fit, color, pattern })
+    Ok(BackgroundSpec { image, fit, color, pattern, image_site })
 }
 
 fn choice_message(value: &str, allowed: &[&str]) -> String {

@@ -26,7 +26,10 @@ fn a_minimal_scene_takes_every_default() {
     assert_eq!((s.width, s.height, s.fps), (320, 240, 25));
     assert_eq!((s.first_frame, s.frames, s.looping), (0, 25, true));
     assert_eq!(s.water, WaterSpec { model: Model::Classic, damping_shift: 5, steps_per_frame: 1, refraction_q8: 256 });
-    assert_eq!(s.background, BackgroundSpec { image: None, fit: Fit::Cover, color: [0, 0, 0], pattern: None });
+    assert_eq!(
+        s.background,
+        BackgroundSpec { image: None, fit: Fit::Cover, color: [0, 0, 0], pattern: None, image_site: None }
+    );
     assert!(s.stones.is_empty() && s.swipes.is_empty() && s.rain.is_none() && s.damping.is_empty());
 }
 

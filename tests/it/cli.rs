@@ -189,13 +189,22 @@ fn missing_or_broken_inputs() {
     let dir = scene_dir("inputs", "[video]\nframes = 2\n[background]\nimage = \"pics/pool.png\"\n");
     let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
     assert_eq!(run.code, 2);
-    assert_eq!(run.stderr, "error: background image pics/pool.png: not found\n");
+    // The message points at the key and names the resolved path.
+    assert!(
+        run.stderr
+            .starts_with("error: scene.toml:4:9: background.image = \"pics/pool.png\": pics/pool.png: not found\n"),
+        "{}",
+        run.stderr
+    );
 
     std::fs::create_dir(dir.join("pics")).unwrap();
     std::fs::write(dir.join("pics/pool.png"), b"this is not a picture").unwrap();
     let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("error: background image pics/pool.png: "), "{}", run.stderr);
+    assert!(run.stderr.contains("pics/pool.png: cannot decode it"), "{}", run.stderr);
+    // A scene in another folder resolves the image against its own folder.
+    let run = ripple(&["inputs/scene.toml", "-o", "inputs/out.gif"], dir.parent().unwrap());
+    assert!(run.stderr.contains(": inputs/pics/pool.png: cannot decode it"), "{}", run.stderr);
     std::fs::write(dir.join("pics/pool.png"), b"").unwrap();
     assert_eq!(ripple(&["scene.toml", "-o", "out.gif"], &dir).code, 2);
 
@@ -281,4 +290,22 @@ fn plan_lists_pre_roll_and_damping_in_order() {
         .collect();
     // Pre-roll events are listed; damping comes before stones on a frame; frame 8 is past the end.
     assert_eq!(summary, vec!["2:d9", "2:d3", "2:x6", "7:x5"]);
+}
+
+#[test]
+fn canvas_defaults_to_the_image_size_per_key() {
+    let dir = scene_dir("default-size", "[video]\nframes = 1\n[background]\nimage = \"koi.png\"\n");
+    std::fs::copy(root().join("scenes/koi.png"), dir.join("koi.png")).unwrap();
+    let plan = |dir: &Path| -> serde_json::Value {
+        serde_json::from_str(&ripple(&["plan", "--json", "scene.toml"], dir).stdout).unwrap()
+    };
+    let p = plan(&dir);
+    assert_eq!((p["width"].as_u64(), p["height"].as_u64()), (Some(96), Some(64)));
+    std::fs::write(dir.join("scene.toml"), "[video]\nframes = 1\nwidth = 50\n[background]\nimage = \"koi.png\"\n")
+        .unwrap();
+    let p = plan(&dir);
+    assert_eq!((p["width"].as_u64(), p["height"].as_u64()), (Some(50), Some(64)));
+    std::fs::write(dir.join("scene.toml"), "[video]\nframes = 1\n").unwrap();
+    let p = plan(&dir);
+    assert_eq!((p["width"].as_u64(), p["height"].as_u64()), (Some(320), Some(240)));
 }
