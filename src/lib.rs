@@ -48,29 +48,73 @@ pub struct Progress {
     pub rendered: u64,
 }
 
-/// Renders every frame of `scene` into `encoder`, in order, then finishes it.
+/// The water of a scene advanced frame by frame, pre-roll included.
+pub struct Simulation<'s> {
+    scene: &'s Scene,
+    timeline: Timeline,
+    water: Water,
+    damping_shift: u32,
+    events: Vec<Event>,
+}
+
+impl<'s> Simulation<'s> {
+    /// Still water before frame 0.
+    pub fn new(scene: &'s Scene) -> Self {
+        Simulation {
+            scene,
+            timeline: Timeline::new(scene),
+            water: Water::new(scene.water.model, scene.width as usize, scene.height as usize),
+            damping_shift: scene.water.damping_shift,
+            events: Vec::new(),
+        }
+    }
+
+    /// Simulates the next frame (its events, then its steps) and returns its number, or `None`
+    /// after frame K0+N-1.
+    pub fn advance(&mut self) -> Option<u64> {
+        let k = self.timeline.next_frame(&mut self.events)?;
+        for event in &self.events {
+            match event {
+                Event::Damping { shift } => self.damping_shift = *shift,
+                Event::Drop(drop) => self.water.drop(drop),
+            }
+        }
+        for _ in 0..self.scene.water.steps_per_frame {
+            self.water.step(self.damping_shift);
+        }
+        Some(k)
+    }
+
+    /// Draws the current frame: `background` refracted by the water, into `out`.
+    pub fn refract_into<P: Copy>(&self, background: &[P], out: &mut [P]) {
+        let width = self.scene.width as usize;
+        refract::refract(self.water.heights(), width, self.scene.water.refraction_q8, background, out);
+    }
+
+    /// Advances past any pre-roll to the next output frame and draws it; returns the output
+    /// frame's index (0-based), or `None` after the last.
+    pub fn next_frame_into<P: Copy>(&mut self, background: &[P], out: &mut [P]) -> Option<u64> {
+        loop {
+            let k = self.advance()?;
+            if k >= self.scene.first_frame {
+                self.refract_into(background, out);
+                return Some(k - self.scene.first_frame);
+            }
+        }
+    }
+}
+
+/// Renders every frame of `scene` into `encoder`, in order, then finishes it: the pipeline
+/// scene → timeline → water → refraction → encoder.
 ///
 /// Frames stream: memory holds the water, the background and one frame, whatever the length.
 pub fn render<E: Encoder>(scene: &Scene, mut encoder: E, progress: &mut dyn FnMut(Progress)) -> Result<()> {
-    let (width, height) = (scene.width as usize, scene.height as usize);
-    let mut timeline = Timeline::new(scene);
-    let mut water = Water::new(scene.water.model, width, height);
-    let mut damping_shift = scene.water.damping_shift;
+    let mut simulation = Simulation::new(scene);
     let mut frame = encoder.background().to_vec();
-    let mut events = Vec::new();
     let mut rendered = 0;
-    while let Some(k) = timeline.next_frame(&mut events) {
-        for event in &events {
-            match event {
-                Event::Damping { shift } => damping_shift = *shift,
-                Event::Drop(drop) => water.drop(drop),
-            }
-        }
-        for _ in 0..scene.water.steps_per_frame {
-            water.step(damping_shift);
-        }
+    while let Some(k) = simulation.advance() {
         if k >= scene.first_frame {
-            refract::refract(water.heights(), width, scene.water.refraction_q8, encoder.background(), &mut frame);
+            simulation.refract_into(encoder.background(), &mut frame);
             encoder.write_frame(&frame)?;
             rendered += 1;
         }
