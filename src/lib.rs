@@ -20,6 +20,7 @@ pub mod encode;
 pub mod error;
 pub mod output;
 pub mod plan;
+pub mod provenance;
 pub mod refract;
 mod rng;
 pub mod scene;
@@ -140,5 +141,5 @@ pub fn render_png_sequence(
     dir: &Path,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<()> {
-    render(scene, encode::png::PngSequence::new(dir, background, scene.frames), progress)
+    render(scene, encode::png::PngSequence::new(dir, scene, background), progress)
 }

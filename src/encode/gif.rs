@@ -88,6 +88,8 @@ impl<W: Write> GifEncoder<W> {
         if scene.looping {
             encoder.set_repeat(::gif::Repeat::Infinite).map_err(gif_error)?;
         }
+        let provenance = crate::provenance::Provenance::of(scene, background).to_text();
+        encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[provenance.as_bytes()]).map_err(gif_error)?;
         Ok(GifEncoder { encoder, palette, width, height, fps: scene.fps, written: 0 })
     }
 

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::background::Background;
 use crate::error::{Error, Result};
+use crate::provenance::Provenance;
+use crate::scene::Scene;
 
 /// How many digits frame numbers get: max(4, digits of N-1).
 pub fn digits(frames: u64) -> usize {
@@ -19,6 +21,7 @@ pub fn frame_name(i: u64, frames: u64) -> String {
 /// Writes one PNG file per frame into a folder that already exists.
 pub struct PngSequence {
     dir: PathBuf,
+    provenance: String,
     background: Vec<[u8; 3]>,
     width: u32,
     height: u32,
@@ -28,26 +31,31 @@ pub struct PngSequence {
 
 impl PngSequence {
     /// A sequence of `frames` frames written into `dir`.
-    pub fn new(dir: &Path, background: &Background, frames: u64) -> Self {
+    pub fn new(dir: &Path, scene: &Scene, background: &Background) -> Self {
         PngSequence {
             dir: dir.to_path_buf(),
+            provenance: Provenance::of(scene, background).to_text(),
             background: background.pixels.clone(),
             width: background.width as u32,
             height: background.height as u32,
-            frames,
+            frames: scene.frames,
             written: 0,
         }
     }
 }
 
-/// Encodes one RGB frame as a PNG into `out`.
+/// Encodes one RGB frame as a PNG into `out`, with `comment` as a `Comment` text chunk.
 pub fn write_png(
     out: impl Write,
     width: u32,
     height: u32,
     pixels: &[[u8; 3]],
+    comment: Option<&str>,
 ) -> std::result::Result<(), png::EncodingError> {
     let mut encoder = png::Encoder::new(out, width, height);
+    if let Some(text) = comment {
+        encoder.add_text_chunk("Comment".to_string(), text.to_string())?;
+    }
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_compression(png::Compression::Fast);
@@ -68,7 +76,7 @@ impl super::Encoder for PngSequence {
         let io = |source| Error::Io { path: path.clone(), source };
         let file = std::fs::File::create(&path).map_err(io)?;
         let mut out = BufWriter::new(file);
-        write_png(&mut out, self.width, self.height, pixels).map_err(|e| match e {
+        write_png(&mut out, self.width, self.height, pixels, Some(&self.provenance)).map_err(|e| match e {
             png::EncodingError::IoError(source) => io(source),
             other => Error::Encode(other.to_string()),
         })?;

@@ -57,6 +57,8 @@ pub struct Scene {
     pub damping: Vec<DampingChange>,
     /// Where `fps` was written, for the GIF frame-rate refusal.
     pub(crate) fps_site: Option<Diagnostic>,
+    /// XXH3-64 of the scene text (for provenance).
+    pub source_hash: u64,
 }
 
 /// How the background picture is made and fitted.
@@ -297,6 +299,7 @@ impl Scene {
             rain,
             damping,
             fps_site,
+            source_hash: xxhash_rust::xxh3::xxh3_64(src.as_bytes()),
         })
     }
 

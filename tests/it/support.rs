@@ -60,7 +60,7 @@ pub fn read_png(path: &Path) -> (usize, usize, Vec<u8>) {
 pub fn write_png(path: &Path, width: usize, height: usize, rgb: &[u8]) {
     let pixels: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
     let file = std::fs::File::create(path).expect("create PNG");
-    ripple_render::encode::png::write_png(std::io::BufWriter::new(file), width as u32, height as u32, &pixels)
+    ripple_render::encode::png::write_png(std::io::BufWriter::new(file), width as u32, height as u32, &pixels, None)
         .expect("write PNG");
 }
 
