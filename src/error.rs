@@ -31,6 +31,15 @@ pub enum Error {
         reason: String,
     },
 
+    /// A render, folder or manifest given to `diff` cannot be read or decoded.
+    #[error("{}: {reason}", path.display())]
+    Input {
+        /// The input as given.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// The output path or format cannot be used (a usage error, found before rendering).
     #[error("{message}")]
     Output {
@@ -59,7 +68,11 @@ impl Error {
     pub fn is_input(&self) -> bool {
         matches!(
             self,
-            Error::Scene(_) | Error::SceneUnreadable { .. } | Error::Background { .. } | Error::Output { .. }
+            Error::Scene(_)
+                | Error::SceneUnreadable { .. }
+                | Error::Background { .. }
+                | Error::Input { .. }
+                | Error::Output { .. }
         )
     }
 

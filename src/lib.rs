@@ -16,8 +16,10 @@
 #![warn(missing_docs)]
 
 pub mod background;
+pub mod diff;
 pub mod encode;
 pub mod error;
+pub mod manifest;
 pub mod output;
 pub mod plan;
 pub mod provenance;
@@ -50,22 +52,28 @@ pub struct Progress {
 }
 
 /// The water of a scene advanced frame by frame, pre-roll included.
-pub struct Simulation<'s> {
-    scene: &'s Scene,
+pub struct Simulation {
     timeline: Timeline,
     water: Water,
     damping_shift: u32,
+    steps_per_frame: u32,
+    first_frame: u64,
+    width: usize,
+    refraction_q8: i64,
     events: Vec<Event>,
 }
 
-impl<'s> Simulation<'s> {
+impl Simulation {
     /// Still water before frame 0.
-    pub fn new(scene: &'s Scene) -> Self {
+    pub fn new(scene: &Scene) -> Self {
         Simulation {
-            scene,
             timeline: Timeline::new(scene),
             water: Water::new(scene.water.model, scene.width as usize, scene.height as usize),
             damping_shift: scene.water.damping_shift,
+            steps_per_frame: scene.water.steps_per_frame,
+            first_frame: scene.first_frame,
+            width: scene.width as usize,
+            refraction_q8: scene.water.refraction_q8,
             events: Vec::new(),
         }
     }
@@ -80,7 +88,7 @@ impl<'s> Simulation<'s> {
                 Event::Drop(drop) => self.water.drop(drop),
             }
         }
-        for _ in 0..self.scene.water.steps_per_frame {
+        for _ in 0..self.steps_per_frame {
             self.water.step(self.damping_shift);
         }
         Some(k)
@@ -88,8 +96,7 @@ impl<'s> Simulation<'s> {
 
     /// Draws the current frame: `background` refracted by the water, into `out`.
     pub fn refract_into<P: Copy>(&self, background: &[P], out: &mut [P]) {
-        let width = self.scene.width as usize;
-        refract::refract(self.water.heights(), width, self.scene.water.refraction_q8, background, out);
+        refract::refract(self.water.heights(), self.width, self.refraction_q8, background, out);
     }
 
     /// Advances past any pre-roll to the next output frame and draws it; returns the output
@@ -97,9 +104,9 @@ impl<'s> Simulation<'s> {
     pub fn next_frame_into<P: Copy>(&mut self, background: &[P], out: &mut [P]) -> Option<u64> {
         loop {
             let k = self.advance()?;
-            if k >= self.scene.first_frame {
+            if k >= self.first_frame {
                 self.refract_into(background, out);
-                return Some(k - self.scene.first_frame);
+                return Some(k - self.first_frame);
             }
         }
     }

@@ -38,13 +38,20 @@ pub fn detect_format(path: &Path, explicit: Option<Format>) -> Result<Format> {
     }
 }
 
+impl Format {
+    /// Whether this format is written as a folder.
+    pub fn is_folder(self) -> bool {
+        self == Format::PngSequence
+    }
+}
+
 /// An output being written: a temporary file or folder beside the target, removed again unless
 /// [`Staged::commit`] renames it into place.
 #[derive(Debug)]
 pub struct Staged {
     target: PathBuf,
     temp: PathBuf,
-    format: Format,
+    folder: bool,
     committed: bool,
 }
 
@@ -58,10 +65,10 @@ fn non_empty_dir(path: &Path) -> bool {
 }
 
 impl Staged {
-    /// Checks that `target` may be written and creates the temporary file or folder beside it.
-    /// An existing output is refused unless `force`; `inputs` (scene, background) never count
-    /// as outputs.
-    pub fn begin(target: &Path, format: Format, force: bool, inputs: &[&Path]) -> Result<Staged> {
+    /// Checks that `target` may be written and creates the temporary file (or, with `folder`,
+    /// folder) beside it. An existing output is refused unless `force`; `inputs` (scene,
+    /// background) never count as outputs.
+    pub fn begin(target: &Path, folder: bool, force: bool, inputs: &[&Path]) -> Result<Staged> {
         let target = strip_trailing_separator(target);
         let name = match target.file_name() {
             Some(n) => n.to_string_lossy().into_owned(),
@@ -88,10 +95,10 @@ impl Staged {
             ));
         }
         match fs::symlink_metadata(&target) {
-            Ok(meta) if meta.is_dir() && format == Format::Gif => {
+            Ok(meta) if meta.is_dir() && !folder => {
                 return Err(usage(
-                    format!("the output {} is a folder, not a GIF file", target.display()),
-                    Some("name a .gif file, or pass --format png to write a PNG sequence into it"),
+                    format!("the output {} is a folder, not a file", target.display()),
+                    Some("name a file, or pass --format png to write a PNG sequence into the folder"),
                 ));
             }
             Ok(meta) if !force && (!meta.is_dir() || non_empty_dir(&target)) => {
@@ -106,12 +113,9 @@ impl Staged {
         let temp = parent.join(format!(".{name}.ripple-{}.tmp", std::process::id()));
         // A leftover from a crashed run with the same process id would block us: clear it.
         remove_any(&temp);
-        let created = match format {
-            Format::Gif => fs::File::create(&temp).map(drop),
-            Format::PngSequence => fs::create_dir(&temp),
-        };
+        let created = if folder { fs::create_dir(&temp) } else { fs::File::create(&temp).map(drop) };
         created.map_err(|source| Error::io(&target, source))?;
-        Ok(Staged { target, temp, format, committed: false })
+        Ok(Staged { target, temp, folder, committed: false })
     }
 
     /// Where to write: the temporary file or folder.
@@ -127,7 +131,7 @@ impl Staged {
     /// Moves the finished output into place, replacing what was there.
     pub fn commit(mut self) -> Result<()> {
         let io = |source| Error::io(&self.target, source);
-        if self.format == Format::Gif {
+        if !self.folder {
             fs::File::open(&self.temp).and_then(|f| f.sync_all()).map_err(io)?;
             fs::rename(&self.temp, &self.target).map_err(io)?;
         } else if !self.target.exists() || fs::remove_dir(&self.target).is_ok() {

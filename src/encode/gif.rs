@@ -119,6 +119,10 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         Ok(())
     }
 
+    fn rgb(&self, pixels: &[u8], out: &mut Vec<u8>) {
+        out.extend(pixels.iter().flat_map(|&i| self.palette.colors[usize::from(i)]));
+    }
+
     fn finish(self) -> Result<()> {
         let mut writer = self.encoder.into_inner().map_err(gif_error)?;
         writer.flush().map_err(|source| Error::Io { path: "GIF stream".into(), source })

@@ -19,4 +19,39 @@ pub trait Encoder {
 
     /// Completes the output (trailer, flush).
     fn finish(self) -> Result<()>;
+
+    /// Appends the RGB bytes a viewer of the output sees for `pixels` (a GIF shows its palette).
+    fn rgb(&self, pixels: &[Self::Pixel], out: &mut Vec<u8>);
+}
+
+/// An encoder that writes nothing: renders RGB frames for a hash manifest alone.
+pub struct Discard {
+    background: Vec<[u8; 3]>,
+}
+
+impl Discard {
+    /// Renders over `background`'s RGB pixels.
+    pub fn new(background: &crate::Background) -> Self {
+        Discard { background: background.pixels.clone() }
+    }
+}
+
+impl Encoder for Discard {
+    type Pixel = [u8; 3];
+
+    fn background(&self) -> &[[u8; 3]] {
+        &self.background
+    }
+
+    fn write_frame(&mut self, _pixels: &[[u8; 3]]) -> Result<()> {
+        Ok(())
+    }
+
+    fn finish(self) -> Result<()> {
+        Ok(())
+    }
+
+    fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {
+        out.extend_from_slice(pixels.as_flattened());
+    }
 }

@@ -88,6 +88,10 @@ impl super::Encoder for PngSequence {
     fn finish(self) -> Result<()> {
         Ok(())
     }
+
+    fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {
+        out.extend_from_slice(pixels.as_flattened());
+    }
 }
 
 #[cfg(test)]

@@ -41,6 +41,10 @@ impl Encoder for Collector<'_> {
     fn finish(self) -> Result<()> {
         Ok(())
     }
+
+    fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {
+        out.extend_from_slice(pixels.as_flattened());
+    }
 }
 
 macro_rules! golden {

@@ -1,26 +1,29 @@
 //! The command line: arguments, messages on stderr, the progress bar and exit codes.
 
-use std::io::{IsTerminal, Write};
+mod diff;
+mod render;
+
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use ripple_render::output::{self, Format, Staged};
-use ripple_render::{Background, Error, Progress, Scene};
+use ripple_render::output::Format;
+use ripple_render::{Error, Scene};
 
 const AFTER_HELP: &str = "\
 Examples:
   ripple-render scenes/pond.toml -o pond.gif        render an animated GIF
   ripple-render scenes/rain.toml -o frames/         render frame_0000.png, … into frames/
+  ripple-render scenes/pond.toml --hashes pond.txt  write only a hash manifest of the frames
   ripple-render plan scenes/pond.toml               show the timeline without rendering
-  ripple-render plan --json scenes/pond.toml        the same as JSON
+  ripple-render diff new.gif refs/pond.gif          compare two renders
 
 Exit codes:
-  0  success
-  2  bad usage or bad input (scene, background, output path)
+  0  success (diff: the same)
+  1  diff: different
+  2  bad usage or bad input (scene, background, output path, unreadable render)
   3  I/O or internal failure";
 
 /// Water ripples over a still image, rendered to an animated GIF or a PNG sequence.
@@ -45,8 +48,13 @@ struct Cli {
     scene: Option<PathBuf>,
 
     /// Where to write: a .gif file, or a folder (ending in /) for a PNG sequence.
-    #[arg(short, long, value_name = "OUT", required = true)]
+    #[arg(short, long, value_name = "OUT", required_unless_present = "hashes")]
     output: Option<PathBuf>,
+
+    /// Also write a hash manifest: one line per frame with a hash of its pixels (for `diff`).
+    /// Without -o, only the manifest is written.
+    #[arg(long, value_name = "FILE")]
+    hashes: Option<PathBuf>,
 
     /// The output format, when the path does not tell.
     #[arg(long, value_enum, value_name = "FORMAT")]
@@ -63,6 +71,12 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Compare two renders frame by frame: exit 0 if the same, 1 if different.
+    ///
+    /// Each side is a GIF, a PNG-sequence folder, a scene file (rendered in memory) or a hash
+    /// manifest. Compared: frame count, canvas size, per-frame delays (when both sides have
+    /// them) and pixels, as a viewer sees them.
+    Diff(diff::DiffArgs),
     /// Validate a scene and print its resolved timeline, without rendering.
     Plan {
         /// The scene file (TOML).
@@ -104,7 +118,7 @@ pub fn main() -> ExitCode {
     }));
     let outcome = std::panic::catch_unwind(|| run(cli));
     match outcome {
-        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Ok(code)) => code,
         Ok(Err(e)) => report(&e),
         Err(_) => ExitCode::from(3),
     }
@@ -119,19 +133,28 @@ fn report(e: &Error) -> ExitCode {
     ExitCode::from(if e.is_input() { 2 } else { 3 })
 }
 
-fn run(cli: Cli) -> Result<(), Error> {
+fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Some(Command::Plan { scene, json }) => plan(&scene, json),
+        Some(Command::Plan { scene, json }) => plan(&scene, json).map(|()| ExitCode::SUCCESS),
+        Some(Command::Diff(args)) => diff::run(&args),
         None => {
-            // clap enforces both when there is no subcommand.
-            let (Some(scene), Some(output)) = (cli.scene, cli.output) else {
-                return Err(Error::Output { message: "a scene and -o OUT are required".into(), hint: None });
+            // clap enforces a scene and -o or --hashes when there is no subcommand.
+            let Some(scene) = cli.scene else {
+                return Err(Error::Output { message: "a scene is required".into(), hint: None });
             };
             let format = cli.format.map(|f| match f {
                 FormatArg::Gif => Format::Gif,
                 FormatArg::Png => Format::PngSequence,
             });
-            render(&scene, &output, format, cli.force, cli.quiet)
+            let request = render::Request {
+                scene: &scene,
+                output: cli.output.as_deref(),
+                format,
+                hashes: cli.hashes.as_deref(),
+                force: cli.force,
+                quiet: cli.quiet,
+            };
+            render::run(&request).map(|()| ExitCode::SUCCESS)
         }
     }
 }
@@ -151,73 +174,4 @@ fn plan(path: &Path, json: bool) -> Result<(), Error> {
         Err(source) => Err(Error::Io { path: "standard output".into(), source }),
         Ok(()) => Ok(()),
     }
-}
-
-fn render(scene_path: &Path, output: &Path, format: Option<Format>, force: bool, quiet: bool) -> Result<(), Error> {
-    let started = Instant::now();
-    let scene = Scene::load(scene_path)?;
-    let format = output::detect_format(output, format)?;
-    if format == Format::Gif {
-        scene.check_gif_fps()?;
-    }
-    let mut inputs = vec![scene_path];
-    inputs.extend(scene.background.image.as_deref());
-    let background = Background::for_scene(&scene)?;
-    let staged = Staged::begin(output, format, force, &inputs)?;
-
-    let bar = progress_bar(&scene, quiet);
-    let mut on_progress = |p: Progress| {
-        if p.simulated == scene.first_frame + 1 && scene.first_frame > 0 {
-            bar.set_message("");
-        }
-        bar.set_position(p.simulated);
-    };
-    let rendered = match format {
-        Format::Gif => std::fs::File::create(staged.path())
-            .map_err(|source| Error::Io { path: staged.path().to_path_buf(), source })
-            .and_then(|file| {
-                let writer = std::io::BufWriter::with_capacity(1 << 20, file);
-                ripple_render::render_gif(&scene, &background, writer, &mut on_progress)
-            }),
-        Format::PngSequence => ripple_render::render_png_sequence(&scene, &background, staged.path(), &mut on_progress),
-    };
-    bar.finish_and_clear();
-    // I/O errors inside the temporary output are reported against the real target.
-    rendered.map_err(|e| match e {
-        Error::Io { source, .. } => Error::Io { path: staged.target().to_path_buf(), source },
-        other => other,
-    })?;
-    let target = staged.target().to_path_buf();
-    staged.commit()?;
-    if !quiet {
-        eprintln!(
-            "wrote {}: {} frames, {}×{}, in {:.2} s",
-            target.display(),
-            scene.frames,
-            scene.width,
-            scene.height,
-            started.elapsed().as_secs_f64()
-        );
-    }
-    Ok(())
-}
-
-fn progress_bar(scene: &Scene, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(scene.end_frame()), ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template(
-        "{spinner} {msg}[{bar:32}] {pos}/{len} frames  {fps} frames/s  {elapsed} elapsed, {eta} left",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar())
-    .with_key("fps", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-        let _ = write!(w, "{:.0}", state.per_sec());
-    })
-    .progress_chars("=> ");
-    bar.set_style(style);
-    if scene.first_frame > 0 {
-        bar.set_message("pre-roll ");
-    }
-    bar
 }

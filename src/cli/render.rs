@@ -1,0 +1,147 @@
+//! `ripple-render SCENE -o OUT [--hashes FILE]`: the render, its progress bar and summary line.
+
+use std::io::{BufWriter, IsTerminal};
+use std::path::Path;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+
+use ripple_render::encode::gif::GifEncoder;
+use ripple_render::encode::png::PngSequence;
+use ripple_render::encode::{Discard, Encoder};
+use ripple_render::manifest::{Hashed, PixelKind};
+use ripple_render::output::{self, Format, Staged};
+use ripple_render::provenance::Provenance;
+use ripple_render::{Background, Error, Progress, Scene};
+
+/// What to render, from the command line.
+pub struct Request<'a> {
+    pub scene: &'a Path,
+    pub output: Option<&'a Path>,
+    pub format: Option<Format>,
+    pub hashes: Option<&'a Path>,
+    pub force: bool,
+    pub quiet: bool,
+}
+
+pub fn run(request: &Request<'_>) -> Result<(), Error> {
+    let started = Instant::now();
+    let scene = Scene::load(request.scene)?;
+    let format = request.output.map(|o| output::detect_format(o, request.format)).transpose()?;
+    if format == Some(Format::Gif) {
+        scene.check_gif_fps()?;
+    }
+    let mut inputs = vec![request.scene];
+    inputs.extend(scene.background.image.as_deref());
+    let background = Background::for_scene(&scene)?;
+    let staged_output = match (request.output, format) {
+        (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
+        _ => None,
+    };
+    if let Some(out) = &staged_output {
+        inputs.push(out.target());
+    }
+    let staged_hashes = request.hashes.map(|h| Staged::begin(h, false, request.force, &inputs)).transpose()?;
+
+    let bar = progress_bar(&scene, request.quiet);
+    let mut on_progress = |p: Progress| {
+        if p.simulated == scene.first_frame + 1 && scene.first_frame > 0 {
+            bar.set_message("");
+        }
+        bar.set_position(p.simulated);
+    };
+    let rendered =
+        encode(&scene, &background, format, staged_output.as_ref(), staged_hashes.as_ref(), &mut on_progress);
+    bar.finish_and_clear();
+    // I/O errors inside a temporary file are reported against its real target.
+    rendered.map_err(|e| match e {
+        Error::Io { path, source } => {
+            let target = [&staged_output, &staged_hashes]
+                .into_iter()
+                .flatten()
+                .find(|s| s.path() == path || path.starts_with(s.path()) || path == Path::new("GIF stream"))
+                .map_or(path, |s| s.target().to_path_buf());
+            Error::Io { path: target, source }
+        }
+        other => other,
+    })?;
+    let mut written = Vec::new();
+    for staged in [staged_output, staged_hashes].into_iter().flatten() {
+        written.push(staged.target().display().to_string());
+        staged.commit()?;
+    }
+    if !request.quiet {
+        eprintln!(
+            "wrote {}: {} frames, {}×{}, in {:.2} s",
+            written.join(" and "),
+            scene.frames,
+            scene.width,
+            scene.height,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Renders into the staged output and/or manifest.
+fn encode(
+    scene: &Scene,
+    background: &Background,
+    format: Option<Format>,
+    output: Option<&Staged>,
+    hashes: Option<&Staged>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), Error> {
+    let manifest = hashes.map(|h| (h, Provenance::of(scene, background)));
+    match (format, output) {
+        (Some(Format::Gif), Some(out)) => {
+            let file =
+                std::fs::File::create(out.path()).map_err(|source| Error::Io { path: out.path().into(), source })?;
+            let gif = GifEncoder::new(BufWriter::with_capacity(1 << 20, file), scene, background)?;
+            with_manifest(scene, gif, manifest, PixelKind::Gif, progress)
+        }
+        (Some(Format::PngSequence), Some(out)) => {
+            let png = PngSequence::new(out.path(), scene, background);
+            with_manifest(scene, png, manifest, PixelKind::Rgb, progress)
+        }
+        _ => with_manifest(scene, Discard::new(background), manifest, PixelKind::Rgb, progress),
+    }
+}
+
+/// Renders into `encoder`, also writing a manifest of what it shows when asked.
+fn with_manifest<E: Encoder>(
+    scene: &Scene,
+    encoder: E,
+    manifest: Option<(&Staged, Provenance)>,
+    kind: PixelKind,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), Error> {
+    let Some((staged, provenance)) = manifest else {
+        return ripple_render::render(scene, encoder, progress);
+    };
+    let path = staged.path();
+    let file = std::fs::File::create(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    let size = (scene.width, scene.height, scene.fps);
+    let hashed = Hashed::new(encoder, BufWriter::new(file), path, size, kind, &provenance)?;
+    ripple_render::render(scene, hashed, progress)
+}
+
+fn progress_bar(scene: &Scene, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(scene.end_frame()), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "{spinner} {msg}[{bar:32}] {pos}/{len} frames  {fps} frames/s  {elapsed} elapsed, {eta} left",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .with_key("fps", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = write!(w, "{:.0}", state.per_sec());
+    })
+    .progress_chars("=> ");
+    bar.set_style(style);
+    if scene.first_frame > 0 {
+        bar.set_message("pre-roll ");
+    }
+    bar
+}

@@ -1,0 +1,329 @@
+//! The two sides of a `diff`: a GIF, a PNG-sequence folder, a scene (rendered in memory) or a
+//! hash manifest, each read frame by frame as a viewer sees it.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use crate::encode::gif::{Palette, delay_cs};
+use crate::error::{Error, Result};
+use crate::manifest::{self, PixelKind};
+use crate::provenance::{self, Provenance};
+use crate::{Background, Scene, Simulation};
+
+/// What kind of input a side is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An animated GIF.
+    Gif,
+    /// A folder of `frame_NNNN.png` files.
+    PngSequence,
+    /// A scene file, rendered in memory.
+    Scene,
+    /// A hash manifest.
+    Manifest,
+}
+
+impl Kind {
+    /// A short name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Gif => "GIF",
+            Kind::PngSequence => "PNG sequence",
+            Kind::Scene => "scene",
+            Kind::Manifest => "hash manifest",
+        }
+    }
+}
+
+/// One frame of an input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pixels {
+    /// RGB bytes, row-major.
+    Rgb(Vec<u8>),
+    /// Only the hash of the RGB bytes (from a manifest).
+    Hash(u64),
+}
+
+/// One frame: its pixels and, where the input has timing, its delay in centiseconds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The pixels, or their hash.
+    pub pixels: Pixels,
+    /// The delay, for GIFs, scenes and manifests.
+    pub delay: Option<u16>,
+}
+
+/// What is known of an input before its frames are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Info {
+    /// The path as given.
+    pub path: PathBuf,
+    /// Its kind.
+    pub kind: Kind,
+    /// Canvas width.
+    pub width: u32,
+    /// Canvas height.
+    pub height: u32,
+    /// Who made it, if it says.
+    pub provenance: Option<Provenance>,
+}
+
+/// Reads an input's frames in order.
+pub trait FrameSource: Send {
+    /// The next frame, or `None` after the last.
+    fn next_frame(&mut self) -> Result<Option<Frame>>;
+}
+
+fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
+}
+
+/// Guesses a path's kind: a folder, a `.toml` file, a manifest or a GIF by their first bytes.
+pub fn kind_of(path: &Path) -> Result<Kind> {
+    let meta = std::fs::metadata(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    if meta.is_dir() {
+        return Ok(Kind::PngSequence);
+    }
+    let mut head = [0u8; 64];
+    let n =
+        File::open(path).and_then(|mut f| f.read(&mut head)).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let head = &head[..n];
+    if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Ok(Kind::Gif)
+    } else if manifest::looks_like_manifest(head) {
+        Ok(Kind::Manifest)
+    } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
+        Ok(Kind::Scene)
+    } else if n == 0 {
+        Err(bad(path, "the file is empty"))
+    } else {
+        Err(bad(path, "not a GIF, a PNG-sequence folder, a .toml scene or a hash manifest"))
+    }
+}
+
+/// Opens an input. A scene is rendered as a GIF would show it when `gif_pixels` is true (to
+/// compare with a GIF or a GIF manifest), else exactly.
+pub fn open(path: &Path, kind: Kind, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>)> {
+    match kind {
+        Kind::Gif => open_gif(path),
+        Kind::PngSequence => open_png_folder(path),
+        Kind::Scene => open_scene(path, gif_pixels),
+        Kind::Manifest => {
+            let m = manifest::read(path)?;
+            let info = Info { path: path.into(), kind, width: m.width, height: m.height, provenance: m.provenance };
+            let frames =
+                m.frames.into_iter().map(|(hash, delay)| Frame { pixels: Pixels::Hash(hash), delay: Some(delay) });
+            Ok((info, Box::new(ManifestFrames(frames.collect::<Vec<_>>().into_iter()))))
+        }
+    }
+}
+
+/// Whether a manifest's hashes are of GIF colours (so a scene compared with it should be too).
+pub fn manifest_pixels(path: &Path) -> Result<PixelKind> {
+    Ok(manifest::read(path)?.pixels)
+}
+
+struct ManifestFrames(std::vec::IntoIter<Frame>);
+
+impl FrameSource for ManifestFrames {
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        Ok(self.0.next())
+    }
+}
+
+struct GifFrames {
+    path: PathBuf,
+    decoder: gif::Decoder<BufReader<File>>,
+    /// The composed canvas, RGBA.
+    canvas: Vec<u8>,
+    /// What `DisposalMethod::Previous` restores.
+    saved: Vec<u8>,
+    /// The previous frame's rectangle and disposal, applied before the next frame.
+    pending: Option<(usize, usize, usize, usize, gif::DisposalMethod)>,
+    width: usize,
+}
+
+fn open_gif(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
+    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let mut head = vec![0u8; 4096];
+    let n = (&file).read(&mut head).map_err(|e| bad(path, e))?;
+    let provenance = provenance::gif_comments(&head[..n]).iter().find_map(|c| Provenance::parse(c));
+    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let decoder = options.read_info(BufReader::new(file)).map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+    let (width, height) = (u32::from(decoder.width()), u32::from(decoder.height()));
+    let info = Info { path: path.into(), kind: Kind::Gif, width, height, provenance };
+    let pixels = width as usize * height as usize * 4;
+    let frames = GifFrames {
+        path: path.into(),
+        decoder,
+        canvas: vec![0; pixels],
+        saved: Vec::new(),
+        pending: None,
+        width: width as usize,
+    };
+    Ok((info, Box::new(frames)))
+}
+
+impl FrameSource for GifFrames {
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        // Dispose of the previous frame as a viewer would before drawing this one.
+        if let Some((left, top, w, h, dispose)) = self.pending.take() {
+            match dispose {
+                gif::DisposalMethod::Background => {
+                    for y in top..top + h {
+                        let row = (y * self.width + left) * 4;
+                        if let Some(r) = self.canvas.get_mut(row..row + w * 4) {
+                            r.fill(0);
+                        }
+                    }
+                }
+                gif::DisposalMethod::Previous if !self.saved.is_empty() => self.canvas.copy_from_slice(&self.saved),
+                _ => {}
+            }
+        }
+        let frame = match self.decoder.read_next_frame() {
+            Ok(Some(frame)) => frame,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(bad(&self.path, format!("cannot decode it: {e}"))),
+        };
+        let (left, top) = (usize::from(frame.left), usize::from(frame.top));
+        let (w, h) = (usize::from(frame.width), usize::from(frame.height));
+        if frame.dispose == gif::DisposalMethod::Previous {
+            self.saved.clone_from(&self.canvas);
+        }
+        let height = self.canvas.len() / 4 / self.width.max(1);
+        for y in 0..h.min(height.saturating_sub(top)) {
+            for x in 0..w.min(self.width.saturating_sub(left)) {
+                let src = &frame.buffer[(y * w + x) * 4..][..4];
+                // Transparent pixels leave what was there.
+                if src[3] != 0 {
+                    let at = ((top + y) * self.width + left + x) * 4;
+                    self.canvas[at..at + 4].copy_from_slice(src);
+                }
+            }
+        }
+        self.pending =
+            Some((left, top, w.min(self.width.saturating_sub(left)), h.min(height.saturating_sub(top)), frame.dispose));
+        let delay = frame.delay;
+        // What shows where nothing was ever drawn is black.
+        let rgb =
+            self.canvas.chunks_exact(4).flat_map(|p| if p[3] == 0 { [0, 0, 0] } else { [p[0], p[1], p[2]] }).collect();
+        Ok(Some(Frame { pixels: Pixels::Rgb(rgb), delay: Some(delay) }))
+    }
+}
+
+struct PngFrames {
+    files: std::vec::IntoIter<PathBuf>,
+    size: (u32, u32),
+}
+
+/// The `frame_N.png` files of a folder, in frame-number order.
+fn png_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| bad(dir, format!("cannot read the folder: {e}")))?;
+    let mut numbered = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| bad(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let number =
+            name.strip_prefix("frame_").and_then(|n| n.strip_suffix(".png")).and_then(|n| n.parse::<u64>().ok());
+        if let Some(n) = number {
+            numbered.push((n, entry.path()));
+        }
+    }
+    numbered.sort();
+    Ok(numbered.into_iter().map(|(_, p)| p).collect())
+}
+
+fn open_png_folder(dir: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
+    let files = png_files(dir)?;
+    let Some(first) = files.first() else {
+        return Err(bad(dir, "the folder holds no frame_NNNN.png files"));
+    };
+    let (w, h, _, provenance) = decode_png(first, true)?;
+    let info = Info { path: dir.into(), kind: Kind::PngSequence, width: w, height: h, provenance };
+    Ok((info, Box::new(PngFrames { files: files.into_iter(), size: (w, h) })))
+}
+
+/// Decodes any PNG to 8-bit RGB (alpha dropped), with its provenance text if asked.
+fn decode_png(path: &Path, want_text: bool) -> Result<(u32, u32, Vec<u8>, Option<Provenance>)> {
+    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let mut decoder = png::Decoder::new(BufReader::new(file));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+    let provenance = if want_text {
+        reader.info().uncompressed_latin1_text.iter().find_map(|t| Provenance::parse(&t.text))
+    } else {
+        None
+    };
+    let size = reader.output_buffer_size().ok_or_else(|| bad(path, "the image is too large"))?;
+    let mut buf = vec![0; size];
+    let out = reader.next_frame(&mut buf).map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+    buf.truncate(out.buffer_size());
+    let rgb = match out.color_type {
+        png::ColorType::Rgb => buf,
+        png::ColorType::Rgba => buf.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
+        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g]).collect(),
+        png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0]]).collect(),
+        png::ColorType::Indexed => return Err(bad(path, "indexed PNG was not expanded")),
+    };
+    Ok((out.width, out.height, rgb, provenance))
+}
+
+impl FrameSource for PngFrames {
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        let Some(path) = self.files.next() else { return Ok(None) };
+        let (w, h, rgb, _) = decode_png(&path, false)?;
+        if (w, h) != self.size {
+            return Err(bad(
+                &path,
+                format!("is {w}×{h}, but the sequence's first frame is {}×{}", self.size.0, self.size.1),
+            ));
+        }
+        Ok(Some(Frame { pixels: Pixels::Rgb(rgb), delay: None }))
+    }
+}
+
+/// A scene rendered in memory, frame by frame.
+struct SceneFrames {
+    fps: u32,
+    simulation: Simulation,
+    background: Vec<[u8; 3]>,
+    frame: Vec<[u8; 3]>,
+    index: u64,
+}
+
+fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>)> {
+    let scene = Scene::load(path)?;
+    let background = Background::for_scene(&scene)?;
+    let provenance = Some(Provenance::of(&scene, &background));
+    // As a GIF shows it: each background pixel replaced by its palette colour.
+    let pixels = if gif_pixels {
+        let palette = Palette::for_background(&background.pixels);
+        palette.indices.iter().map(|&i| palette.colors[usize::from(i)]).collect()
+    } else {
+        background.pixels
+    };
+    let info = Info { path: path.into(), kind: Kind::Scene, width: scene.width, height: scene.height, provenance };
+    let frames = SceneFrames {
+        fps: scene.fps,
+        simulation: Simulation::new(&scene),
+        frame: pixels.clone(),
+        background: pixels,
+        index: 0,
+    };
+    Ok((info, Box::new(frames)))
+}
+
+impl FrameSource for SceneFrames {
+    fn next_frame(&mut self) -> Result<Option<Frame>> {
+        if self.simulation.next_frame_into(&self.background, &mut self.frame).is_none() {
+            return Ok(None);
+        }
+        let delay = delay_cs(self.index, self.fps);
+        self.index += 1;
+        Ok(Some(Frame { pixels: Pixels::Rgb(self.frame.as_flattened().to_vec()), delay: Some(delay) }))
+    }
+}

@@ -1,0 +1,281 @@
+//! `diff`: compares two renders frame by frame as a viewer sees them, the frame count, canvas
+//! size, per-frame delays (where both sides have timing) and pixels.
+
+pub mod input;
+pub mod report;
+
+use std::path::Path;
+use std::sync::mpsc;
+
+use crate::error::Result;
+use crate::manifest::{self, PixelKind};
+use input::{FrameSource, Info, Kind, Pixels};
+
+/// How strict the comparison is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options {
+    /// A pixel differs when a channel differs by more than this.
+    pub tolerance: u8,
+    /// A frame passes with up to this many differing pixels.
+    pub max_pixels: u64,
+}
+
+/// Which sides have a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// Both sides.
+    Both,
+    /// Only A (B has fewer frames).
+    OnlyA,
+    /// Only B.
+    OnlyB,
+}
+
+/// The comparison of one frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameResult {
+    /// The frame index, from 0.
+    pub frame: u64,
+    /// Which sides have it.
+    pub presence: Presence,
+    /// Pixels whose largest channel difference exceeds the tolerance (`None` when compared by
+    /// hash or the canvases differ).
+    pub differing_pixels: Option<u64>,
+    /// The largest channel difference (`None` as above).
+    pub max_delta: Option<u8>,
+    /// Peak signal-to-noise ratio in dB over all channels; `None` when identical or unknown.
+    pub psnr: Option<f64>,
+    /// For hash comparisons: whether the hashes match.
+    pub hash_equal: Option<bool>,
+    /// The delays in centiseconds on each side, where known.
+    pub delays: (Option<u16>, Option<u16>),
+    /// Whether the pixels pass (within tolerance and max pixels, or equal hashes).
+    pub pixels_pass: bool,
+    /// Whether timing was compared and differs.
+    pub delay_differs: bool,
+}
+
+impl FrameResult {
+    /// True when this frame counts as a difference.
+    pub fn differs(&self) -> bool {
+        self.presence != Presence::Both || !self.pixels_pass || self.delay_differs
+    }
+}
+
+/// The outcome of a diff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Side A.
+    pub a: Info,
+    /// Side B.
+    pub b: Info,
+    /// The options used.
+    pub options: Options,
+    /// Frames in A.
+    pub frames_a: u64,
+    /// Frames in B.
+    pub frames_b: u64,
+    /// Whether the canvases have the same size (pixels are compared only then).
+    pub same_canvas: bool,
+    /// Whether per-frame delays were compared (both sides have timing).
+    pub timing_compared: bool,
+    /// Whether pixels were compared by hash (a manifest on either side): exact, whatever the
+    /// tolerance.
+    pub by_hash: bool,
+    /// Every frame, in order (up to the longer side's count).
+    pub results: Vec<FrameResult>,
+}
+
+impl Summary {
+    /// True when the renders are the same within the options.
+    pub fn same(&self) -> bool {
+        self.same_canvas && self.frames_a == self.frames_b && self.results.iter().all(|r| !r.differs())
+    }
+
+    /// The frames that differ.
+    pub fn differing(&self) -> impl Iterator<Item = &FrameResult> {
+        self.results.iter().filter(|r| r.differs())
+    }
+
+    /// Frames present on both sides.
+    pub fn compared(&self) -> u64 {
+        self.frames_a.min(self.frames_b)
+    }
+}
+
+/// One compared frame with its pixels, for pictures of the difference.
+pub struct Compared<'a> {
+    /// The comparison.
+    pub result: &'a FrameResult,
+    /// The canvas size of A (pixels are given only when B's is the same).
+    pub size: (u32, u32),
+    /// A's RGB pixels, when A has this frame as pixels.
+    pub a: Option<&'a [u8]>,
+    /// B's RGB pixels.
+    pub b: Option<&'a [u8]>,
+}
+
+/// Counts differing pixels, the largest channel difference and the sum of squared differences.
+pub fn compare_pixels(a: &[u8], b: &[u8], tolerance: u8) -> (u64, u8, u64) {
+    let (mut differing, mut max, mut squares) = (0u64, 0u8, 0u64);
+    for (pa, pb) in a.chunks_exact(3).zip(b.chunks_exact(3)) {
+        let d0 = pa[0].abs_diff(pb[0]);
+        let d1 = pa[1].abs_diff(pb[1]);
+        let d2 = pa[2].abs_diff(pb[2]);
+        let d = d0.max(d1).max(d2);
+        differing += u64::from(d > tolerance);
+        max = max.max(d);
+        squares += u64::from(d0) * u64::from(d0) + u64::from(d1) * u64::from(d1) + u64::from(d2) * u64::from(d2);
+    }
+    (differing, max, squares)
+}
+
+/// PSNR in dB for `channels` samples with the given sum of squared differences.
+fn psnr(squares: u64, channels: u64) -> Option<f64> {
+    (squares > 0).then(|| 10.0 * ((255.0f64 * 255.0 * channels as f64) / squares as f64).log10())
+}
+
+/// A frame's RGB bytes, if it has pixels rather than a hash.
+fn rgb_of(frame: &Option<input::Frame>) -> Option<&[u8]> {
+    match frame {
+        Some(input::Frame { pixels: Pixels::Rgb(p), .. }) => Some(p),
+        _ => None,
+    }
+}
+
+/// Reads a source to its end on this thread, handing frames over a small queue.
+fn pump(mut source: Box<dyn FrameSource>, out: mpsc::SyncSender<Result<input::Frame>>) {
+    loop {
+        match source.next_frame() {
+            Ok(Some(frame)) => {
+                if out.send(Ok(frame)).is_err() {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(e) => {
+                let _ = out.send(Err(e));
+                return;
+            }
+        }
+    }
+}
+
+/// Compares `a` with `b`, calling `observe` for every frame (with pixels where there are any).
+/// Both sides are decoded on their own threads, a few frames ahead.
+pub fn diff(
+    a: &Path,
+    b: &Path,
+    options: Options,
+    observe: &mut dyn FnMut(&Compared<'_>) -> Result<()>,
+) -> Result<Summary> {
+    let (kind_a, kind_b) = (input::kind_of(a)?, input::kind_of(b)?);
+    // A scene compared with a GIF is shown through a GIF palette, as its GIF would be.
+    let gif_like = |path: &Path, kind: Kind| -> Result<bool> {
+        Ok(match kind {
+            Kind::Gif => true,
+            Kind::Manifest => manifest::read(path)?.pixels == PixelKind::Gif,
+            _ => false,
+        })
+    };
+    let (info_a, source_a) = input::open(a, kind_a, gif_like(b, kind_b)?)?;
+    let (info_b, source_b) = input::open(b, kind_b, gif_like(a, kind_a)?)?;
+    let same_canvas = (info_a.width, info_a.height) == (info_b.width, info_b.height);
+    let timed = |k: Kind| k != Kind::PngSequence;
+    let timing_compared = timed(kind_a) && timed(kind_b);
+    let by_hash = kind_a == Kind::Manifest || kind_b == Kind::Manifest;
+
+    std::thread::scope(|scope| {
+        let (tx_a, rx_a) = mpsc::sync_channel(4);
+        let (tx_b, rx_b) = mpsc::sync_channel(4);
+        scope.spawn(move || pump(source_a, tx_a));
+        scope.spawn(move || pump(source_b, tx_b));
+        let mut results = Vec::new();
+        let (mut frames_a, mut frames_b) = (0, 0);
+        let channels = u64::from(info_a.width) * u64::from(info_a.height) * 3;
+        loop {
+            let fa = rx_a.recv().ok().transpose()?;
+            let fb = rx_b.recv().ok().transpose()?;
+            if fa.is_none() && fb.is_none() {
+                break;
+            }
+            frames_a += u64::from(fa.is_some());
+            frames_b += u64::from(fb.is_some());
+            let frame = results.len() as u64;
+            let presence = match (&fa, &fb) {
+                (Some(_), Some(_)) => Presence::Both,
+                (Some(_), None) => Presence::OnlyA,
+                _ => Presence::OnlyB,
+            };
+            let delays = (fa.as_ref().and_then(|f| f.delay), fb.as_ref().and_then(|f| f.delay));
+            let mut result = FrameResult {
+                frame,
+                presence,
+                differing_pixels: None,
+                max_delta: None,
+                psnr: None,
+                hash_equal: None,
+                delays,
+                pixels_pass: false,
+                delay_differs: timing_compared && presence == Presence::Both && delays.0 != delays.1,
+            };
+            if let (Some(fa), Some(fb), true) = (&fa, &fb, same_canvas) {
+                match (&fa.pixels, &fb.pixels) {
+                    (Pixels::Rgb(x), Pixels::Rgb(y)) => {
+                        let (differing, max, squares) = compare_pixels(x, y, options.tolerance);
+                        result.differing_pixels = Some(differing);
+                        result.max_delta = Some(max);
+                        result.psnr = psnr(squares, channels);
+                        result.pixels_pass = differing <= options.max_pixels;
+                    }
+                    (x, y) => {
+                        let hash = |p: &Pixels| match p {
+                            Pixels::Rgb(rgb) => manifest::frame_hash(rgb),
+                            Pixels::Hash(h) => *h,
+                        };
+                        let equal = hash(x) == hash(y);
+                        result.hash_equal = Some(equal);
+                        result.pixels_pass = equal;
+                    }
+                }
+            }
+            let (a, b) = if same_canvas { (rgb_of(&fa), rgb_of(&fb)) } else { (None, None) };
+            observe(&Compared { result: &result, size: (info_a.width, info_a.height), a, b })?;
+            results.push(result);
+        }
+        Ok(Summary {
+            a: info_a,
+            b: info_b,
+            options,
+            frames_a,
+            frames_b,
+            same_canvas,
+            timing_compared,
+            by_hash,
+            results,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixel_comparison_counts_against_the_tolerance() {
+        let a = [10, 20, 30, 0, 0, 0, 255, 255, 255];
+        let b = [12, 20, 30, 0, 0, 5, 250, 255, 255];
+        assert_eq!(compare_pixels(&a, &b, 0), (3, 5, 4 + 25 + 25));
+        assert_eq!(compare_pixels(&a, &b, 2), (2, 5, 54));
+        assert_eq!(compare_pixels(&a, &b, 5), (0, 5, 54));
+        assert_eq!(compare_pixels(&a, &a, 0), (0, 0, 0));
+    }
+
+    #[test]
+    fn psnr_is_none_when_identical() {
+        assert_eq!(psnr(0, 300), None);
+        // One channel off by 255 in 3 samples: 10·log10(3) ≈ 4.771 dB.
+        let p = psnr(255 * 255, 3).unwrap();
+        assert!((p - 4.771).abs() < 1e-3, "{p}");
+    }
+}

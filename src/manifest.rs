@@ -1,0 +1,204 @@
+//! Hash manifests: one line per frame with a hash of the RGB pixels a viewer sees, so CI can
+//! keep hashes instead of images. Written while rendering (`--hashes FILE`), read by `diff`.
+//!
+//! ```text
+//! # ripple-render frame hashes v1
+//! # canvas: 200x150
+//! # pixels: gif
+//! # provenance: ripple-render 0.1.0 scene=2e49acaeac151f97
+//! 0000 5f0e9c3a81d2b774 4
+//! ```
+//!
+//! Each frame line is the frame index, the XXH3-64 of its RGB bytes (row-major) and its delay in
+//! centiseconds. `pixels: gif` means the hashes are of the GIF's palette colours, `rgb` of the
+//! exact render.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::encode::Encoder;
+use crate::encode::gif::delay_cs;
+use crate::error::{Error, Result};
+use crate::provenance::Provenance;
+
+const MAGIC: &str = "# ripple-render frame hashes v1";
+
+/// The hash of one frame's RGB bytes.
+pub fn frame_hash(rgb: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(rgb)
+}
+
+/// What a manifest's hashes were taken of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PixelKind {
+    /// The exact render (as in a PNG sequence).
+    Rgb,
+    /// The colours a GIF of the render shows (its palette may be quantized).
+    Gif,
+}
+
+/// A manifest read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// Canvas width.
+    pub width: u32,
+    /// Canvas height.
+    pub height: u32,
+    /// What was hashed.
+    pub pixels: PixelKind,
+    /// Who rendered it, from what.
+    pub provenance: Option<Provenance>,
+    /// (hash, delay in centiseconds) per frame.
+    pub frames: Vec<(u64, u16)>,
+}
+
+/// An encoder that also writes each frame's hash line to a manifest.
+pub struct Hashed<E: Encoder, W: Write> {
+    inner: E,
+    out: W,
+    path: std::path::PathBuf,
+    fps: u32,
+    index: u64,
+    rgb: Vec<u8>,
+}
+
+impl<E: Encoder, W: Write> Hashed<E, W> {
+    /// Writes the manifest header to `out` and wraps `inner`. `path` names the manifest in
+    /// error messages.
+    pub fn new(
+        inner: E,
+        mut out: W,
+        path: &Path,
+        (width, height, fps): (u32, u32, u32),
+        pixels: PixelKind,
+        provenance: &Provenance,
+    ) -> Result<Self> {
+        let kind = match pixels {
+            PixelKind::Rgb => "rgb",
+            PixelKind::Gif => "gif",
+        };
+        let header =
+            format!("{MAGIC}\n# canvas: {width}x{height}\n# pixels: {kind}\n# provenance: {}\n", provenance.to_text());
+        out.write_all(header.as_bytes()).map_err(|e| io(path, e))?;
+        Ok(Hashed { inner, out, path: path.to_path_buf(), fps, index: 0, rgb: Vec::new() })
+    }
+}
+
+fn io(path: &Path, source: std::io::Error) -> Error {
+    Error::Io { path: path.to_path_buf(), source }
+}
+
+impl<E: Encoder, W: Write> Encoder for Hashed<E, W> {
+    type Pixel = E::Pixel;
+
+    fn background(&self) -> &[E::Pixel] {
+        self.inner.background()
+    }
+
+    fn write_frame(&mut self, pixels: &[E::Pixel]) -> Result<()> {
+        self.inner.write_frame(pixels)?;
+        self.rgb.clear();
+        self.inner.rgb(pixels, &mut self.rgb);
+        let hash = frame_hash(&self.rgb);
+        let delay = delay_cs(self.index, self.fps);
+        writeln!(self.out, "{:04} {hash:016x} {delay}", self.index).map_err(|e| io(&self.path, e))?;
+        self.index += 1;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        self.inner.finish()?;
+        self.out.flush().map_err(|e| io(&self.path, e))
+    }
+
+    fn rgb(&self, pixels: &[E::Pixel], out: &mut Vec<u8>) {
+        self.inner.rgb(pixels, out);
+    }
+}
+
+/// True when `bytes` start like a manifest.
+pub fn looks_like_manifest(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC.as_bytes())
+}
+
+/// Reads a manifest file.
+pub fn read(path: &Path) -> Result<Manifest> {
+    let bad = |reason: String| Error::Input { path: path.to_path_buf(), reason };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    parse(&text).map_err(bad)
+}
+
+/// Parses manifest text; the error names the line.
+pub fn parse(text: &str) -> std::result::Result<Manifest, String> {
+    let mut lines = text.lines().enumerate();
+    if lines.next().map(|(_, l)| l) != Some(MAGIC) {
+        return Err(format!("not a hash manifest: the first line must be `{MAGIC}`"));
+    }
+    let (mut size, mut pixels, mut provenance) = (None, PixelKind::Rgb, None);
+    let mut frames = Vec::new();
+    for (n, line) in lines {
+        let at = |what: &str| format!("line {}: {what}: `{line}`", n + 1);
+        if let Some(header) = line.strip_prefix("# ") {
+            let (key, value) = header.split_once(": ").ok_or_else(|| at("expected `# key: value`"))?;
+            match key {
+                "canvas" => {
+                    let (w, h) = value.split_once('x').ok_or_else(|| at("expected WIDTHxHEIGHT"))?;
+                    size = Some((w.parse().map_err(|_| at("bad width"))?, h.parse().map_err(|_| at("bad height"))?));
+                }
+                "pixels" => {
+                    pixels = match value {
+                        "rgb" => PixelKind::Rgb,
+                        "gif" => PixelKind::Gif,
+                        _ => return Err(at("expected rgb or gif")),
+                    }
+                }
+                "provenance" => provenance = Provenance::parse(value),
+                _ => {}
+            }
+            continue;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [index, hash, delay] = fields[..] else { return Err(at("expected `INDEX HASH DELAY`")) };
+        if index.parse::<usize>().ok() != Some(frames.len()) {
+            return Err(at(&format!("expected frame {}", frames.len())));
+        }
+        let hash = u64::from_str_radix(hash, 16).map_err(|_| at("bad hash"))?;
+        let delay = delay.parse().map_err(|_| at("bad delay"))?;
+        frames.push((hash, delay));
+    }
+    let (width, height) = size.ok_or("no `# canvas: WIDTHxHEIGHT` line")?;
+    Ok(Manifest { width, height, pixels, provenance, frames })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_what_it_documents() {
+        let text = "# ripple-render frame hashes v1\n# canvas: 20x10\n# pixels: gif\n\
+                    # provenance: ripple-render 0.1.0 scene=00000000000000ff\n0000 00000000000000aa 3\n0001 bb 4\n";
+        let m = parse(text).unwrap();
+        assert_eq!((m.width, m.height, m.pixels), (20, 10, PixelKind::Gif));
+        assert_eq!(m.provenance.unwrap().scene, 255);
+        assert_eq!(m.frames, vec![(0xaa, 3), (0xbb, 4)]);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read() {
+        assert!(parse("hello\n").unwrap_err().starts_with("not a hash manifest"));
+        let head = "# ripple-render frame hashes v1\n# canvas: 20x10\n";
+        assert_eq!(parse(&format!("{head}0001 aa 3\n")).unwrap_err(), "line 3: expected frame 0: `0001 aa 3`");
+        assert_eq!(parse(&format!("{head}0000 zz 3\n")).unwrap_err(), "line 3: bad hash: `0000 zz 3`");
+        assert!(parse("# ripple-render frame hashes v1\n0000 aa 3\n").is_err());
+    }
+
+    #[test]
+    fn frame_hash_is_xxh3() {
+        // XXH3-64 of the empty input, from the reference implementation's test vectors.
+        assert_eq!(frame_hash(b""), 0x2D06_8005_38D3_94C2);
+    }
+}
