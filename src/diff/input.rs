@@ -195,13 +195,19 @@ impl FrameSource for GifFrames {
             self.saved.clone_from(&self.canvas);
         }
         let height = self.canvas.len() / 4 / self.width.max(1);
+        let visible = w.min(self.width.saturating_sub(left));
         for y in 0..h.min(height.saturating_sub(top)) {
-            for x in 0..w.min(self.width.saturating_sub(left)) {
-                let src = &frame.buffer[(y * w + x) * 4..][..4];
-                // Transparent pixels leave what was there.
-                if src[3] != 0 {
-                    let at = ((top + y) * self.width + left + x) * 4;
-                    self.canvas[at..at + 4].copy_from_slice(src);
+            let src = &frame.buffer[y * w * 4..][..visible * 4];
+            let at = ((top + y) * self.width + left) * 4;
+            let dst = &mut self.canvas[at..at + visible * 4];
+            if frame.transparent.is_none() {
+                dst.copy_from_slice(src);
+                continue;
+            }
+            // Transparent pixels leave what was there.
+            for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
+                if s[3] != 0 {
+                    d.copy_from_slice(s);
                 }
             }
         }
@@ -209,8 +215,12 @@ impl FrameSource for GifFrames {
             Some((left, top, w.min(self.width.saturating_sub(left)), h.min(height.saturating_sub(top)), frame.dispose));
         let delay = frame.delay;
         // What shows where nothing was ever drawn is black.
-        let rgb =
-            self.canvas.chunks_exact(4).flat_map(|p| if p[3] == 0 { [0, 0, 0] } else { [p[0], p[1], p[2]] }).collect();
+        let mut rgb = vec![0u8; self.canvas.len() / 4 * 3];
+        for (d, p) in rgb.chunks_exact_mut(3).zip(self.canvas.chunks_exact(4)) {
+            if p[3] != 0 {
+                d.copy_from_slice(&p[..3]);
+            }
+        }
         Ok(Some(Frame { pixels: Pixels::Rgb(rgb), delay: Some(delay) }))
     }
 }

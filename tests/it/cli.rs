@@ -5,13 +5,13 @@ use std::process::Command;
 
 use crate::support::{decode_gif, read_png, root, scratch};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
-fn ripple(args: &[&str], cwd: &Path) -> Run {
+pub fn ripple(args: &[&str], cwd: &Path) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
         .args(args)
         .current_dir(cwd)
@@ -28,7 +28,7 @@ fn ripple(args: &[&str], cwd: &Path) -> Run {
 }
 
 /// Writes `scene.toml` with `body` into a fresh folder and returns the folder.
-fn scene_dir(name: &str, body: &str) -> PathBuf {
+pub fn scene_dir(name: &str, body: &str) -> PathBuf {
     let dir = scratch(name);
     std::fs::write(dir.join("scene.toml"), body).unwrap();
     dir

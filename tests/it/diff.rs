@@ -1,0 +1,236 @@
+//! `ripple-render diff`: verdicts, exit codes, reports and manifests, as CI would use them.
+
+use std::path::Path;
+
+use crate::cli_support::{ripple, scene_dir};
+use crate::support::{read_png, root, write_png};
+
+/// 24×16, 7 frames at 30 fps, one stone: small and fast, with a one-colour (exact) palette.
+const SCENE: &str =
+    "[video]\nwidth = 24\nheight = 16\nfps = 30\nframes = 7\n[[stone]]\nat = 0\nx = 12\ny = 8\nweight = 300\n";
+
+fn render(dir: &Path, args: &[&str]) {
+    let mut all = vec!["scene.toml"];
+    all.extend_from_slice(args);
+    all.push("-q");
+    let run = ripple(&all, dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn identical_renders_are_the_same() {
+    let dir = scene_dir("diff-same", SCENE);
+    render(&dir, &["-o", "a.gif"]);
+    render(&dir, &["-o", "b.gif"]);
+    let run = ripple(&["diff", "a.gif", "b.gif"], &dir);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "same: 7 frames compared, 24×16 (tolerance 0, max pixels 0)\n"));
+    // A scene is rendered in memory; it has timing, so delays are compared too.
+    assert_eq!(ripple(&["diff", "scene.toml", "a.gif"], &dir).code, 0);
+}
+
+#[test]
+fn a_gif_and_the_png_folder_of_the_same_render_are_the_same() {
+    let dir = scene_dir("diff-gif-png", SCENE);
+    render(&dir, &["-o", "a.gif"]);
+    render(&dir, &["-o", "frames/"]);
+    let run = ripple(&["diff", "a.gif", "frames"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("note: timing not compared (a PNG sequence has no delays)"), "{}", run.stdout);
+    // Also for a many-coloured scene, whose GIF palette is quantized: the scene side is shown
+    // through the same palette.
+    let pond = root().join("scenes/pond.toml");
+    let pond = pond.to_str().unwrap();
+    let run = ripple(&[pond, "-o", "pond.gif", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(ripple(&["diff", pond, "pond.gif", "-q"], &dir).code, 0);
+}
+
+#[test]
+fn one_changed_pixel_is_found_and_named() {
+    let dir = scene_dir("diff-pixel", SCENE);
+    render(&dir, &["-o", "a/"]);
+    render(&dir, &["-o", "b/"]);
+    let frame = dir.join("b/frame_0004.png");
+    let (w, h, mut rgb) = read_png(&frame);
+    rgb[(3 * w + 5) * 3] ^= 0x10; // 16 levels of red at (5, 3)
+    write_png(&frame, w, h, &rgb);
+
+    let run = ripple(&["diff", "a", "b"], &dir);
+    assert_eq!(run.code, 1);
+    let mut lines = run.stdout.lines();
+    assert_eq!(lines.next(), Some("different: 1 of 7 frames differ, the first is frame 4 (tolerance 0, max pixels 0)"));
+    let line = lines.next().unwrap();
+    assert!(line.starts_with("  frame 4: 1 pixel differs (max delta 16, PSNR "), "{line}");
+
+    // Within tolerance, or with one pixel allowed: the same.
+    assert_eq!(ripple(&["diff", "a", "b", "--tolerance", "16"], &dir).code, 0);
+    assert_eq!(ripple(&["diff", "a", "b", "--tolerance", "15"], &dir).code, 1);
+    assert_eq!(ripple(&["diff", "a", "b", "--max-pixels", "1"], &dir).code, 0);
+
+    // --quiet prints nothing; --json is one object with every frame.
+    let run = ripple(&["diff", "a", "b", "--quiet"], &dir);
+    assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (1, "", ""));
+    let run = ripple(&["diff", "a", "b", "--json"], &dir);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!((json["same"].as_bool(), json["first_differing_frame"].as_u64()), (Some(false), Some(4)));
+    let frames = json["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 7);
+    assert_eq!(frames[4]["differing_pixels"], 1);
+    assert_eq!(frames[4]["max_delta"], 16);
+    // One channel off by 16 of 24·16·3 samples: 10·log10(255²·1152 / 256).
+    let expected = 10.0 * (255.0f64 * 255.0 * 1152.0 / 256.0).log10();
+    assert!((frames[4]["psnr"].as_f64().unwrap() - expected).abs() < 1e-3);
+    assert!(frames[3]["psnr"].is_null());
+
+    // --out: a panel for the frame, a contact sheet, a heat-map GIF and the report.
+    let run = ripple(&["diff", "a", "b", "--out", "report"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.ends_with("report: 4 files in report\n"), "{}", run.stdout);
+    let (pw, ph, _) = read_png(&dir.join("report/frame_0004.png"));
+    assert_eq!((pw, ph), (24 * 3 + 4, 16));
+    assert!(dir.join("report/contact.png").exists() && dir.join("report/heat.gif").exists());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report/report.json")).unwrap()).unwrap();
+    assert_eq!(report["contact_sheet"], serde_json::json!([4]));
+}
+
+#[test]
+fn a_missing_frame_is_a_difference() {
+    let dir = scene_dir("diff-missing", SCENE);
+    render(&dir, &["-o", "a/"]);
+    render(&dir, &["-o", "b/"]);
+    std::fs::remove_file(dir.join("b/frame_0006.png")).unwrap();
+    let run = ripple(&["diff", "a", "b"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("  frame count: A has 7, B has 6\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("  frame 6: only in A\n"), "{}", run.stdout);
+}
+
+#[test]
+fn the_same_frames_with_other_delays_differ() {
+    // No events: every frame is the plain background, so only the timing differs.
+    let dir = scene_dir("diff-delays", "[video]\nwidth = 8\nheight = 8\nfps = 25\nframes = 3\n");
+    render(&dir, &["-o", "a.gif"]);
+    std::fs::write(dir.join("scene.toml"), "[video]\nwidth = 8\nheight = 8\nfps = 20\nframes = 3\n").unwrap();
+    render(&dir, &["-o", "b.gif"]);
+    let run = ripple(&["diff", "a.gif", "b.gif"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("  frame 0: delay 4 cs in A, 5 cs in B\n"), "{}", run.stdout);
+    // The scenes differ, and the renders say so.
+    assert!(run.stdout.contains("note: rendered from different scenes"), "{}", run.stdout);
+    // Without timing on one side, the pixels alone decide.
+    render(&dir, &["-o", "b/"]);
+    assert_eq!(ripple(&["diff", "a.gif", "b"], &dir).code, 0);
+}
+
+#[test]
+fn unreadable_inputs_are_usage_errors() {
+    let dir = scene_dir("diff-bad", SCENE);
+    render(&dir, &["-o", "a.gif"]);
+    std::fs::write(dir.join("broken.gif"), b"GIF89a\x10\x00").unwrap();
+    let run = ripple(&["diff", "a.gif", "broken.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: broken.gif: cannot decode it"), "{}", run.stderr);
+    std::fs::write(dir.join("notes.txt"), b"hello").unwrap();
+    let run = ripple(&["diff", "notes.txt", "a.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("not a GIF, a PNG-sequence folder, a .toml scene or a hash manifest"),
+        "{}",
+        run.stderr
+    );
+    let run = ripple(&["diff", "nothing.gif", "a.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: nothing.gif: cannot read it"), "{}", run.stderr);
+    // A truncated GIF: the frames up to the cut decode, then the error.
+    let bytes = std::fs::read(dir.join("a.gif")).unwrap();
+    std::fs::write(dir.join("cut.gif"), &bytes[..bytes.len() / 2]).unwrap();
+    assert_eq!(ripple(&["diff", "a.gif", "cut.gif"], &dir).code, 2);
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    assert_eq!(ripple(&["diff", "a.gif", "empty"], &dir).code, 2);
+}
+
+#[test]
+fn manifests_stand_in_for_renders() {
+    let dir = scene_dir("diff-manifest", SCENE);
+    render(&dir, &["-o", "a.gif", "--hashes", "a.txt"]);
+    render(&dir, &["--hashes", "only.txt"]);
+    render(&dir, &["-o", "frames/", "--hashes", "frames.txt"]);
+    for (x, y) in [
+        ("a.txt", "a.gif"),
+        ("a.gif", "a.txt"),
+        ("only.txt", "frames"),
+        ("scene.toml", "a.txt"),
+        ("frames.txt", "only.txt"),
+    ] {
+        let run = ripple(&["diff", x, y], &dir);
+        assert_eq!(run.code, 0, "{x} vs {y}: {}", run.stdout);
+    }
+    // A changed pixel changes the hash; the manifest cannot say by how much.
+    let frame = dir.join("frames/frame_0002.png");
+    let (w, h, mut rgb) = read_png(&frame);
+    rgb[0] ^= 1;
+    write_png(&frame, w, h, &rgb);
+    let run = ripple(&["diff", "only.txt", "frames", "--tolerance", "5"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("  frame 2: pixel hashes differ\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("--tolerance and --max-pixels do not apply"), "{}", run.stdout);
+    // A manifest is written whole or not at all, and never over an existing one without --force.
+    let run = ripple(&["scene.toml", "--hashes", "only.txt"], &dir);
+    assert_eq!(run.code, 2);
+    let text = std::fs::read_to_string(dir.join("only.txt")).unwrap();
+    assert!(
+        text.starts_with(
+            "# ripple-render frame hashes v1\n# canvas: 24x16\n# pixels: rgb\n# provenance: ripple-render "
+        )
+    );
+    assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 7);
+}
+
+#[test]
+fn gif_frames_are_composed_as_a_viewer_shows_them() {
+    // Frame 0 fills a 4×3 canvas; frame 1 is a 2×2 patch at (1, 1) whose first pixel is
+    // transparent (the old pixel shows through); frame 2 restores to the previous state.
+    let dir = scene_dir("diff-compose", SCENE);
+    let palette = [0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255];
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = gif::Encoder::new(&mut bytes, 4, 3, &palette).unwrap();
+        let full = gif::Frame { width: 4, height: 3, buffer: vec![1; 12].into(), ..gif::Frame::default() };
+        encoder.write_frame(&full).unwrap();
+        let patch = gif::Frame {
+            left: 1,
+            top: 1,
+            width: 2,
+            height: 2,
+            transparent: Some(3),
+            dispose: gif::DisposalMethod::Previous,
+            buffer: vec![3, 2, 2, 2].into(),
+            ..gif::Frame::default()
+        };
+        encoder.write_frame(&patch).unwrap();
+        let empty = gif::Frame {
+            left: 0,
+            top: 0,
+            width: 1,
+            height: 1,
+            transparent: Some(3),
+            buffer: vec![3].into(),
+            ..gif::Frame::default()
+        };
+        encoder.write_frame(&empty).unwrap();
+    }
+    std::fs::write(dir.join("composed.gif"), &bytes).unwrap();
+    let red = [255u8, 0, 0];
+    let green = [0u8, 255, 0];
+    let mut second: Vec<[u8; 3]> = vec![red; 12];
+    for i in [6, 9, 10] {
+        second[i] = green;
+    }
+    std::fs::create_dir(dir.join("expected")).unwrap();
+    for (i, frame) in [vec![red; 12], second, vec![red; 12]].iter().enumerate() {
+        write_png(&dir.join(format!("expected/frame_{i:04}.png")), 4, 3, frame.as_flattened());
+    }
+    let run = ripple(&["diff", "composed.gif", "expected"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
