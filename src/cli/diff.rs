@@ -116,7 +116,8 @@ fn human(s: &Summary, out: Option<&Path>, written: &[PathBuf]) -> String {
         format!("same: {} frames compared, {}×{} ({settings})\n", s.compared(), s.a.width, s.a.height)
     } else {
         let first = differing.first().map_or(String::new(), |r| format!(", the first is frame {}", r.frame));
-        format!("different: {} of {} frames differ{first} ({settings})\n", differing.len(), s.frames_a.max(s.frames_b))
+        let (count, total) = (differing.len(), s.frames_a.max(s.frames_b));
+        format!("different: {count} of {total} frames differ{first}; {} compared ({settings})\n", s.compared())
     };
     if s.frames_a != s.frames_b {
         text += &format!("  frame count: A has {}, B has {}\n", s.frames_a, s.frames_b);
