@@ -9,27 +9,139 @@ use crate::water::Heights;
 /// pixel is a background pixel, so no colour the background lacks can appear.
 pub fn refract<P: Copy>(heights: Heights<'_>, width: usize, refraction_q8: i64, background: &[P], out: &mut [P]) {
     match heights {
-        Heights::I16(h) => refract_field(h, width, refraction_q8, background, out),
-        Heights::I32(h) => refract_field(h, width, refraction_q8, background, out),
+        Heights::I16(h) => refract_i16(h, width, 0, h.len() / width, refraction_q8, background, out),
+        Heights::I32(h) => refract_i32(h, width, 0, h.len() / width, refraction_q8, background, out),
     }
 }
 
-fn refract_field<H: Copy + Into<i64>, P: Copy>(h: &[H], width: usize, r: i64, background: &[P], out: &mut [P]) {
+crate::simd::dispatch! {
+    /// Refracts rows `y0..y1` of a classic field.
+    pub(crate) fn refract_i16<P: Copy>(h: &[i16], width: usize, y0: usize, y1: usize, r: i64, background: &[P], out: &mut [P]) => refract_rows
+}
+
+crate::simd::dispatch! {
+    /// Refracts rows `y0..y1` of a spring field.
+    pub(crate) fn refract_i32<P: Copy>(h: &[i32], width: usize, y0: usize, y1: usize, r: i64, background: &[P], out: &mut [P]) => refract_rows
+}
+
+/// A height type and how a row of source indices is computed from it.
+pub(crate) trait Height: Copy + Default {
+    /// `((a - b)·r) >> 8`, exact for every a, b of the type and r in 0..=4096.
+    fn offset(a: Self, b: Self, r: i64) -> i64;
+
+    /// Source indices for the interior columns 1..w-1 of row `y`, from that row (`mid`) and the
+    /// rows above and below; `source` holds the interior only.
+    #[inline(always)]
+    fn interior_sources(mid: &[Self], up: &[Self], down: &[Self], y: usize, dims: Dims, source: &mut [u32]) {
+        let interior = source.iter_mut().zip(mid.iter().zip(&mid[2..])).zip(up[1..].iter().zip(&down[1..]));
+        for (x, ((s, (&left, &right)), (&u, &d))) in (1i64..).zip(interior) {
+            *s = dims.index(x, y as i64, Self::offset(left, right, dims.r), Self::offset(u, d, dims.r));
+        }
+    }
+}
+
+/// The canvas size and R, for index arithmetic.
+#[derive(Clone, Copy)]
+pub(crate) struct Dims {
+    width: i64,
+    height: i64,
+    r: i64,
+}
+
+impl Dims {
+    /// The background index a pixel samples, its displaced position clamped to the canvas.
+    fn index(self, x: i64, y: i64, ox: i64, oy: i64) -> u32 {
+        let sx = (x + ox).clamp(0, self.width - 1);
+        let sy = (y + oy).clamp(0, self.height - 1);
+        (sy * self.width + sx) as u32
+    }
+}
+
+impl Height for i16 {
+    fn offset(a: i16, b: i16, r: i64) -> i64 {
+        // |a - b| ≤ 65535 and r ≤ 4096, so the product fits in i32 (2.7e8 < 2.1e9).
+        i64::from(((i32::from(a) - i32::from(b)) * r as i32) >> 8)
+    }
+
+    /// All in i32 (the canvas has at most 2^26 pixels), so the loop vectorizes.
+    #[inline(always)]
+    fn interior_sources(mid: &[i16], up: &[i16], down: &[i16], y: usize, dims: Dims, source: &mut [u32]) {
+        let (w, max_x, max_y, r) = (dims.width as i32, dims.width as i32 - 1, dims.height as i32 - 1, dims.r as i32);
+        let y = y as i32;
+        let interior = source.iter_mut().zip(mid.iter().zip(&mid[2..])).zip(up[1..].iter().zip(&down[1..]));
+        for (x, ((s, (&left, &right)), (&u, &d))) in (1i32..).zip(interior) {
+            let ox = ((i32::from(left) - i32::from(right)) * r) >> 8;
+            let oy = ((i32::from(u) - i32::from(d)) * r) >> 8;
+            let sx = (x + ox).clamp(0, max_x);
+            let sy = (y + oy).clamp(0, max_y);
+            *s = (sy * w + sx) as u32;
+        }
+    }
+}
+
+impl Height for i32 {
+    fn offset(a: i32, b: i32, r: i64) -> i64 {
+        ((i64::from(a) - i64::from(b)) * r) >> 8
+    }
+
+    /// In i32 too: a slope so steep that the sample leaves any canvas (|offset| > 16384) is
+    /// clamped to one that still leaves it, which changes no clamped result but keeps `d·R`
+    /// within i32.
+    #[inline(always)]
+    fn interior_sources(mid: &[i32], up: &[i32], down: &[i32], y: usize, dims: Dims, source: &mut [u32]) {
+        let (w, max_x, max_y, r) = (dims.width as i32, dims.width as i32 - 1, dims.height as i32 - 1, dims.r as i32);
+        let limit = steep_limit(dims.r);
+        let slope = |a: i32, b: i32| (i64::from(a) - i64::from(b)).clamp(-limit, limit) as i32;
+        let y = y as i32;
+        let interior = source.iter_mut().zip(mid.iter().zip(&mid[2..])).zip(up[1..].iter().zip(&down[1..]));
+        for (x, ((s, (&left, &right)), (&u, &d))) in (1i32..).zip(interior) {
+            let ox = (slope(left, right) * r) >> 8;
+            let oy = (slope(u, d) * r) >> 8;
+            let sx = (x + ox).clamp(0, max_x);
+            let sy = (y + oy).clamp(0, max_y);
+            *s = (sy * w + sx) as u32;
+        }
+    }
+}
+
+/// The largest slope worth keeping for a given R: `limit·R ≥ 2^22 + 256`, so a clamped slope
+/// still moves the sample more than 16384 pixels, and `limit·R < 2^31`.
+fn steep_limit(r: i64) -> i64 {
+    if r == 0 { 0 } else { ((1 << 22) + 256 + r - 1) / r }
+}
+
+/// Refracts rows `y0..y1` of the canvas into `out`, which holds just those rows.
+#[inline(always)]
+pub(crate) fn refract_rows<H: Height, P: Copy>(
+    h: &[H],
+    width: usize,
+    y0: usize,
+    y1: usize,
+    r: i64,
+    background: &[P],
+    out: &mut [P],
+) {
     let height = h.len() / width;
-    let (max_x, max_y) = (width as i64 - 1, height as i64 - 1);
-    // Heights outside the canvas read as 0.
-    let at = |x: usize, y: usize| -> i64 { h[y * width + x].into() };
-    for y in 0..height {
-        for x in 0..width {
-            let left = if x > 0 { at(x - 1, y) } else { 0 };
-            let right = if x < width - 1 { at(x + 1, y) } else { 0 };
-            let up = if y > 0 { at(x, y - 1) } else { 0 };
-            let down = if y < height - 1 { at(x, y + 1) } else { 0 };
-            let ox = ((left - right) * r) >> 8;
-            let oy = ((up - down) * r) >> 8;
-            let sx = (x as i64 + ox).clamp(0, max_x) as usize;
-            let sy = (y as i64 + oy).clamp(0, max_y) as usize;
-            out[y * width + x] = background[sy * width + sx];
+    let dims = Dims { width: width as i64, height: height as i64, r };
+    // Heights outside the canvas read as 0: a row of zeros stands above and below it.
+    let zeros = vec![H::default(); width];
+    let row = |y: i64| -> &[H] {
+        if (0..height as i64).contains(&y) { &h[y as usize * width..(y as usize + 1) * width] } else { &zeros }
+    };
+    // Two passes a row: first every source index (arithmetic only), then the gather.
+    let mut source = vec![0u32; width];
+    for (y, out_row) in (y0..y1).zip(out.chunks_exact_mut(width)) {
+        let yi = y as i64;
+        let (up, mid, down) = (row(yi - 1), row(yi), row(yi + 1));
+        // The first and last columns read a 0 beyond the edge.
+        for x in [0, width - 1] {
+            let left = if x > 0 { mid[x - 1] } else { H::default() };
+            let right = if x + 1 < width { mid[x + 1] } else { H::default() };
+            source[x] = dims.index(x as i64, yi, H::offset(left, right, r), H::offset(up[x], down[x], r));
+        }
+        H::interior_sources(mid, up, down, y, dims, &mut source[1..width - 1]);
+        for (o, &i) in out_row.iter_mut().zip(&source) {
+            *o = background[i as usize];
         }
     }
 }
@@ -69,6 +181,43 @@ mod tests {
         assert_eq!(out[9], 1);
         // (1,1) itself has flat neighbours.
         assert_eq!(out[5], 5);
+    }
+
+    #[test]
+    fn the_i32_shortcut_matches_i64_arithmetic_at_the_extremes() {
+        let values = [i32::MIN, i32::MIN + 1, -(1 << 22) - 7, -70_000, -257, -1, 0, 1, 255, 65_536, 1 << 23, i32::MAX];
+        for r in [0, 1, 2, 3, 26, 255, 256, 257, 1000, 4095, 4096] {
+            let limit = steep_limit(r);
+            assert!(limit * r < (1 << 31) && (r == 0 || limit * r >= (1 << 22) + 256));
+            for &a in &values {
+                for &b in &values {
+                    for x in [0i64, 1, 5000, 16383] {
+                        let exact = (x + i32::offset(a, b, r)).clamp(0, 16383);
+                        let d = (i64::from(a) - i64::from(b)).clamp(-limit, limit) as i32;
+                        let fast = (x + i64::from((d * r as i32) >> 8)).clamp(0, 16383);
+                        assert_eq!(fast, exact, "a={a} b={b} r={r} x={x}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_avx2_and_baseline_paths_agree() {
+        let (w, h) = (37, 23);
+        let field: Vec<i32> = (0..w * h).map(|i| ((i as i64 * 2_654_435_761) % 200_001 - 100_000) as i32).collect();
+        let small: Vec<i16> = field.iter().map(|&v| (v / 4) as i16).collect();
+        let background: Vec<u32> = (0..(w * h) as u32).collect();
+        let run = |baseline: bool| {
+            crate::simd::set_baseline_only(baseline);
+            let mut a = vec![0u32; w * h];
+            let mut b = vec![0u32; w * h];
+            refract(Heights::I32(&field), w, 300, &background, &mut a);
+            refract(Heights::I16(&small), w, 300, &background, &mut b);
+            crate::simd::set_baseline_only(false);
+            (a, b)
+        };
+        assert_eq!(run(true), run(false));
     }
 
     #[test]

@@ -27,26 +27,39 @@ impl Classic {
     /// One step: `n = (sum of 4 neighbours >> 1) - prev; n -= n >> shift`, clamped to i16,
     /// written into `prev`, then the buffers swap.
     pub fn step(&mut self, shift: u32) {
-        let w = self.width;
-        for y in 1..self.height - 1 {
-            let row = y * w;
-            let up = &self.cur[row - w..row];
-            let mid = &self.cur[row..row + w];
-            let down = &self.cur[row + w..row + 2 * w];
-            let out = &mut self.prev[row..row + w];
-            for x in 1..w - 1 {
-                let sum = i32::from(mid[x - 1]) + i32::from(mid[x + 1]) + i32::from(up[x]) + i32::from(down[x]);
-                let mut n = (sum >> 1) - i32::from(out[x]);
-                n -= n >> shift;
-                out[x] = n.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
-            }
-        }
+        step_rows(&self.cur, &mut self.prev, self.width, shift);
         std::mem::swap(&mut self.cur, &mut self.prev);
     }
 
     /// The current heights, row-major.
     pub fn heights(&self) -> &[i16] {
         &self.cur
+    }
+}
+
+crate::simd::dispatch! {
+    /// Steps every interior row of `cur` into `prev`.
+    fn step_rows(cur: &[i16], prev: &mut [i16], width: usize, shift: u32) => step_rows_portable
+}
+
+#[inline(always)]
+fn step_rows_portable(cur: &[i16], prev: &mut [i16], w: usize, shift: u32) {
+    let height = cur.len() / w;
+    for y in 1..height - 1 {
+        let row = y * w;
+        // Equal-length slices for the interior of this row and its four neighbours, zipped, so
+        // the loop has no bounds checks and vectorizes.
+        let left = &cur[row..row + w - 2];
+        let right = &cur[row + 2..row + w];
+        let up = &cur[row - w + 1..row - 1];
+        let down = &cur[row + w + 1..row + 2 * w - 1];
+        let out = &mut prev[row + 1..row + w - 1];
+        for ((((o, &l), &r), &u), &d) in out.iter_mut().zip(left).zip(right).zip(up).zip(down) {
+            let sum = i32::from(l) + i32::from(r) + i32::from(u) + i32::from(d);
+            let mut n = (sum >> 1) - i32::from(*o);
+            n -= n >> shift;
+            *o = n.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+        }
     }
 }
 

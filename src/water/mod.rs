@@ -115,4 +115,26 @@ mod tests {
         // Far off the canvas: nothing, and no panic.
         assert_eq!(cells(5, 5, -65536, 65536, 256), Vec::<usize>::new());
     }
+
+    #[test]
+    fn the_avx2_and_baseline_steps_agree() {
+        let run = |model: Model, baseline: bool| {
+            crate::simd::set_baseline_only(baseline);
+            let mut water = Water::new(model, 41, 29);
+            for (i, (x, y)) in [(3, 4), (20, 14), (40, 28), (10, 25)].into_iter().enumerate() {
+                water.drop(&Drop { x, y, radius: 5, weight: 16384 - i as i64, source: Source::Rain });
+            }
+            for step in 0..60 {
+                water.step(1 + step % 15);
+            }
+            crate::simd::set_baseline_only(false);
+            match water.heights() {
+                Heights::I16(h) => h.iter().map(|&v| i32::from(v)).collect::<Vec<_>>(),
+                Heights::I32(h) => h.to_vec(),
+            }
+        };
+        for model in [Model::Classic, Model::Spring] {
+            assert_eq!(run(model, true), run(model, false), "{model:?}");
+        }
+    }
 }

@@ -27,32 +27,46 @@ impl Spring {
 
     /// One step of SPEC §4 spring, every operation wrapping in i32 and `/ 16` truncating.
     pub fn step(&mut self, shift: u32) {
-        let w = self.width;
-        for y in 1..self.height - 1 {
-            let row = y * w;
-            let up = &self.pos[row - w..row];
-            let mid = &self.pos[row..row + w];
-            let down = &self.pos[row + w..row + 2 * w];
-            let vel = &mut self.vel[row..row + w];
-            let next = &mut self.next[row..row + w];
-            for x in 1..w - 1 {
-                let orthogonal = up[x].wrapping_add(down[x]).wrapping_add(mid[x - 1]).wrapping_add(mid[x + 1]);
-                let diagonal = up[x - 1].wrapping_add(up[x + 1]).wrapping_add(down[x - 1]).wrapping_add(down[x + 1]);
-                let pull = mid[x].wrapping_mul(16).wrapping_sub(orthogonal.wrapping_mul(3).wrapping_add(diagonal));
-                let a = pull.wrapping_div(16);
-                let mut v = vel[x].wrapping_sub(a);
-                v = v.wrapping_sub(v >> shift);
-                vel[x] = v;
-                let n = mid[x].wrapping_add(v);
-                next[x] = n.wrapping_sub(n >> 8);
-            }
-        }
+        step_rows(&self.pos, &mut self.vel, &mut self.next, self.width, shift);
         std::mem::swap(&mut self.pos, &mut self.next);
     }
 
     /// The current heights, row-major.
     pub fn heights(&self) -> &[i32] {
         &self.pos
+    }
+}
+
+crate::simd::dispatch! {
+    /// Steps every interior row of `pos` (and `vel`) into `next`.
+    fn step_rows(pos: &[i32], vel: &mut [i32], next: &mut [i32], width: usize, shift: u32) => step_rows_portable
+}
+
+#[inline(always)]
+fn step_rows_portable(pos: &[i32], vel: &mut [i32], next: &mut [i32], w: usize, shift: u32) {
+    let height = pos.len() / w;
+    for y in 1..height - 1 {
+        let row = y * w;
+        let up = &pos[row - w..row];
+        let mid = &pos[row..row + w];
+        let down = &pos[row + w..row + 2 * w];
+        let vel = &mut vel[row + 1..row + w - 1];
+        let next = &mut next[row + 1..row + w - 1];
+        // Neighbours as equal-length slices over the interior columns.
+        let (n, s) = (&up[1..w - 1], &down[1..w - 1]);
+        let (west, east, centre) = (&mid[..w - 2], &mid[2..], &mid[1..w - 1]);
+        let (nw, ne, sw, se) = (&up[..w - 2], &up[2..], &down[..w - 2], &down[2..]);
+        for i in 0..w - 2 {
+            let orthogonal = n[i].wrapping_add(s[i]).wrapping_add(west[i]).wrapping_add(east[i]);
+            let diagonal = nw[i].wrapping_add(ne[i]).wrapping_add(sw[i]).wrapping_add(se[i]);
+            let pull = centre[i].wrapping_mul(16).wrapping_sub(orthogonal.wrapping_mul(3).wrapping_add(diagonal));
+            let a = pull.wrapping_div(16);
+            let mut v = vel[i].wrapping_sub(a);
+            v = v.wrapping_sub(v >> shift);
+            vel[i] = v;
+            let p = centre[i].wrapping_add(v);
+            next[i] = p.wrapping_sub(p >> 8);
+        }
     }
 }
 

@@ -58,7 +58,10 @@ fn one_changed_pixel_is_found_and_named() {
     let run = ripple(&["diff", "a", "b"], &dir);
     assert_eq!(run.code, 1);
     let mut lines = run.stdout.lines();
-    assert_eq!(lines.next(), Some("different: 1 of 7 frames differ, the first is frame 4; 7 compared (tolerance 0, max pixels 0)"));
+    assert_eq!(
+        lines.next(),
+        Some("different: 1 of 7 frames differ, the first is frame 4; 7 compared (tolerance 0, max pixels 0)")
+    );
     let line = lines.next().unwrap();
     assert!(line.starts_with("  frame 4: 1 pixel differs (max delta 16, PSNR "), "{line}");
 

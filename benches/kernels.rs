@@ -1,0 +1,61 @@
+//! Single-thread kernel speed: one classic step, one spring step, one refraction, at 640×480
+//! and 1920×1080, on water that is busy everywhere. `cargo bench --bench kernels`; the figures
+//! are recorded in BENCHMARKS.md.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ripple_render::refract::refract;
+use ripple_render::timeline::{Drop, Source};
+use ripple_render::water::{Classic, Heights, Spring};
+
+const SIZES: [(usize, usize); 2] = [(640, 480), (1920, 1080)];
+
+/// Drops on a grid, so that the whole surface moves.
+fn drops(w: usize, h: usize) -> impl Iterator<Item = Drop> {
+    (0..h as i64).step_by(37).flat_map(move |y| {
+        (0..w as i64).step_by(41).map(move |x| Drop { x, y, radius: 3, weight: 900, source: Source::Rain })
+    })
+}
+
+fn classic(w: usize, h: usize) -> Classic {
+    let mut water = Classic::new(w, h);
+    drops(w, h).for_each(|d| water.drop(&d));
+    (0..20).for_each(|_| water.step(5));
+    water
+}
+
+fn spring(w: usize, h: usize) -> Spring {
+    let mut water = Spring::new(w, h);
+    drops(w, h).for_each(|d| water.drop(&d));
+    (0..20).for_each(|_| water.step(6));
+    water
+}
+
+fn kernels(c: &mut Criterion) {
+    for (w, h) in SIZES {
+        let mut group = c.benchmark_group(format!("{w}x{h}"));
+        group.throughput(Throughput::Elements((w * h) as u64));
+        group.sample_size(30);
+
+        let mut water = classic(w, h);
+        group.bench_function("classic_step", |b| b.iter(|| water.step(black_box(5))));
+        let mut water = spring(w, h);
+        group.bench_function("spring_step", |b| b.iter(|| water.step(black_box(6))));
+
+        let background: Vec<u8> = (0..w * h).map(|i| (i * 7 % 251) as u8).collect();
+        let mut out = vec![0u8; w * h];
+        let water = classic(w, h);
+        group.bench_function("refract_classic", |b| {
+            b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &background, &mut out))
+        });
+        let water = spring(w, h);
+        group.bench_function("refract_spring", |b| {
+            b.iter(|| refract(Heights::I32(water.heights()), w, black_box(26), &background, &mut out))
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, kernels);
+criterion_main!(benches);
