@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::pool::Ordered;
 use crate::background::Background;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
@@ -21,7 +22,7 @@ pub struct Palette {
 
 impl Palette {
     /// The background's own colours when there are at most 256 (sorted, so the file does not
-    /// depend on pixel order); otherwise 256 colours chosen by NeuQuant and each pixel mapped to
+    /// depend on pixel order); otherwise 255 colours chosen by NeuQuant and each pixel mapped to
     /// its nearest.
     pub fn for_background(pixels: &[[u8; 3]]) -> Palette {
         let mut seen: HashMap<[u8; 3], u8> = HashMap::new();
@@ -40,9 +41,10 @@ impl Palette {
         Palette { colors, indices, exact: true }
     }
 
+    /// 255 colours, so that index 255 is free for transparency (frame differencing).
     fn quantized(pixels: &[[u8; 3]]) -> Palette {
         let rgba: Vec<u8> = pixels.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
-        let quant = color_quant::NeuQuant::new(10, 256, &rgba);
+        let quant = color_quant::NeuQuant::new(10, 255, &rgba);
         let colors = quant.color_map_rgb().chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
         let mut memo: HashMap<[u8; 3], u8> = HashMap::new();
         let indices = pixels
@@ -50,6 +52,11 @@ impl Palette {
             .map(|p| *memo.entry(*p).or_insert_with(|| quant.index_of(&[p[0], p[1], p[2], 255]) as u8))
             .collect();
         Palette { colors, indices, exact: false }
+    }
+
+    /// A free index for transparent pixels, if the palette leaves one.
+    pub fn transparent_index(&self) -> Option<u8> {
+        u8::try_from(self.colors.len()).ok()
     }
 }
 
@@ -61,13 +68,22 @@ pub fn delay_cs(i: u64, fps: u32) -> u16 {
 }
 
 /// Streams frames of palette indices into a GIF.
+///
+/// Each frame after the first holds only the rectangle that changed, with unchanged pixels
+/// transparent where the palette has a free index; frames are LZW-compressed on worker threads
+/// and written in order. The decoded frames are the same whatever the thread count, and so are
+/// the bytes.
 pub struct GifEncoder<W: Write> {
     encoder: ::gif::Encoder<W>,
     palette: Palette,
+    transparent: Option<u8>,
     width: u16,
     height: u16,
     fps: u32,
     written: u64,
+    previous: Option<Vec<u8>>,
+    threads: usize,
+    pool: Option<Ordered<::gif::Frame<'static>, ::gif::Frame<'static>>>,
 }
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
@@ -78,11 +94,17 @@ fn gif_error(e: ::gif::EncodingError) -> Error {
 }
 
 impl<W: Write> GifEncoder<W> {
-    /// Writes the header, the global palette and (for `loop = true`) the loop extension.
+    /// Writes the header, the global palette, the loop extension (for `loop = true`) and a
+    /// provenance comment. Frames are compressed on every core; see [`GifEncoder::threads`].
     pub fn new(writer: W, scene: &Scene, background: &Background) -> Result<Self> {
         scene.check_gif_fps()?;
         let palette = Palette::for_background(&background.pixels);
-        let flat: Vec<u8> = palette.colors.iter().flatten().copied().collect();
+        let transparent = palette.transparent_index();
+        let mut flat: Vec<u8> = palette.colors.iter().flatten().copied().collect();
+        if transparent.is_some() {
+            // The transparent slot's colour is never shown.
+            flat.extend([0, 0, 0]);
+        }
         let (width, height) = (scene.width as u16, scene.height as u16);
         let mut encoder = ::gif::Encoder::new(writer, width, height, &flat).map_err(gif_error)?;
         if scene.looping {
@@ -90,12 +112,72 @@ impl<W: Write> GifEncoder<W> {
         }
         let provenance = crate::provenance::Provenance::of(scene, background).to_text();
         encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[provenance.as_bytes()]).map_err(gif_error)?;
-        Ok(GifEncoder { encoder, palette, width, height, fps: scene.fps, written: 0 })
+        Ok(GifEncoder {
+            encoder,
+            palette,
+            transparent,
+            width,
+            height,
+            fps: scene.fps,
+            written: 0,
+            previous: None,
+            threads: super::pool::default_threads(),
+            pool: None,
+        })
+    }
+
+    /// Compresses frames on `threads` threads (1: all on the caller's thread).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
     }
 
     /// The palette the frames index into.
     pub fn palette(&self) -> &Palette {
         &self.palette
+    }
+
+    /// The part of `pixels` that differs from the previous frame, as a GIF frame to compress.
+    fn difference(&self, pixels: &[u8]) -> ::gif::Frame<'static> {
+        let (w, h) = (usize::from(self.width), usize::from(self.height));
+        let delay = delay_cs(self.written, self.fps);
+        let Some(previous) = &self.previous else {
+            return ::gif::Frame { width: self.width, height: self.height, delay, buffer: pixels.to_vec().into(), ..Default::default() };
+        };
+        // The changed rectangle: rows first, then columns within them.
+        let changed_row = |y: usize| pixels[y * w..(y + 1) * w] != previous[y * w..(y + 1) * w];
+        let Some(top) = (0..h).find(|&y| changed_row(y)) else {
+            // Nothing changed: one pixel, unchanged, carries the delay.
+            let pixel = self.transparent.unwrap_or(pixels[0]);
+            return ::gif::Frame { width: 1, height: 1, delay, transparent: self.transparent, buffer: vec![pixel].into(), ..Default::default() };
+        };
+        let bottom = (top..h).rev().find(|&y| changed_row(y)).unwrap_or(top);
+        let (mut left, mut right) = (w, 0);
+        for y in top..=bottom {
+            let (a, b) = (&pixels[y * w..(y + 1) * w], &previous[y * w..(y + 1) * w]);
+            if let Some(first) = a.iter().zip(b).position(|(p, q)| p != q) {
+                left = left.min(first);
+                right = right.max(w - 1 - a.iter().rev().zip(b.iter().rev()).position(|(p, q)| p != q).unwrap_or(0));
+            }
+        }
+        let mut buffer = Vec::with_capacity((right - left + 1) * (bottom - top + 1));
+        for y in top..=bottom {
+            let (a, b) = (&pixels[y * w + left..=y * w + right], &previous[y * w + left..=y * w + right]);
+            match self.transparent {
+                Some(t) => buffer.extend(a.iter().zip(b).map(|(&p, &q)| if p == q { t } else { p })),
+                None => buffer.extend_from_slice(a),
+            }
+        }
+        ::gif::Frame {
+            left: left as u16,
+            top: top as u16,
+            width: (right - left + 1) as u16,
+            height: (bottom - top + 1) as u16,
+            delay,
+            transparent: self.transparent,
+            buffer: buffer.into(),
+            ..Default::default()
+        }
     }
 }
 
@@ -107,23 +189,32 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
     }
 
     fn write_frame(&mut self, pixels: &[u8]) -> Result<()> {
-        let frame = ::gif::Frame {
-            width: self.width,
-            height: self.height,
-            delay: delay_cs(self.written, self.fps),
-            buffer: std::borrow::Cow::Borrowed(pixels),
-            ..::gif::Frame::default()
-        };
-        self.encoder.write_frame(&frame).map_err(gif_error)?;
+        let frame = self.difference(pixels);
+        match &mut self.previous {
+            Some(previous) => previous.copy_from_slice(pixels),
+            None => self.previous = Some(pixels.to_vec()),
+        }
         self.written += 1;
-        Ok(())
+        let threads = self.threads;
+        let pool = self.pool.get_or_insert_with(|| {
+            Ordered::new(threads, |mut frame: ::gif::Frame<'static>| {
+                frame.make_lzw_pre_encoded();
+                Ok(frame)
+            })
+        });
+        let encoder = &mut self.encoder;
+        pool.submit(frame, &mut |done| encoder.write_lzw_pre_encoded_frame(&done).map_err(gif_error))
     }
 
     fn rgb(&self, pixels: &[u8], out: &mut Vec<u8>) {
         out.extend(pixels.iter().flat_map(|&i| self.palette.colors[usize::from(i)]));
     }
 
-    fn finish(self) -> Result<()> {
+    fn finish(mut self) -> Result<()> {
+        if let Some(pool) = self.pool.take() {
+            let encoder = &mut self.encoder;
+            pool.finish(&mut |done| encoder.write_lzw_pre_encoded_frame(&done).map_err(gif_error))?;
+        }
         let mut writer = self.encoder.into_inner().map_err(gif_error)?;
         writer.flush().map_err(|source| Error::Io { path: "GIF stream".into(), source })
     }
@@ -156,15 +247,17 @@ mod tests {
         let p = Palette::for_background(&pixels);
         assert!(p.exact);
         assert_eq!(p.colors.len(), 256);
+        assert_eq!(p.transparent_index(), None);
         assert!(pixels.iter().zip(&p.indices).all(|(px, &i)| p.colors[usize::from(i)] == *px));
     }
 
     #[test]
-    fn more_than_256_colours_are_quantized_to_256() {
+    fn more_than_256_colours_are_quantized_to_255_leaving_a_transparent_slot() {
         let pixels: Vec<[u8; 3]> = (0..4096).map(|i| [(i % 64 * 4) as u8, (i / 64 * 4) as u8, 128]).collect();
         let p = Palette::for_background(&pixels);
         assert!(!p.exact);
-        assert_eq!(p.colors.len(), 256);
+        assert_eq!(p.colors.len(), 255);
+        assert_eq!(p.transparent_index(), Some(255));
         assert_eq!(p.indices.len(), pixels.len());
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod gif;
 pub mod png;
+pub mod pool;
 
 use crate::error::Result;
 

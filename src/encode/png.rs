@@ -3,6 +3,9 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
+use super::pool::Ordered;
 use crate::background::Background;
 use crate::error::{Error, Result};
 use crate::provenance::Provenance;
@@ -18,30 +21,53 @@ pub fn frame_name(i: u64, frames: u64) -> String {
     format!("frame_{i:0width$}.png", width = digits(frames))
 }
 
-/// Writes one PNG file per frame into a folder that already exists.
+/// Writes one PNG file per frame into a folder that already exists, encoding frames on worker
+/// threads (each file is independent, so the bytes do not depend on the thread count).
 pub struct PngSequence {
     dir: PathBuf,
-    provenance: String,
+    provenance: Arc<str>,
     background: Vec<[u8; 3]>,
     width: u32,
     height: u32,
     frames: u64,
     written: u64,
+    threads: usize,
+    pool: Option<Ordered<(PathBuf, Vec<[u8; 3]>), ()>>,
 }
 
 impl PngSequence {
-    /// A sequence of `frames` frames written into `dir`.
+    /// A sequence of the scene's frames written into `dir`, on every core.
     pub fn new(dir: &Path, scene: &Scene, background: &Background) -> Self {
         PngSequence {
             dir: dir.to_path_buf(),
-            provenance: Provenance::of(scene, background).to_text(),
+            provenance: Provenance::of(scene, background).to_text().into(),
             background: background.pixels.clone(),
             width: background.width as u32,
             height: background.height as u32,
             frames: scene.frames,
             written: 0,
+            threads: super::pool::default_threads(),
+            pool: None,
         }
     }
+
+    /// Encodes frames on `threads` threads (1: all on the caller's thread).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+}
+
+/// Writes one frame's file.
+fn write_file(path: &Path, width: u32, height: u32, pixels: &[[u8; 3]], comment: &str) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut out = BufWriter::new(file);
+    write_png(&mut out, width, height, pixels, Some(comment)).map_err(|e| match e {
+        png::EncodingError::IoError(source) => io(source),
+        other => Error::Encode(other.to_string()),
+    })?;
+    out.flush().map_err(io)
 }
 
 /// Encodes one RGB frame as a PNG into `out`, with `comment` as a `Comment` text chunk.
@@ -73,20 +99,22 @@ impl super::Encoder for PngSequence {
 
     fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
         let path = self.dir.join(frame_name(self.written, self.frames));
-        let io = |source| Error::Io { path: path.clone(), source };
-        let file = std::fs::File::create(&path).map_err(io)?;
-        let mut out = BufWriter::new(file);
-        write_png(&mut out, self.width, self.height, pixels, Some(&self.provenance)).map_err(|e| match e {
-            png::EncodingError::IoError(source) => io(source),
-            other => Error::Encode(other.to_string()),
-        })?;
-        out.flush().map_err(io)?;
         self.written += 1;
-        Ok(())
+        let (width, height, threads) = (self.width, self.height, self.threads);
+        let provenance = self.provenance.clone();
+        let pool = self.pool.get_or_insert_with(|| {
+            Ordered::new(threads, move |(path, pixels): (PathBuf, Vec<[u8; 3]>)| {
+                write_file(&path, width, height, &pixels, &provenance)
+            })
+        });
+        pool.submit((path, pixels.to_vec()), &mut |()| Ok(()))
     }
 
-    fn finish(self) -> Result<()> {
-        Ok(())
+    fn finish(mut self) -> Result<()> {
+        match self.pool.take() {
+            Some(pool) => pool.finish(&mut |()| Ok(())),
+            None => Ok(()),
+        }
     }
 
     fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {
