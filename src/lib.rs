@@ -34,6 +34,7 @@ pub mod water;
 
 use std::io::Write;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 pub use background::Background;
 pub use encode::Encoder;
@@ -115,23 +116,48 @@ impl Simulation {
     }
 }
 
+/// Where a render's time went: each stage's own work, in seconds of work (encoding on several
+/// threads adds up their times).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    /// Frames output.
+    pub frames: u64,
+    /// Applying events and stepping the water, pre-roll included.
+    pub simulate: Duration,
+    /// Refracting the background into frames.
+    pub refract: Duration,
+    /// Compressing frames.
+    pub encode: Duration,
+    /// Writing bytes.
+    pub write: Duration,
+}
+
 /// Renders every frame of `scene` into `encoder`, in order, then finishes it: the pipeline
 /// scene → timeline → water → refraction → encoder.
 ///
-/// Frames stream: memory holds the water, the background and one frame, whatever the length.
-pub fn render<E: Encoder>(scene: &Scene, mut encoder: E, progress: &mut dyn FnMut(Progress)) -> Result<()> {
+/// Frames stream: memory holds the water, the background and a few frames, whatever the length.
+pub fn render<E: Encoder>(scene: &Scene, mut encoder: E, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
     let mut simulation = Simulation::new(scene);
     let mut frame = encoder.background().to_vec();
-    let mut rendered = 0;
-    while let Some(k) = simulation.advance() {
+    let mut stats = Stats::default();
+    loop {
+        let started = Instant::now();
+        let Some(k) = simulation.advance() else { break };
+        stats.simulate += started.elapsed();
         if k >= scene.first_frame {
+            let started = Instant::now();
             simulation.refract_into(encoder.background(), &mut frame);
+            stats.refract += started.elapsed();
+            // The encoder counts its own time (on whichever thread it works).
             encoder.write_frame(&frame)?;
-            rendered += 1;
+            stats.frames += 1;
         }
-        progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered });
+        progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
     }
-    encoder.finish()
+    let times = encoder.finish()?;
+    stats.encode = times.encode;
+    stats.write = times.write;
+    Ok(stats)
 }
 
 /// Renders `scene` as an animated GIF into `writer` (a file, or a `Vec<u8>` in memory).
@@ -141,7 +167,7 @@ pub fn render_gif<W: Write>(
     writer: W,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<()> {
-    render(scene, encode::gif::GifEncoder::new(writer, scene, background)?, progress)
+    render(scene, encode::gif::GifEncoder::new(writer, scene, background)?, progress).map(drop)
 }
 
 /// Renders `scene` as PNG files `frame_0000.png`, … into the existing folder `dir`.
@@ -151,5 +177,5 @@ pub fn render_png_sequence(
     dir: &Path,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<()> {
-    render(scene, encode::png::PngSequence::new(dir, scene, background), progress)
+    render(scene, encode::png::PngSequence::new(dir, scene, background), progress).map(drop)
 }

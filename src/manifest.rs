@@ -16,8 +16,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::encode::Encoder;
+use std::time::Instant;
+
 use crate::encode::gif::delay_cs;
+use crate::encode::{EncodeTimes, Encoder};
 use crate::error::{Error, Result};
 use crate::provenance::Provenance;
 
@@ -106,9 +108,12 @@ impl<E: Encoder, W: Write> Encoder for Hashed<E, W> {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<()> {
-        self.inner.finish()?;
-        self.out.flush().map_err(|e| io(&self.path, e))
+    fn finish(mut self) -> Result<EncodeTimes> {
+        let mut times = self.inner.finish()?;
+        let started = Instant::now();
+        self.out.flush().map_err(|e| io(&self.path, e))?;
+        times.write += started.elapsed();
+        Ok(times)
     }
 
     fn rgb(&self, pixels: &[E::Pixel], out: &mut Vec<u8>) {

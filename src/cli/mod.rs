@@ -67,6 +67,15 @@ struct Cli {
     /// Print nothing but errors: no progress bar, no summary.
     #[arg(short, long)]
     quiet: bool,
+
+    /// Encode frames on N threads (default: every core). The output is the same for any N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
+
+    /// After the render, print one JSON line to stderr: frames and the seconds spent in each
+    /// stage (simulate_s, refract_s, encode_s, write_s, total_s).
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -153,6 +162,8 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 hashes: cli.hashes.as_deref(),
                 force: cli.force,
                 quiet: cli.quiet,
+                threads: cli.threads.map_or_else(ripple_render::encode::pool::default_threads, usize::from),
+                stats: cli.stats,
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }

@@ -12,7 +12,7 @@ use ripple_render::encode::{Discard, Encoder};
 use ripple_render::manifest::{Hashed, PixelKind};
 use ripple_render::output::{self, Format, Staged};
 use ripple_render::provenance::Provenance;
-use ripple_render::{Background, Error, Progress, Scene};
+use ripple_render::{Background, Error, Progress, Scene, Stats};
 
 /// What to render, from the command line.
 pub struct Request<'a> {
@@ -22,6 +22,8 @@ pub struct Request<'a> {
     pub hashes: Option<&'a Path>,
     pub force: bool,
     pub quiet: bool,
+    pub threads: usize,
+    pub stats: bool,
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
@@ -50,11 +52,17 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         }
         bar.set_position(p.simulated);
     };
-    let rendered =
-        encode(&scene, &background, format, staged_output.as_ref(), staged_hashes.as_ref(), &mut on_progress);
+    let rendered = encode(
+        &scene,
+        &background,
+        format,
+        (staged_output.as_ref(), staged_hashes.as_ref()),
+        request.threads,
+        &mut on_progress,
+    );
     bar.finish_and_clear();
     // I/O errors inside a temporary file are reported against its real target.
-    rendered.map_err(|e| match e {
+    let stats = rendered.map_err(|e| match e {
         Error::Io { path, source } => {
             let target = [&staged_output, &staged_hashes]
                 .into_iter()
@@ -66,9 +74,23 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         other => other,
     })?;
     let mut written = Vec::new();
+    let started_commit = Instant::now();
     for staged in [staged_output, staged_hashes].into_iter().flatten() {
         written.push(staged.target().display().to_string());
         staged.commit()?;
+    }
+    if request.stats {
+        let write = stats.write + started_commit.elapsed();
+        eprintln!(
+            "{{\"frames\":{},\"simulate_s\":{:.6},\"refract_s\":{:.6},\"encode_s\":{:.6},\"write_s\":{:.6},\"total_s\":{:.6},\"threads\":{}}}",
+            stats.frames,
+            stats.simulate.as_secs_f64(),
+            stats.refract.as_secs_f64(),
+            stats.encode.as_secs_f64(),
+            write.as_secs_f64(),
+            started.elapsed().as_secs_f64(),
+            request.threads
+        );
     }
     if !request.quiet {
         eprintln!(
@@ -88,20 +110,20 @@ fn encode(
     scene: &Scene,
     background: &Background,
     format: Option<Format>,
-    output: Option<&Staged>,
-    hashes: Option<&Staged>,
+    (output, hashes): (Option<&Staged>, Option<&Staged>),
+    threads: usize,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(), Error> {
+) -> Result<Stats, Error> {
     let manifest = hashes.map(|h| (h, Provenance::of(scene, background)));
     match (format, output) {
         (Some(Format::Gif), Some(out)) => {
             let file =
                 std::fs::File::create(out.path()).map_err(|source| Error::Io { path: out.path().into(), source })?;
-            let gif = GifEncoder::new(BufWriter::with_capacity(1 << 20, file), scene, background)?;
+            let gif = GifEncoder::new(BufWriter::with_capacity(1 << 20, file), scene, background)?.threads(threads);
             with_manifest(scene, gif, manifest, PixelKind::Gif, progress)
         }
         (Some(Format::PngSequence), Some(out)) => {
-            let png = PngSequence::new(out.path(), scene, background);
+            let png = PngSequence::new(out.path(), scene, background).threads(threads);
             with_manifest(scene, png, manifest, PixelKind::Rgb, progress)
         }
         _ => with_manifest(scene, Discard::new(background), manifest, PixelKind::Rgb, progress),
@@ -115,7 +137,7 @@ fn with_manifest<E: Encoder>(
     manifest: Option<(&Staged, Provenance)>,
     kind: PixelKind,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(), Error> {
+) -> Result<Stats, Error> {
     let Some((staged, provenance)) = manifest else {
         return ripple_render::render(scene, encoder, progress);
     };

@@ -4,6 +4,9 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+use std::time::{Duration, Instant};
+
+use super::EncodeTimes;
 use super::pool::Ordered;
 use crate::background::Background;
 use crate::error::{Error, Result};
@@ -83,7 +86,8 @@ pub struct GifEncoder<W: Write> {
     written: u64,
     previous: Option<Vec<u8>>,
     threads: usize,
-    pool: Option<Ordered<::gif::Frame<'static>, ::gif::Frame<'static>>>,
+    pool: Option<Ordered<::gif::Frame<'static>, (::gif::Frame<'static>, Duration)>>,
+    times: EncodeTimes,
 }
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
@@ -123,6 +127,7 @@ impl<W: Write> GifEncoder<W> {
             previous: None,
             threads: super::pool::default_threads(),
             pool: None,
+            times: EncodeTimes::default(),
         })
     }
 
@@ -142,14 +147,27 @@ impl<W: Write> GifEncoder<W> {
         let (w, h) = (usize::from(self.width), usize::from(self.height));
         let delay = delay_cs(self.written, self.fps);
         let Some(previous) = &self.previous else {
-            return ::gif::Frame { width: self.width, height: self.height, delay, buffer: pixels.to_vec().into(), ..Default::default() };
+            return ::gif::Frame {
+                width: self.width,
+                height: self.height,
+                delay,
+                buffer: pixels.to_vec().into(),
+                ..Default::default()
+            };
         };
         // The changed rectangle: rows first, then columns within them.
         let changed_row = |y: usize| pixels[y * w..(y + 1) * w] != previous[y * w..(y + 1) * w];
         let Some(top) = (0..h).find(|&y| changed_row(y)) else {
             // Nothing changed: one pixel, unchanged, carries the delay.
             let pixel = self.transparent.unwrap_or(pixels[0]);
-            return ::gif::Frame { width: 1, height: 1, delay, transparent: self.transparent, buffer: vec![pixel].into(), ..Default::default() };
+            return ::gif::Frame {
+                width: 1,
+                height: 1,
+                delay,
+                transparent: self.transparent,
+                buffer: vec![pixel].into(),
+                ..Default::default()
+            };
         };
         let bottom = (top..h).rev().find(|&y| changed_row(y)).unwrap_or(top);
         let (mut left, mut right) = (w, 0);
@@ -189,35 +207,54 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
     }
 
     fn write_frame(&mut self, pixels: &[u8]) -> Result<()> {
+        let started = Instant::now();
         let frame = self.difference(pixels);
         match &mut self.previous {
             Some(previous) => previous.copy_from_slice(pixels),
             None => self.previous = Some(pixels.to_vec()),
         }
         self.written += 1;
+        self.times.encode += started.elapsed();
         let threads = self.threads;
         let pool = self.pool.get_or_insert_with(|| {
             Ordered::new(threads, |mut frame: ::gif::Frame<'static>| {
+                let started = Instant::now();
                 frame.make_lzw_pre_encoded();
-                Ok(frame)
+                Ok((frame, started.elapsed()))
             })
         });
-        let encoder = &mut self.encoder;
-        pool.submit(frame, &mut |done| encoder.write_lzw_pre_encoded_frame(&done).map_err(gif_error))
+        let (encoder, times) = (&mut self.encoder, &mut self.times);
+        pool.submit(frame, &mut |done| write_compressed(encoder, times, done))
     }
 
     fn rgb(&self, pixels: &[u8], out: &mut Vec<u8>) {
         out.extend(pixels.iter().flat_map(|&i| self.palette.colors[usize::from(i)]));
     }
 
-    fn finish(mut self) -> Result<()> {
+    fn finish(mut self) -> Result<EncodeTimes> {
         if let Some(pool) = self.pool.take() {
-            let encoder = &mut self.encoder;
-            pool.finish(&mut |done| encoder.write_lzw_pre_encoded_frame(&done).map_err(gif_error))?;
+            let (encoder, times) = (&mut self.encoder, &mut self.times);
+            pool.finish(&mut |done| write_compressed(encoder, times, done))?;
         }
+        let started = Instant::now();
         let mut writer = self.encoder.into_inner().map_err(gif_error)?;
-        writer.flush().map_err(|source| Error::Io { path: "GIF stream".into(), source })
+        writer.flush().map_err(|source| Error::Io { path: "GIF stream".into(), source })?;
+        self.times.write += started.elapsed();
+        Ok(self.times)
     }
+}
+
+/// Writes one compressed frame, counting the compression and the writing.
+fn write_compressed<W: Write>(
+    encoder: &mut ::gif::Encoder<W>,
+    times: &mut EncodeTimes,
+    (frame, compressing): (::gif::Frame<'static>, Duration),
+) -> Result<()> {
+    times.encode += compressing;
+    let started = Instant::now();
+    encoder.write_lzw_pre_encoded_frame(&frame).map_err(gif_error)?;
+    times.write += started.elapsed();
+    Ok(())
 }
 
 #[cfg(test)]

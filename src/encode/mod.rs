@@ -5,7 +5,25 @@ pub mod gif;
 pub mod png;
 pub mod pool;
 
+use std::time::Duration;
+
 use crate::error::Result;
+
+/// Time an encoder spent in its own work, summed over every thread that did it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EncodeTimes {
+    /// Compressing frames (LZW, deflate) and preparing them.
+    pub encode: Duration,
+    /// Writing bytes to the output.
+    pub write: Duration,
+}
+
+impl std::ops::AddAssign for EncodeTimes {
+    fn add_assign(&mut self, other: EncodeTimes) {
+        self.encode += other.encode;
+        self.write += other.write;
+    }
+}
 
 /// A destination for rendered frames, fed in order.
 pub trait Encoder {
@@ -18,8 +36,8 @@ pub trait Encoder {
     /// Encodes the next frame (full canvas, row-major).
     fn write_frame(&mut self, pixels: &[Self::Pixel]) -> Result<()>;
 
-    /// Completes the output (trailer, flush).
-    fn finish(self) -> Result<()>;
+    /// Completes the output (trailer, flush) and says where the time went.
+    fn finish(self) -> Result<EncodeTimes>;
 
     /// Appends the RGB bytes a viewer of the output sees for `pixels` (a GIF shows its palette).
     fn rgb(&self, pixels: &[Self::Pixel], out: &mut Vec<u8>);
@@ -48,8 +66,8 @@ impl Encoder for Discard {
         Ok(())
     }
 
-    fn finish(self) -> Result<()> {
-        Ok(())
+    fn finish(self) -> Result<EncodeTimes> {
+        Ok(EncodeTimes::default())
     }
 
     fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {

@@ -1,10 +1,12 @@
 //! PNG-sequence output (SPEC §6.2): `frame_0000.png`, … of 8-bit RGB in one folder.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
+use std::time::Instant;
 
+use super::EncodeTimes;
 use super::pool::Ordered;
 use crate::background::Background;
 use crate::error::{Error, Result};
@@ -32,7 +34,8 @@ pub struct PngSequence {
     frames: u64,
     written: u64,
     threads: usize,
-    pool: Option<Ordered<(PathBuf, Vec<[u8; 3]>), ()>>,
+    pool: Option<Ordered<(PathBuf, Vec<[u8; 3]>), EncodeTimes>>,
+    times: EncodeTimes,
 }
 
 impl PngSequence {
@@ -48,6 +51,7 @@ impl PngSequence {
             written: 0,
             threads: super::pool::default_threads(),
             pool: None,
+            times: EncodeTimes::default(),
         }
     }
 
@@ -58,16 +62,15 @@ impl PngSequence {
     }
 }
 
-/// Writes one frame's file.
-fn write_file(path: &Path, width: u32, height: u32, pixels: &[[u8; 3]], comment: &str) -> Result<()> {
-    let io = |source| Error::Io { path: path.to_path_buf(), source };
-    let file = std::fs::File::create(path).map_err(io)?;
-    let mut out = BufWriter::new(file);
-    write_png(&mut out, width, height, pixels, Some(comment)).map_err(|e| match e {
-        png::EncodingError::IoError(source) => io(source),
-        other => Error::Encode(other.to_string()),
-    })?;
-    out.flush().map_err(io)
+/// Writes one frame's file: encoded in memory first, so encoding and writing are timed apart.
+fn write_file(path: &Path, width: u32, height: u32, pixels: &[[u8; 3]], comment: &str) -> Result<EncodeTimes> {
+    let started = Instant::now();
+    let mut bytes = Vec::with_capacity(pixels.len() * 3 / 2);
+    write_png(&mut bytes, width, height, pixels, Some(comment)).map_err(|e| Error::Encode(e.to_string()))?;
+    let encode = started.elapsed();
+    let started = Instant::now();
+    std::fs::write(path, &bytes).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    Ok(EncodeTimes { encode, write: started.elapsed() })
 }
 
 /// Encodes one RGB frame as a PNG into `out`, with `comment` as a `Comment` text chunk.
@@ -107,14 +110,22 @@ impl super::Encoder for PngSequence {
                 write_file(&path, width, height, &pixels, &provenance)
             })
         });
-        pool.submit((path, pixels.to_vec()), &mut |()| Ok(()))
+        let times = &mut self.times;
+        pool.submit((path, pixels.to_vec()), &mut |t| {
+            *times += t;
+            Ok(())
+        })
     }
 
-    fn finish(mut self) -> Result<()> {
-        match self.pool.take() {
-            Some(pool) => pool.finish(&mut |()| Ok(())),
-            None => Ok(()),
+    fn finish(mut self) -> Result<EncodeTimes> {
+        if let Some(pool) = self.pool.take() {
+            let times = &mut self.times;
+            pool.finish(&mut |t| {
+                *times += t;
+                Ok(())
+            })?;
         }
+        Ok(self.times)
     }
 
     fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {

@@ -309,3 +309,38 @@ fn canvas_defaults_to_the_image_size_per_key() {
     let p = plan(&dir);
     assert_eq!((p["width"].as_u64(), p["height"].as_u64()), (Some(320), Some(240)));
 }
+
+#[test]
+fn any_thread_count_gives_the_same_bytes() {
+    let dir = scene_dir("threads", &std::fs::read_to_string(root().join("scenes/pond.toml")).unwrap());
+    std::fs::copy(root().join("scenes/pool.png"), dir.join("pool.png")).unwrap();
+    for t in ["1", "3"] {
+        let run = ripple(&["scene.toml", "-o", &format!("t{t}.gif"), "--threads", t, "-q"], &dir);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let run = ripple(&["scene.toml", "-o", &format!("t{t}/"), "--threads", t, "-q"], &dir);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    assert_eq!(std::fs::read(dir.join("t1.gif")).unwrap(), std::fs::read(dir.join("t3.gif")).unwrap());
+    for i in 0..100 {
+        let name = format!("frame_{i:04}.png");
+        assert_eq!(
+            std::fs::read(dir.join("t1").join(&name)).unwrap(),
+            std::fs::read(dir.join("t3").join(&name)).unwrap()
+        );
+    }
+    assert_eq!(ripple(&["scene.toml", "-o", "x.gif", "--threads", "0"], &dir).code, 2);
+}
+
+#[test]
+fn stats_are_one_json_line() {
+    let dir = scene_dir("stats", SMALL);
+    let run = ripple(&["scene.toml", "-o", "out.gif", "--stats", "-q"], &dir);
+    assert_eq!(run.code, 0);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    let stats: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(stats["frames"], 7);
+    for key in ["simulate_s", "refract_s", "encode_s", "write_s", "total_s"] {
+        assert!(stats[key].as_f64().is_some_and(|s| s >= 0.0), "{key} in {}", lines[0]);
+    }
+}

@@ -38,8 +38,8 @@ impl Encoder for Collector<'_> {
         Ok(())
     }
 
-    fn finish(self) -> Result<()> {
-        Ok(())
+    fn finish(self) -> Result<ripple_render::encode::EncodeTimes> {
+        Ok(Default::default())
     }
 
     fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {
