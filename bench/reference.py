@@ -167,19 +167,26 @@ def events(sc, rain_events):
 
 
 def apply_drop(field, e, w, h):
+    """Sets the interior cells strictly inside the circle, working on its bounding box only."""
     _, x, y, r, weight, _ = e
-    ys, xs = np.ogrid[0:h, 0:w]
+    x0, x1 = max(1, x - r + 1), min(w - 2, x + r - 1)
+    y0, y1 = max(1, y - r + 1), min(h - 2, y + r - 1)
+    if x0 > x1 or y0 > y1:
+        return
+    ys, xs = np.ogrid[y0:y1 + 1, x0:x1 + 1]
     mask = (xs - x) ** 2 + (ys - y) ** 2 < r * r
-    mask[0, :] = mask[-1, :] = False
-    mask[:, 0] = mask[:, -1] = False
-    field[mask] = -weight
+    field[y0:y1 + 1, x0:x1 + 1][mask] = -weight
 
 
 def classic_step(cur, prev, shift):
-    c = cur.astype(np.int32)
-    n = ((c[1:-1, :-2] + c[1:-1, 2:] + c[:-2, 1:-1] + c[2:, 1:-1]) >> 1) - prev[1:-1, 1:-1].astype(np.int32)
-    n = n - (n >> shift)
-    prev[1:-1, 1:-1] = np.clip(n, -32768, 32767).astype(np.int16)
+    """Classic step on int32 arrays that hold i16 values (clamped every step, so no wrapping)."""
+    n = cur[1:-1, :-2] + cur[1:-1, 2:]
+    n += cur[:-2, 1:-1]
+    n += cur[2:, 1:-1]
+    n >>= 1
+    n -= prev[1:-1, 1:-1]
+    n -= n >> shift
+    np.clip(n, -32768, 32767, out=prev[1:-1, 1:-1])
     return prev, cur
 
 
@@ -188,39 +195,53 @@ def spring_step(pos, nxt, vel, shift):
         p = pos
         orth = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]
         diag = p[:-2, :-2] + p[:-2, 2:] + p[2:, :-2] + p[2:, 2:]
-        pull = (np.int32(16) * p[1:-1, 1:-1] - (np.int32(3) * orth + diag)).astype(np.int64)
-        a = (np.sign(pull) * (np.abs(pull) // 16)).astype(np.int32)
-        v = vel[1:-1, 1:-1] - a
-        v = v - (v >> shift)
+        pull = np.int32(16) * p[1:-1, 1:-1] - (np.int32(3) * orth + diag)
+        # Truncating division by 16 in int32: floor division, plus one where negative and inexact.
+        a = (pull >> 4) + ((pull < 0) & ((pull & 15) != 0))
+        v = vel[1:-1, 1:-1] - a.astype(np.int32)
+        v -= v >> shift
         vel[1:-1, 1:-1] = v
         n = p[1:-1, 1:-1] + v
         nxt[1:-1, 1:-1] = n - (n >> 8)
     return nxt, pos
 
 
-def refract(hf, R, bg):
-    h, w = hf.shape
-    pad = np.zeros((h + 2, w + 2), dtype=np.int64)
-    pad[1:-1, 1:-1] = hf
-    dx = pad[1:-1, :-2] - pad[1:-1, 2:]
-    dy = pad[:-2, 1:-1] - pad[2:, 1:-1]
-    ox = (dx * R) >> 8
-    oy = (dy * R) >> 8
-    ys, xs = np.mgrid[0:h, 0:w]
-    sx = np.clip(xs + ox, 0, w - 1)
-    sy = np.clip(ys + oy, 0, h - 1)
-    return bg[sy, sx]
+class Refractor:
+    """Refraction with everything that does not change between frames computed once."""
+
+    def __init__(self, bg, R, wide):
+        """`wide`: spring heights need int64 slopes; classic ones fit int32 (|d·R| < 2^31)."""
+        h, w = bg.shape[:2]
+        self.w, self.h, self.R = w, h, R
+        rgbx = np.zeros((h * w, 4), np.uint8)
+        rgbx[:, :3] = bg.reshape(-1, 3)
+        self.packed = rgbx.view(np.uint32).ravel()
+        kind = np.int64 if wide else np.int32
+        self.xs = np.arange(w, dtype=kind)[None, :]
+        self.ys = np.arange(h, dtype=kind)[:, None]
+        self.pad = np.zeros((h + 2, w + 2), kind)
+
+    def __call__(self, hf):
+        w, h, pad = self.w, self.h, self.pad
+        pad[1:-1, 1:-1] = hf
+        ox = ((pad[1:-1, :-2] - pad[1:-1, 2:]) * self.R) >> 8
+        oy = ((pad[:-2, 1:-1] - pad[2:, 1:-1]) * self.R) >> 8
+        ox += self.xs
+        oy += self.ys
+        np.clip(ox, 0, w - 1, out=ox)
+        np.clip(oy, 0, h - 1, out=oy)
+        oy *= w
+        oy += ox
+        return self.packed[oy].view(np.uint8).reshape(h, w, 4)[:, :, :3]
 
 
 def frames(sc, rain_events):
     w, h = sc["w"], sc["h"]
-    bg = background(sc)
+    refract = Refractor(background(sc), sc["R"], wide=sc["model"] == "spring")
     per = events(sc, rain_events)
     shift = sc["shift"]
-    if sc["model"] == "classic":
-        a, b = np.zeros((h, w), np.int16), np.zeros((h, w), np.int16)
-    else:
-        a, b, vel = (np.zeros((h, w), np.int32) for _ in range(3))
+    a, b = np.zeros((h, w), np.int32), np.zeros((h, w), np.int32)
+    vel = np.zeros((h, w), np.int32)
     for k in range(sc["k0"] + sc["n"]):
         for e in per.get(k, []):
             if e[0] == "damping":
@@ -233,7 +254,7 @@ def frames(sc, rain_events):
             else:
                 a, b = spring_step(a, b, vel, shift)
         if k >= sc["k0"]:
-            yield k, refract(a, sc["R"], bg)
+            yield k, refract(a)
 
 
 def plan_json(binary, scene):

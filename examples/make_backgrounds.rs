@@ -1,5 +1,6 @@
-//! Draws the background pictures of the example scenes (`scenes/*.png`), so that every asset in
-//! the repository is made by the project itself: `cargo run --example make_backgrounds`.
+//! Draws the background pictures of the example scenes (`scenes/*.png`) and of the benchmark
+//! (`bench/photo.png`), so that every asset in the repository is made by the project itself:
+//! `cargo run --example make_backgrounds`.
 
 use std::f64::consts::PI;
 use std::path::Path;
@@ -9,6 +10,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     save(&dir.join("pool.png"), 256, 192, pool)?;
     save(&dir.join("koi.png"), 96, 64, koi)?;
     println!("wrote {}/pool.png and koi.png", dir.display());
+    // The benchmark's photo-like picture: the pool at 640×480, thousands of colours.
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/photo.png");
+    save(&bench, 640, 480, pool)?;
+    println!("wrote {}", bench.display());
     Ok(())
 }
 

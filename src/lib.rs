@@ -57,6 +57,7 @@ pub struct Progress {
 
 /// The water of a scene advanced frame by frame, pre-roll included.
 pub struct Simulation {
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     timeline: Timeline,
     water: Water,
     damping_shift: u32,
@@ -71,6 +72,7 @@ impl Simulation {
     /// Still water before frame 0.
     pub fn new(scene: &Scene) -> Self {
         Simulation {
+            pool: None,
             timeline: Timeline::new(scene),
             water: Water::new(scene.water.model, scene.width as usize, scene.height as usize),
             damping_shift: scene.water.damping_shift,
@@ -80,6 +82,14 @@ impl Simulation {
             refraction_q8: scene.water.refraction_q8,
             events: Vec::new(),
         }
+    }
+
+    /// Steps and refracts on `threads` threads, in bands of rows (the same result as one).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.pool = (threads > 1)
+            .then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok().map(std::sync::Arc::new))
+            .flatten();
+        self
     }
 
     /// Simulates the next frame (its events, then its steps) and returns its number, or `None`
@@ -93,19 +103,22 @@ impl Simulation {
             }
         }
         for _ in 0..self.steps_per_frame {
-            self.water.step(self.damping_shift);
+            self.water.step(self.damping_shift, self.pool.as_deref());
         }
         Some(k)
     }
 
     /// Draws the current frame: `background` refracted by the water, into `out`.
-    pub fn refract_into<P: Copy>(&self, background: &[P], out: &mut [P]) {
-        refract::refract(self.water.heights(), self.width, self.refraction_q8, background, out);
+    pub fn refract_into<P: Copy + Send + Sync>(&self, background: &[P], out: &mut [P]) {
+        let (heights, width, r) = (self.water.heights(), self.width, self.refraction_q8);
+        water::for_bands(out, width, self.pool.as_deref(), |band, y0| {
+            refract::refract_band(heights, width, r, background, band, y0);
+        });
     }
 
     /// Advances past any pre-roll to the next output frame and draws it; returns the output
     /// frame's index (0-based), or `None` after the last.
-    pub fn next_frame_into<P: Copy>(&mut self, background: &[P], out: &mut [P]) -> Option<u64> {
+    pub fn next_frame_into<P: Copy + Send + Sync>(&mut self, background: &[P], out: &mut [P]) -> Option<u64> {
         loop {
             let k = self.advance()?;
             if k >= self.first_frame {
@@ -136,8 +149,18 @@ pub struct Stats {
 /// scene → timeline → water → refraction → encoder.
 ///
 /// Frames stream: memory holds the water, the background and a few frames, whatever the length.
-pub fn render<E: Encoder>(scene: &Scene, mut encoder: E, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
-    let mut simulation = Simulation::new(scene);
+pub fn render<E: Encoder>(scene: &Scene, encoder: E, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
+    render_threads(scene, encoder, encode::pool::default_threads(), progress)
+}
+
+/// [`render`], stepping and refracting on `threads` threads (the encoder has its own setting).
+pub fn render_threads<E: Encoder>(
+    scene: &Scene,
+    mut encoder: E,
+    threads: usize,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Stats> {
+    let mut simulation = Simulation::new(scene).threads(threads);
     let mut frame = encoder.background().to_vec();
     let mut stats = Stats::default();
     loop {

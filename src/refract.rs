@@ -8,9 +8,22 @@ use crate::water::Heights;
 /// `P` is whatever the encoder works in: palette indices for GIF, RGB for PNG. Every output
 /// pixel is a background pixel, so no colour the background lacks can appear.
 pub fn refract<P: Copy>(heights: Heights<'_>, width: usize, refraction_q8: i64, background: &[P], out: &mut [P]) {
+    refract_band(heights, width, refraction_q8, background, out, 0);
+}
+
+/// Refracts the rows of `out_band`, which are the canvas rows from `y0` on.
+pub fn refract_band<P: Copy>(
+    heights: Heights<'_>,
+    width: usize,
+    refraction_q8: i64,
+    background: &[P],
+    out_band: &mut [P],
+    y0: usize,
+) {
+    let y1 = y0 + out_band.len() / width;
     match heights {
-        Heights::I16(h) => refract_i16(h, width, 0, h.len() / width, refraction_q8, background, out),
-        Heights::I32(h) => refract_i32(h, width, 0, h.len() / width, refraction_q8, background, out),
+        Heights::I16(h) => refract_i16(h, width, y0, y1, refraction_q8, background, out_band),
+        Heights::I32(h) => refract_i32(h, width, y0, y1, refraction_q8, background, out_band),
     }
 }
 

@@ -216,10 +216,12 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         self.written += 1;
         self.times.encode += started.elapsed();
         let threads = self.threads;
+        let colors = self.palette.colors.len() + usize::from(self.transparent.is_some());
+        let code_size = super::lzw::min_code_size(colors);
         let pool = self.pool.get_or_insert_with(|| {
-            Ordered::new(threads, |mut frame: ::gif::Frame<'static>| {
+            Ordered::new(threads, move |mut frame: ::gif::Frame<'static>| {
                 let started = Instant::now();
-                frame.make_lzw_pre_encoded();
+                frame.buffer = super::lzw::compress(&frame.buffer, code_size).into();
                 Ok((frame, started.elapsed()))
             })
         });

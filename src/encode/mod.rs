@@ -2,6 +2,7 @@
 //! GIF, RGB for PNG) so that refraction is a plain gather from the background.
 
 pub mod gif;
+pub mod lzw;
 pub mod png;
 pub mod pool;
 
@@ -28,7 +29,7 @@ impl std::ops::AddAssign for EncodeTimes {
 /// A destination for rendered frames, fed in order.
 pub trait Encoder {
     /// The pixel the encoder stores: a palette index, or RGB.
-    type Pixel: Copy;
+    type Pixel: Copy + Send + Sync;
 
     /// The background in this encoder's pixels, row-major; every frame is gathered from it.
     fn background(&self) -> &[Self::Pixel];

@@ -23,6 +23,9 @@ pub fn frame_name(i: u64, frames: u64) -> String {
     format!("frame_{i:0width$}.png", width = digits(frames))
 }
 
+/// One frame for a worker: where to write it and its pixels.
+type FrameJob = (PathBuf, Vec<[u8; 3]>);
+
 /// Writes one PNG file per frame into a folder that already exists, encoding frames on worker
 /// threads (each file is independent, so the bytes do not depend on the thread count).
 pub struct PngSequence {
@@ -34,7 +37,7 @@ pub struct PngSequence {
     frames: u64,
     written: u64,
     threads: usize,
-    pool: Option<Ordered<(PathBuf, Vec<[u8; 3]>), EncodeTimes>>,
+    pool: Option<Ordered<FrameJob, EncodeTimes>>,
     times: EncodeTimes,
 }
 

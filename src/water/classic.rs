@@ -1,5 +1,7 @@
 //! The classic GameRes water: two i16 buffers, four neighbours, damping by a shift.
 
+use rayon::ThreadPool;
+
 use crate::timeline::Drop;
 
 /// Two i16 height buffers; `cur` is the height field.
@@ -26,8 +28,9 @@ impl Classic {
 
     /// One step: `n = (sum of 4 neighbours >> 1) - prev; n -= n >> shift`, clamped to i16,
     /// written into `prev`, then the buffers swap.
-    pub fn step(&mut self, shift: u32) {
-        step_rows(&self.cur, &mut self.prev, self.width, shift);
+    pub fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
+        let (cur, w) = (&self.cur, self.width);
+        super::for_bands(&mut self.prev, w, pool, |band, y0| step_rows(cur, band, y0, w, shift));
         std::mem::swap(&mut self.cur, &mut self.prev);
     }
 
@@ -38,14 +41,17 @@ impl Classic {
 }
 
 crate::simd::dispatch! {
-    /// Steps every interior row of `cur` into `prev`.
-    fn step_rows(cur: &[i16], prev: &mut [i16], width: usize, shift: u32) => step_rows_portable
+    /// Steps the rows of `cur` that `band` (rows from `y0` of `prev`) holds into it.
+    fn step_rows(cur: &[i16], band: &mut [i16], y0: usize, width: usize, shift: u32) => step_rows_portable
 }
 
 #[inline(always)]
-fn step_rows_portable(cur: &[i16], prev: &mut [i16], w: usize, shift: u32) {
+fn step_rows_portable(cur: &[i16], band: &mut [i16], y0: usize, w: usize, shift: u32) {
     let height = cur.len() / w;
-    for y in 1..height - 1 {
+    for (y, out) in (y0..).zip(band.chunks_exact_mut(w)) {
+        if y == 0 || y == height - 1 {
+            continue;
+        }
         let row = y * w;
         // Equal-length slices for the interior of this row and its four neighbours, zipped, so
         // the loop has no bounds checks and vectorizes.
@@ -53,7 +59,7 @@ fn step_rows_portable(cur: &[i16], prev: &mut [i16], w: usize, shift: u32) {
         let right = &cur[row + 2..row + w];
         let up = &cur[row - w + 1..row - 1];
         let down = &cur[row + w + 1..row + 2 * w - 1];
-        let out = &mut prev[row + 1..row + w - 1];
+        let out = &mut out[1..w - 1];
         for ((((o, &l), &r), &u), &d) in out.iter_mut().zip(left).zip(right).zip(up).zip(down) {
             let sum = i32::from(l) + i32::from(r) + i32::from(u) + i32::from(d);
             let mut n = (sum >> 1) - i32::from(*o);
@@ -84,7 +90,7 @@ mod tests {
     fn five_by_five_after_one_and_two_steps() {
         let mut water = Classic::new(5, 5);
         water.drop(&stone(2, 2, 1, 100));
-        water.step(5);
+        water.step(5, None);
         // Step 1 (prev was 0): the centre's neighbours sum to 0 → n = 0.
         // Each orthogonal neighbour sees -100: (-100 >> 1) = -50; -50 - (-50 >> 5) = -50 + 2 = -48.
         // Diagonal cells see nothing in their four neighbours → 0.
@@ -97,7 +103,7 @@ mod tests {
             0, 0,   0,   0, 0,
         ];
         assert_eq!(water.heights(), &one);
-        water.step(5);
+        water.step(5, None);
         // Step 2, prev is the drop field (centre -100, rest 0):
         // centre: (4·-48 >> 1) - (-100) = -96 + 100 = 4; 4 - (4 >> 5) = 4.
         // (1,1): neighbours (2,1) and (1,2) are -48: (-96 >> 1) = -48; -48 - (-48 >> 5) = -48 + 2 = -46.
@@ -121,7 +127,7 @@ mod tests {
         }
         water.prev[12] = 32767;
         // centre: (4·-16384 >> 1) - 32767 = -65535; -65535 >> 15 = -2 → -65533 → -32768.
-        water.step(15);
+        water.step(15, None);
         assert_eq!(water.heights()[12], -32768);
 
         let mut water = Classic::new(5, 5);
@@ -130,7 +136,7 @@ mod tests {
         }
         water.prev[12] = -32768;
         // centre: (131068 >> 1) + 32768 = 98302; 98302 >> 1 = 49151 → 49151 → 32767.
-        water.step(1);
+        water.step(1, None);
         assert_eq!(water.heights()[12], 32767);
     }
 
@@ -139,7 +145,7 @@ mod tests {
         let mut water = Classic::new(6, 4);
         water.drop(&stone(1, 1, 3, 500));
         for _ in 0..5 {
-            water.step(3);
+            water.step(3, None);
         }
         let h = water.heights();
         for x in 0..6 {

@@ -6,6 +6,9 @@ mod spring;
 pub use classic::Classic;
 pub use spring::Spring;
 
+use rayon::ThreadPool;
+use rayon::prelude::*;
+
 use crate::scene::Model;
 use crate::timeline::Drop;
 
@@ -44,11 +47,12 @@ impl Water {
         }
     }
 
-    /// One simulation step with the given damping shift.
-    pub fn step(&mut self, damping_shift: u32) {
+    /// One simulation step with the given damping shift, on `pool`'s threads if given (row
+    /// bands are independent, so the result is the same).
+    pub fn step(&mut self, damping_shift: u32, pool: Option<&ThreadPool>) {
         match self {
-            Water::Classic(w) => w.step(damping_shift),
-            Water::Spring(w) => w.step(damping_shift),
+            Water::Classic(w) => w.step(damping_shift, pool),
+            Water::Spring(w) => w.step(damping_shift, pool),
         }
     }
 
@@ -58,6 +62,47 @@ impl Water {
             Water::Classic(w) => Heights::I16(w.heights()),
             Water::Spring(w) => Heights::I32(w.heights()),
         }
+    }
+}
+
+/// Rows per band of parallel work: enough cells that a band outweighs handing it out.
+pub(crate) fn band_rows(width: usize) -> usize {
+    (16_384 / width.max(1)).max(4)
+}
+
+/// Runs `f(band, first_row)` over bands of whole rows of `out`, in parallel on `pool`.
+pub(crate) fn for_bands<T: Send>(
+    out: &mut [T],
+    width: usize,
+    pool: Option<&ThreadPool>,
+    f: impl Fn(&mut [T], usize) + Sync,
+) {
+    let rows = band_rows(width);
+    match pool {
+        Some(pool) => pool.install(|| {
+            out.par_chunks_mut(rows * width).enumerate().for_each(|(i, band)| f(band, i * rows));
+        }),
+        None => f(out, 0),
+    }
+}
+
+/// Like [`for_bands`], over the same bands of two buffers.
+pub(crate) fn for_band_pairs<T: Send>(
+    a: &mut [T],
+    b: &mut [T],
+    width: usize,
+    pool: Option<&ThreadPool>,
+    f: impl Fn(&mut [T], &mut [T], usize) + Sync,
+) {
+    let rows = band_rows(width);
+    match pool {
+        Some(pool) => pool.install(|| {
+            a.par_chunks_mut(rows * width)
+                .zip(b.par_chunks_mut(rows * width))
+                .enumerate()
+                .for_each(|(i, (a, b))| f(a, b, i * rows));
+        }),
+        None => f(a, b, 0),
     }
 }
 
@@ -120,12 +165,14 @@ mod tests {
     fn the_avx2_and_baseline_steps_agree() {
         let run = |model: Model, baseline: bool| {
             crate::simd::set_baseline_only(baseline);
-            let mut water = Water::new(model, 41, 29);
-            for (i, (x, y)) in [(3, 4), (20, 14), (40, 28), (10, 25)].into_iter().enumerate() {
+            // The AVX2 path also runs on several threads, in narrow bands.
+            let pool = (!baseline).then(|| rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap());
+            let mut water = Water::new(model, 2000, 40);
+            for (i, (x, y)) in [(3, 4), (1000, 14), (1999, 39), (10, 25), (700, 8)].into_iter().enumerate() {
                 water.drop(&Drop { x, y, radius: 5, weight: 16384 - i as i64, source: Source::Rain });
             }
             for step in 0..60 {
-                water.step(1 + step % 15);
+                water.step(1 + step % 15, pool.as_ref());
             }
             crate::simd::set_baseline_only(false);
             match water.heights() {

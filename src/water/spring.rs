@@ -1,5 +1,7 @@
 //! The spring water: Hooke's law over eight neighbours with a velocity buffer, wrapping i32.
 
+use rayon::ThreadPool;
+
 use crate::timeline::Drop;
 
 /// Position, next position and velocity buffers; `pos` is the height field.
@@ -26,8 +28,10 @@ impl Spring {
     }
 
     /// One step of SPEC §4 spring, every operation wrapping in i32 and `/ 16` truncating.
-    pub fn step(&mut self, shift: u32) {
-        step_rows(&self.pos, &mut self.vel, &mut self.next, self.width, shift);
+    pub fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
+        let (pos, w) = (&self.pos, self.width);
+        let (vel, next) = (&mut self.vel, &mut self.next);
+        super::for_band_pairs(vel, next, w, pool, |vel, next, y0| step_rows(pos, vel, next, y0, w, shift));
         std::mem::swap(&mut self.pos, &mut self.next);
     }
 
@@ -38,20 +42,23 @@ impl Spring {
 }
 
 crate::simd::dispatch! {
-    /// Steps every interior row of `pos` (and `vel`) into `next`.
-    fn step_rows(pos: &[i32], vel: &mut [i32], next: &mut [i32], width: usize, shift: u32) => step_rows_portable
+    /// Steps the rows of `pos` that the bands (rows from `y0` of `vel` and `next`) hold.
+    fn step_rows(pos: &[i32], vel: &mut [i32], next: &mut [i32], y0: usize, width: usize, shift: u32) => step_rows_portable
 }
 
 #[inline(always)]
-fn step_rows_portable(pos: &[i32], vel: &mut [i32], next: &mut [i32], w: usize, shift: u32) {
+fn step_rows_portable(pos: &[i32], vel: &mut [i32], next: &mut [i32], y0: usize, w: usize, shift: u32) {
     let height = pos.len() / w;
-    for y in 1..height - 1 {
+    for ((y, vel), next) in (y0..).zip(vel.chunks_exact_mut(w)).zip(next.chunks_exact_mut(w)) {
+        if y == 0 || y == height - 1 {
+            continue;
+        }
         let row = y * w;
         let up = &pos[row - w..row];
         let mid = &pos[row..row + w];
         let down = &pos[row + w..row + 2 * w];
-        let vel = &mut vel[row + 1..row + w - 1];
-        let next = &mut next[row + 1..row + w - 1];
+        let vel = &mut vel[1..w - 1];
+        let next = &mut next[1..w - 1];
         // Neighbours as equal-length slices over the interior columns.
         let (n, s) = (&up[1..w - 1], &down[1..w - 1]);
         let (west, east, centre) = (&mid[..w - 2], &mid[2..], &mid[1..w - 1]);
@@ -87,7 +94,7 @@ mod tests {
     fn five_by_five_after_one_and_two_steps() {
         let mut water = Spring::new(5, 5);
         water.drop(&Drop { x: 2, y: 2, radius: 1, weight: 100, source: Source::Stone });
-        water.step(6);
+        water.step(6, None);
         // Centre: a = 16·-100 / 16 = -100; vel = 100; 100 - (100 >> 6 = 1) = 99;
         //   next = -100 + 99 = -1; -1 - (-1 >> 8 = -1) = 0.
         // Orthogonal neighbour: a = (0 - 3·-100) / 16 = 300 / 16 = 18; vel = -18;
@@ -105,7 +112,7 @@ mod tests {
         assert_eq!(water.vel[12], 99);
         assert_eq!(water.vel[7], -17);
         assert_eq!(water.vel[6], -5);
-        water.step(6);
+        water.step(6, None);
         // Centre: a = (0 - (3·-64 + -16)) / 16 = 208 / 16 = 13; vel = 99 - 13 = 86;
         //   86 - (86 >> 6 = 1) = 85; next = 0 + 85 = 85; 85 - (85 >> 8 = 0) = 85.
         // (2,1): N=(2,0)=0, S=centre 0, W=(1,1)=-4, E=(3,1)=-4 → 3·-8 = -24;
@@ -131,7 +138,7 @@ mod tests {
         let mut water = Spring::new(3, 3);
         water.pos[4] = i32::MAX;
         water.vel[4] = i32::MIN;
-        water.step(1);
+        water.step(1, None);
         // a = (16·MAX wrapping = -16) / 16 = -1; vel = MIN + 1; vel - (vel >> 1) wraps;
         // the exact value matters less than that it is defined: compute it the same way.
         let mut v = i32::MIN.wrapping_add(1);

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Side-by-side speed comparison, all in one run, for BENCHMARKS.md:
+
+* simulation + refraction: ripple-render's stage times (`--stats`, one thread does both) against
+  bench/reference.py, a vectorized numpy implementation of the same formulas;
+* the whole render to GIF: ripple-render against numpy frames piped into ffmpeg
+  (palettegen + paletteuse, dither=none), with both GIF sizes.
+
+Usage: python3 bench/compare.py [SCENE]   (default bench/busy.toml; needs numpy, pillow, ffmpeg)
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import reference  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / "target" / "release" / "ripple-render"
+RUNS = 3
+
+
+def ours(scene, out, threads=None):
+    args = [str(BIN), str(scene), "-o", str(out), "--force", "--quiet", "--stats"]
+    if threads:
+        args += ["--threads", str(threads)]
+    run = subprocess.run(args, check=True, capture_output=True, text=True)
+    return json.loads(run.stderr.strip().splitlines()[-1])
+
+
+def numpy_frames(scene):
+    sc = reference.load(scene)
+    rain = [e for e in reference.plan_json(str(BIN), scene)["events"] if e.get("source") == "rain"]
+    return sc, rain
+
+
+def main():
+    scene = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "bench" / "busy.toml")
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    tmp = Path(tempfile.mkdtemp())
+    sc, rain = numpy_frames(scene)
+    pixels = sc["w"] * sc["h"] * sc["n"]
+
+    runs = [ours(scene, tmp / "ours.gif") for _ in range(RUNS)]
+    ours_total = statistics.median(r["total_s"] for r in runs)
+    ours_sim = statistics.median(r["simulate_s"] + r["refract_s"] for r in runs)
+    ours_size = os.path.getsize(tmp / "ours.gif")
+    single = statistics.median(ours(scene, tmp / "one.gif", threads=1)["total_s"] for _ in range(RUNS))
+
+    sims = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        for _frame in reference.frames(sc, rain):
+            pass
+        sims.append(time.perf_counter() - start)
+    numpy_sim = statistics.median(sims)
+
+    ffmpeg = [
+        "ffmpeg", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24",
+        "-s", f"{sc['w']}x{sc['h']}", "-r", str(sc["fps"]), "-i", "-",
+        "-vf", "split[a][b];[a]palettegen[p];[b][p]paletteuse=dither=none", str(tmp / "ffmpeg.gif"),
+    ]
+    totals = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        proc = subprocess.Popen(ffmpeg, stdin=subprocess.PIPE)
+        for _k, frame in reference.frames(sc, rain):
+            proc.stdin.write(frame.tobytes())
+        proc.stdin.close()
+        proc.wait()
+        totals.append(time.perf_counter() - start)
+    baseline = statistics.median(totals)
+    ffmpeg_size = os.path.getsize(tmp / "ffmpeg.gif")
+
+    ns = lambda s: s / pixels * 1e9
+    print(f"scene {scene.name}: {sc['w']}x{sc['h']}, {sc['n']} frames, {os.cpu_count()} cores; medians of {RUNS} runs")
+    print(f"simulation + refraction: ripple-render {ours_sim:.3f} s ({ns(ours_sim):.2f} ns/pixel), "
+          f"numpy {numpy_sim:.3f} s ({ns(numpy_sim):.2f} ns/pixel): {numpy_sim / ours_sim:.1f}x faster")
+    print(f"render to GIF: ripple-render {ours_total:.3f} s (1 thread {single:.3f} s), "
+          f"numpy + ffmpeg {baseline:.3f} s: {baseline / ours_total:.1f}x faster")
+    print(f"GIF size: ripple-render {ours_size} bytes, ffmpeg {ffmpeg_size} bytes "
+          f"({ours_size / ffmpeg_size:.3f} of ffmpeg's)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+//! GIF's LZW compression, written for speed: a small open-addressing dictionary that is never
+//! cleared (entries carry a generation), codes packed LSB-first into a 64-bit accumulator.
+//! The output is a standard GIF code stream, checked by decoding it with the gif crate.
+
+/// Dictionary slots: a power of two, twice the 4096 codes GIF allows.
+const SLOTS: usize = 1 << 13;
+/// GIF codes are at most 12 bits.
+const MAX_CODES: u32 = 4096;
+
+/// A reusable LZW compressor (its dictionary is 48 KiB, kept between frames).
+pub struct Lzw {
+    /// Per slot: `generation << 20 | prefix << 8 | byte`, or 0 for empty.
+    keys: Vec<u32>,
+    codes: Vec<u16>,
+    generation: u32,
+}
+
+impl Default for Lzw {
+    fn default() -> Self {
+        Lzw { keys: vec![0; SLOTS], codes: vec![0; SLOTS], generation: 0 }
+    }
+}
+
+/// Bits to a byte stream, least significant first.
+struct Bits<'a> {
+    out: &'a mut Vec<u8>,
+    acc: u64,
+    count: u32,
+}
+
+impl Bits<'_> {
+    #[inline(always)]
+    fn put(&mut self, code: u32, size: u32) {
+        self.acc |= u64::from(code) << self.count;
+        self.count += size;
+        if self.count >= 32 {
+            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.count -= 32;
+        }
+    }
+
+    fn flush(&mut self) {
+        while self.count > 0 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.count = self.count.saturating_sub(8);
+        }
+    }
+}
+
+impl Lzw {
+    /// A fresh dictionary: bump the generation, wiping the table only when it wraps.
+    fn reset(&mut self) {
+        self.generation += 1;
+        if self.generation >= 1 << 12 {
+            self.keys.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    /// Appends `min_code_size` and the LZW code stream of `data` to `out`, the form
+    /// `gif::Encoder::write_lzw_pre_encoded_frame` takes. Every byte of `data` must be below
+    /// `1 << min_code_size`; `min_code_size` is 2..=8.
+    pub fn encode(&mut self, data: &[u8], min_code_size: u8, out: &mut Vec<u8>) {
+        let m = u32::from(min_code_size);
+        let clear = 1u32 << m;
+        let end = clear + 1;
+        out.push(min_code_size);
+        let mut bits = Bits { out, acc: 0, count: 0 };
+        let mut size = m + 1;
+        let mut next = clear + 2;
+        bits.put(clear, size);
+        self.reset();
+        let Some((&first, rest)) = data.split_first() else {
+            bits.put(end, size);
+            bits.flush();
+            return;
+        };
+        let mut prefix = u32::from(first);
+        let mut tag = self.generation << 20;
+        for &byte in rest {
+            let key = tag | prefix << 8 | u32::from(byte);
+            let mut slot = (key.wrapping_mul(0x9E37_79B1) >> (32 - 13)) as usize;
+            loop {
+                let k = self.keys[slot];
+                if k == key {
+                    prefix = u32::from(self.codes[slot]);
+                    break;
+                }
+                if k < tag || k == 0 {
+                    // Empty (or left from an older generation): the string is new.
+                    bits.put(prefix, size);
+                    self.keys[slot] = key;
+                    self.codes[slot] = next as u16;
+                    next += 1;
+                    if next > 1 << size && size < 12 {
+                        size += 1;
+                    }
+                    if next == MAX_CODES {
+                        // The table is full: start afresh.
+                        bits.put(clear, size);
+                        self.reset();
+                        tag = self.generation << 20;
+                        size = m + 1;
+                        next = clear + 2;
+                    }
+                    prefix = u32::from(byte);
+                    break;
+                }
+                slot = (slot + 1) & (SLOTS - 1);
+            }
+        }
+        bits.put(prefix, size);
+        bits.put(end, size);
+        bits.flush();
+    }
+}
+
+thread_local! {
+    static DICTIONARY: std::cell::RefCell<Lzw> = std::cell::RefCell::new(Lzw::default());
+}
+
+/// Compresses `data` with this thread's dictionary; see [`Lzw::encode`].
+pub fn compress(data: &[u8], min_code_size: u8) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() / 2 + 16);
+    DICTIONARY.with(|d| d.borrow_mut().encode(data, min_code_size, &mut out));
+    out
+}
+
+/// The smallest LZW code size for indices below `colors` (at least 2, as GIF requires).
+pub fn min_code_size(colors: usize) -> u8 {
+    (colors.max(4).next_power_of_two().trailing_zeros() as u8).min(8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Decodes with the gif crate's decoder (weezl), independent of this encoder.
+    fn roundtrip(data: &[u8], min_code_size: u8) {
+        let mut stream = Vec::new();
+        Lzw::default().encode(data, min_code_size, &mut stream);
+        assert_eq!(stream[0], min_code_size);
+        let mut decoder = weezl::decode::Decoder::new(weezl::BitOrder::Lsb, min_code_size);
+        let decoded = decoder.decode(&stream[1..]).expect("valid LZW");
+        assert_eq!(decoded, data, "min code size {min_code_size}, {} bytes", data.len());
+    }
+
+    #[test]
+    fn round_trips_every_code_size_and_shape() {
+        let mut seed = 0x1234_5678u32;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for m in 2..=8u8 {
+            let top = 1u32 << m;
+            roundtrip(&[], m);
+            roundtrip(&[0], m);
+            roundtrip(&vec![(top - 1) as u8; 100_000], m);
+            let noise: Vec<u8> = (0..200_000).map(|_| (random() % top) as u8).collect();
+            roundtrip(&noise, m);
+            // Runs of random lengths: the kind of data frame differencing makes.
+            let mut runs = Vec::new();
+            while runs.len() < 300_000 {
+                let value = (random() % top) as u8;
+                runs.extend(std::iter::repeat_n(value, (random() % 40) as usize));
+            }
+            roundtrip(&runs, m);
+        }
+    }
+
+    #[test]
+    fn code_sizes_fit_the_palette() {
+        assert_eq!([1, 2, 4, 5, 16, 17, 255, 256].map(min_code_size), [2, 2, 2, 3, 4, 5, 8, 8]);
+    }
+
+    #[test]
+    fn one_dictionary_serves_many_streams() {
+        let mut lzw = Lzw::default();
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 7 % 13) as u8).collect();
+        let mut first = Vec::new();
+        lzw.encode(&data, 4, &mut first);
+        // Thousands of resets later (the generation wraps), the same input gives the same bytes.
+        for _ in 0..5000 {
+            let mut scratch = Vec::new();
+            lzw.encode(&data[..300], 4, &mut scratch);
+        }
+        let mut again = Vec::new();
+        lzw.encode(&data, 4, &mut again);
+        assert_eq!(first, again);
+    }
+}
