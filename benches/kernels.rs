@@ -21,14 +21,14 @@ fn drops(w: usize, h: usize) -> impl Iterator<Item = Drop> {
 fn classic(w: usize, h: usize) -> Classic {
     let mut water = Classic::new(w, h);
     drops(w, h).for_each(|d| water.drop(&d));
-    (0..20).for_each(|_| water.step(5));
+    (0..20).for_each(|_| water.step(5, None));
     water
 }
 
 fn spring(w: usize, h: usize) -> Spring {
     let mut water = Spring::new(w, h);
     drops(w, h).for_each(|d| water.drop(&d));
-    (0..20).for_each(|_| water.step(6));
+    (0..20).for_each(|_| water.step(6, None));
     water
 }
 
@@ -39,9 +39,9 @@ fn kernels(c: &mut Criterion) {
         group.sample_size(30);
 
         let mut water = classic(w, h);
-        group.bench_function("classic_step", |b| b.iter(|| water.step(black_box(5))));
+        group.bench_function("classic_step", |b| b.iter(|| water.step(black_box(5), None)));
         let mut water = spring(w, h);
-        group.bench_function("spring_step", |b| b.iter(|| water.step(black_box(6))));
+        group.bench_function("spring_step", |b| b.iter(|| water.step(black_box(6), None)));
 
         let background: Vec<u8> = (0..w * h).map(|i| (i * 7 % 251) as u8).collect();
         let mut out = vec![0u8; w * h];
