@@ -5,6 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ripple_render::encode::lzw::Lzw;
 use ripple_render::refract::refract;
 use ripple_render::timeline::{Drop, Source};
 use ripple_render::water::{Classic, Heights, Spring};
@@ -49,9 +50,38 @@ fn kernels(c: &mut Criterion) {
         group.bench_function("refract_classic", |b| {
             b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &background, &mut out))
         });
+        let rgb: Vec<[u8; 3]> = (0..w * h).map(|i| [(i * 7 % 251) as u8, (i % 13) as u8, 9]).collect();
+        let mut rgb_out = vec![[0u8; 3]; w * h];
+        group.bench_function("refract_classic_rgb", |b| {
+            b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &rgb, &mut rgb_out))
+        });
         let water = spring(w, h);
         group.bench_function("refract_spring", |b| {
             b.iter(|| refract(Heights::I32(water.heights()), w, black_box(26), &background, &mut out))
+        });
+        // LZW on what frame differencing makes: runs of the transparent index between changes.
+        let mut seed = 7u32;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let mut frame = Vec::with_capacity(w * h);
+        while frame.len() < w * h {
+            let changed = random() % 3 == 0;
+            let len = (random() % 24 + 1) as usize;
+            for _ in 0..len.min(w * h - frame.len()) {
+                frame.push(if changed { (random() % 255) as u8 } else { 255 });
+            }
+        }
+        let mut lzw = Lzw::default();
+        let mut out = Vec::new();
+        group.bench_function("lzw_differenced", |b| {
+            b.iter(|| {
+                out.clear();
+                lzw.encode(black_box(&frame), 8, &mut out)
+            })
         });
         group.finish();
     }

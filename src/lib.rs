@@ -111,7 +111,7 @@ impl Simulation {
     /// Draws the current frame: `background` refracted by the water, into `out`.
     pub fn refract_into<P: Copy + Send + Sync>(&self, background: &[P], out: &mut [P]) {
         let (heights, width, r) = (self.water.heights(), self.width, self.refraction_q8);
-        water::for_bands(out, width, self.pool.as_deref(), |band, y0| {
+        water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
             refract::refract_band(heights, width, r, background, band, y0);
         });
     }

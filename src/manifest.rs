@@ -62,6 +62,7 @@ pub struct Hashed<E: Encoder, W: Write> {
     fps: u32,
     index: u64,
     rgb: Vec<u8>,
+    hashing: std::time::Duration,
 }
 
 impl<E: Encoder, W: Write> Hashed<E, W> {
@@ -82,7 +83,7 @@ impl<E: Encoder, W: Write> Hashed<E, W> {
         let header =
             format!("{MAGIC}\n# canvas: {width}x{height}\n# pixels: {kind}\n# provenance: {}\n", provenance.to_text());
         out.write_all(header.as_bytes()).map_err(|e| io(path, e))?;
-        Ok(Hashed { inner, out, path: path.to_path_buf(), fps, index: 0, rgb: Vec::new() })
+        Ok(Hashed { inner, out, path: path.to_path_buf(), fps, index: 0, rgb: Vec::new(), hashing: Default::default() })
     }
 }
 
@@ -99,9 +100,11 @@ impl<E: Encoder, W: Write> Encoder for Hashed<E, W> {
 
     fn write_frame(&mut self, pixels: &[E::Pixel]) -> Result<()> {
         self.inner.write_frame(pixels)?;
+        let started = Instant::now();
         self.rgb.clear();
         self.inner.rgb(pixels, &mut self.rgb);
         let hash = frame_hash(&self.rgb);
+        self.hashing += started.elapsed();
         let delay = delay_cs(self.index, self.fps);
         writeln!(self.out, "{:04} {hash:016x} {delay}", self.index).map_err(|e| io(&self.path, e))?;
         self.index += 1;
@@ -110,6 +113,7 @@ impl<E: Encoder, W: Write> Encoder for Hashed<E, W> {
 
     fn finish(mut self) -> Result<EncodeTimes> {
         let mut times = self.inner.finish()?;
+        times.encode += self.hashing;
         let started = Instant::now();
         self.out.flush().map_err(|e| io(&self.path, e))?;
         times.write += started.elapsed();

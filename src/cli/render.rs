@@ -115,16 +115,18 @@ fn encode(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats, Error> {
     let manifest = hashes.map(|h| (h, Provenance::of(scene, background)));
+    // With an encoder, its threads use the cores (compression is most of the work) and the
+    // simulation runs on one; without, the simulation takes them all.
     match (format, output) {
         (Some(Format::Gif), Some(out)) => {
             let file =
                 std::fs::File::create(out.path()).map_err(|source| Error::Io { path: out.path().into(), source })?;
             let gif = GifEncoder::new(BufWriter::with_capacity(1 << 20, file), scene, background)?.threads(threads);
-            with_manifest(scene, gif, manifest, PixelKind::Gif, threads, progress)
+            with_manifest(scene, gif, manifest, PixelKind::Gif, 1, progress)
         }
         (Some(Format::PngSequence), Some(out)) => {
             let png = PngSequence::new(out.path(), scene, background).threads(threads);
-            with_manifest(scene, png, manifest, PixelKind::Rgb, threads, progress)
+            with_manifest(scene, png, manifest, PixelKind::Rgb, 1, progress)
         }
         _ => with_manifest(scene, Discard::new(background), manifest, PixelKind::Rgb, threads, progress),
     }
@@ -136,17 +138,17 @@ fn with_manifest<E: Encoder>(
     encoder: E,
     manifest: Option<(&Staged, Provenance)>,
     kind: PixelKind,
-    threads: usize,
+    simulation_threads: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats, Error> {
     let Some((staged, provenance)) = manifest else {
-        return ripple_render::render_threads(scene, encoder, threads, progress);
+        return ripple_render::render_threads(scene, encoder, simulation_threads, progress);
     };
     let path = staged.path();
     let file = std::fs::File::create(path).map_err(|source| Error::Io { path: path.into(), source })?;
     let size = (scene.width, scene.height, scene.fps);
     let hashed = Hashed::new(encoder, BufWriter::new(file), path, size, kind, &provenance)?;
-    ripple_render::render_threads(scene, hashed, threads, progress)
+    ripple_render::render_threads(scene, hashed, simulation_threads, progress)
 }
 
 fn progress_bar(scene: &Scene, quiet: bool) -> ProgressBar {

@@ -7,17 +7,38 @@ const SLOTS: usize = 1 << 13;
 /// GIF codes are at most 12 bits.
 const MAX_CODES: u32 = 4096;
 
-/// A reusable LZW compressor (its dictionary is 48 KiB, kept between frames).
+/// A reusable LZW compressor (its dictionary is 64 KiB, kept between frames).
 pub struct Lzw {
-    /// Per slot: `generation << 20 | prefix << 8 | byte`, or 0 for empty.
-    keys: Vec<u32>,
-    codes: Vec<u16>,
+    /// Per slot, or 0 for empty: `key << 32 | hash(code) << 12 | code`, where the key is
+    /// `generation << 20 | prefix << 8 | byte`. A hit gives the next prefix and its hash in one
+    /// load, so no multiply sits on the byte-to-byte dependency chain.
+    slots: Vec<u64>,
     generation: u32,
 }
 
+/// A code's 13-bit hash (Fibonacci hashing).
+const fn code_hash(code: u32) -> u32 {
+    code.wrapping_mul(0x9E37_79B1) >> 19
+}
+
+/// Per byte, 13 random bits to mix into the prefix's hash.
+const BYTE_MIX: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut state = 0x2545_F491u32;
+    let mut i = 0;
+    while i < 256 {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        table[i] = state >> 19;
+        i += 1;
+    }
+    table
+};
+
 impl Default for Lzw {
     fn default() -> Self {
-        Lzw { keys: vec![0; SLOTS], codes: vec![0; SLOTS], generation: 0 }
+        Lzw { slots: vec![0; SLOTS], generation: 0 }
     }
 }
 
@@ -54,7 +75,7 @@ impl Lzw {
     fn reset(&mut self) {
         self.generation += 1;
         if self.generation >= 1 << 12 {
-            self.keys.fill(0);
+            self.slots.fill(0);
             self.generation = 1;
         }
     }
@@ -78,21 +99,23 @@ impl Lzw {
             return;
         };
         let mut prefix = u32::from(first);
+        let mut prefix_hash = code_hash(prefix);
         let mut tag = self.generation << 20;
         for &byte in rest {
             let key = tag | prefix << 8 | u32::from(byte);
-            let mut slot = (key.wrapping_mul(0x9E37_79B1) >> (32 - 13)) as usize;
+            let mut slot = ((prefix_hash ^ BYTE_MIX[usize::from(byte)]) as usize) & (SLOTS - 1);
             loop {
-                let k = self.keys[slot];
+                let entry = self.slots[slot];
+                let k = (entry >> 32) as u32;
                 if k == key {
-                    prefix = u32::from(self.codes[slot]);
+                    prefix = (entry & 0xFFF) as u32;
+                    prefix_hash = (entry >> 12) as u32 & 0x1FFF;
                     break;
                 }
-                if k < tag || k == 0 {
+                if k < tag {
                     // Empty (or left from an older generation): the string is new.
                     bits.put(prefix, size);
-                    self.keys[slot] = key;
-                    self.codes[slot] = next as u16;
+                    self.slots[slot] = u64::from(key) << 32 | u64::from(code_hash(next)) << 12 | u64::from(next);
                     next += 1;
                     if next > 1 << size && size < 12 {
                         size += 1;
@@ -106,6 +129,7 @@ impl Lzw {
                         next = clear + 2;
                     }
                     prefix = u32::from(byte);
+                    prefix_hash = code_hash(prefix);
                     break;
                 }
                 slot = (slot + 1) & (SLOTS - 1);

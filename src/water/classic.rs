@@ -30,7 +30,9 @@ impl Classic {
     /// written into `prev`, then the buffers swap.
     pub fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
         let (cur, w) = (&self.cur, self.width);
-        super::for_bands(&mut self.prev, w, pool, |band, y0| step_rows(cur, band, y0, w, shift));
+        super::for_bands(&mut self.prev, w, pool, super::PARALLEL_STEP_CELLS, |band, y0| {
+            step_rows(cur, band, y0, w, shift)
+        });
         std::mem::swap(&mut self.cur, &mut self.prev);
     }
 
