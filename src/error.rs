@@ -58,6 +58,10 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// The render was asked to stop (a signal, through the stop flag) before it finished.
+    #[error("interrupted")]
+    Interrupted,
+
     /// An encoder refused its input; this is a bug, not a user error.
     #[error("encoding failed: {0}")]
     Encode(String),

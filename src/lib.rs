@@ -34,6 +34,7 @@ pub mod water;
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use background::Background;
@@ -150,20 +151,26 @@ pub struct Stats {
 ///
 /// Frames stream: memory holds the water, the background and a few frames, whatever the length.
 pub fn render<E: Encoder>(scene: &Scene, encoder: E, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
-    render_threads(scene, encoder, encode::pool::default_threads(), progress)
+    let never = AtomicBool::new(false);
+    render_threads(scene, encoder, encode::pool::default_threads(), &never, progress)
 }
 
-/// [`render`], stepping and refracting on `threads` threads (the encoder has its own setting).
+/// [`render`], stepping and refracting on `threads` threads (the encoder has its own setting),
+/// and stopping with [`Error::Interrupted`] before the next frame once `stop` is set.
 pub fn render_threads<E: Encoder>(
     scene: &Scene,
     mut encoder: E,
     threads: usize,
+    stop: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
     let mut simulation = Simulation::new(scene).threads(threads);
     let mut frame = encoder.background().to_vec();
     let mut stats = Stats::default();
     loop {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
         let started = Instant::now();
         let Some(k) = simulation.advance() else { break };
         stats.simulate += started.elapsed();

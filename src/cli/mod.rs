@@ -2,6 +2,7 @@
 
 mod diff;
 mod render;
+mod signals;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -128,6 +129,8 @@ pub fn main() -> ExitCode {
     let outcome = std::panic::catch_unwind(|| run(cli));
     match outcome {
         Ok(Ok(code)) => code,
+        // Interrupted: the temporary output is gone; end the way the signal would have.
+        Ok(Err(Error::Interrupted)) => signals::die_by_pending_signal(),
         Ok(Err(e)) => report(&e),
         Err(_) => ExitCode::from(3),
     }

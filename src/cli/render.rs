@@ -28,6 +28,7 @@ pub struct Request<'a> {
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let started = Instant::now();
+    super::signals::watch();
     let scene = Scene::load(request.scene)?;
     let format = request.output.map(|o| output::detect_format(o, request.format)).transpose()?;
     if format == Some(Format::Gif) {
@@ -142,13 +143,13 @@ fn with_manifest<E: Encoder>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats, Error> {
     let Some((staged, provenance)) = manifest else {
-        return ripple_render::render_threads(scene, encoder, simulation_threads, progress);
+        return ripple_render::render_threads(scene, encoder, simulation_threads, &super::signals::STOP, progress);
     };
     let path = staged.path();
     let file = std::fs::File::create(path).map_err(|source| Error::Io { path: path.into(), source })?;
     let size = (scene.width, scene.height, scene.fps);
     let hashed = Hashed::new(encoder, BufWriter::new(file), path, size, kind, &provenance)?;
-    ripple_render::render_threads(scene, hashed, simulation_threads, progress)
+    ripple_render::render_threads(scene, hashed, simulation_threads, &super::signals::STOP, progress)
 }
 
 fn progress_bar(scene: &Scene, quiet: bool) -> ProgressBar {

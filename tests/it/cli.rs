@@ -344,3 +344,43 @@ fn stats_are_one_json_line() {
         assert!(stats[key].as_f64().is_some_and(|s| s >= 0.0), "{key} in {}", lines[0]);
     }
 }
+
+/// Starts a long render, waits until its temporary output exists, sends `signal`, and returns
+/// how the process ended.
+#[cfg(unix)]
+fn interrupt(dir: &Path, output: &str, signal: &str) -> std::process::ExitStatus {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", output, "-q", "-f"])
+        .current_dir(dir)
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while temporaries(dir).is_empty() && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(!temporaries(dir).is_empty(), "the render never started writing");
+    let killed = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    child.wait().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn signals_stop_the_render_and_leave_no_trace() {
+    use std::os::unix::process::ExitStatusExt;
+    let long = "[video]\nwidth = 320\nheight = 240\nframes = 100000\n[rain]\ndrops_per_second = 30\n";
+    let dir = scene_dir("signals", long);
+    for (signal, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+        let status = interrupt(&dir, "out.gif", signal);
+        assert_eq!(status.signal(), Some(number), "{signal}: {status:?}");
+        assert!(!dir.join("out.gif").exists(), "{signal}");
+        assert!(temporaries(&dir).is_empty(), "{signal}: {:?}", temporaries(&dir));
+    }
+    // An existing output stays as it was, file or folder.
+    std::fs::write(dir.join("out.gif"), b"precious").unwrap();
+    interrupt(&dir, "out.gif", "INT");
+    assert_eq!(std::fs::read(dir.join("out.gif")).unwrap(), b"precious");
+    interrupt(&dir, "frames/", "TERM");
+    assert!(!dir.join("frames").exists());
+    assert!(temporaries(&dir).is_empty());
+}

@@ -1,0 +1,35 @@
+//! SIGINT, SIGTERM and SIGHUP during a render: the first asks the render to stop before its
+//! next frame (so the temporary output is removed and an existing output is left as it was), and
+//! the process then ends by the same signal, so a shell sees 130, 143 or 129. A second signal
+//! ends the process at once.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::flag;
+
+/// Set by the first signal; the render checks it before each frame.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+/// Which signal arrived.
+static SIGNAL: AtomicUsize = AtomicUsize::new(0);
+
+/// Installs the handlers (once is enough; later calls add nothing harmful).
+pub fn watch() {
+    for signal in [SIGINT, SIGTERM, SIGHUP] {
+        // Order matters: the "second signal" action must look at STOP before the first sets it.
+        let _ = flag::register_conditional_default(signal, &STOP);
+        let _ = flag::register_usize(signal, &SIGNAL, signal as usize);
+        let _ = flag::register(signal, &STOP);
+    }
+}
+
+/// Ends the process by the signal that stopped the render (its default action).
+pub fn die_by_pending_signal() -> ExitCode {
+    let signal = SIGNAL.load(Ordering::SeqCst) as i32;
+    if signal != 0 {
+        let _ = signal_hook::low_level::emulate_default_handler(signal);
+    }
+    // Not reached when the signal's default action ends the process.
+    ExitCode::from(128u8.wrapping_add(signal as u8))
+}
