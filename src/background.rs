@@ -37,21 +37,47 @@ fn background_error(path: &Path, reason: impl std::fmt::Display) -> Error {
     Error::Background { path: path.to_path_buf(), reason: reason.to_string() }
 }
 
+/// The largest background image decoded, in pixels (as large as the largest canvas): a small
+/// file that claims or inflates to more is refused from its header, before any allocation.
+pub const MAX_IMAGE_PIXELS: u64 = 8192 * 8192;
+/// The most memory one decode may allocate.
+const MAX_DECODE_BYTES: u64 = 512 << 20;
+
 fn open(path: &Path) -> Result<image::ImageReader<std::io::BufReader<std::fs::File>>> {
     let reader = image::ImageReader::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => background_error(path, "not found"),
         _ => background_error(path, e),
     })?;
-    reader.with_guessed_format().map_err(|e| background_error(path, e))
+    let mut reader = reader.with_guessed_format().map_err(|e| background_error(path, e))?;
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    reader.limits(limits);
+    Ok(reader)
+}
+
+/// Refuses an image whose header promises more pixels than the decode budget.
+fn check_budget(path: &Path, (w, h): (u32, u32)) -> Result<()> {
+    let pixels = u64::from(w) * u64::from(h);
+    if pixels > MAX_IMAGE_PIXELS {
+        let reason =
+            format!("it is {w}×{h} = {pixels} pixels; background images are limited to {MAX_IMAGE_PIXELS} (8192·8192)");
+        return Err(background_error(path, reason));
+    }
+    Ok(())
 }
 
 /// The image's size from its header, without decoding the pixels.
 pub fn image_size(path: &Path) -> Result<(u32, u32)> {
-    open(path)?.into_dimensions().map_err(|e| background_error(path, describe(e)))
+    let size = open(path)?.into_dimensions().map_err(|e| background_error(path, describe(e)))?;
+    check_budget(path, size)?;
+    Ok(size)
 }
 
 fn describe(e: image::ImageError) -> String {
     match e {
+        image::ImageError::Limits(_) => {
+            format!("it needs more memory to decode than the budget of {} MiB", MAX_DECODE_BYTES >> 20)
+        }
         image::ImageError::Unsupported(_) => {
             format!("{e} (supported: PNG, JPEG, GIF, BMP, WebP)")
         }
@@ -63,6 +89,8 @@ fn decode(path: &Path) -> Result<image::RgbaImage> {
     if std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(false) {
         return Err(background_error(path, "the file is empty"));
     }
+    // The header first: an oversized image is refused before anything is decoded.
+    image_size(path)?;
     let image = open(path)?.decode().map_err(|e| background_error(path, describe(e)))?;
     if image.width() == 0 || image.height() == 0 {
         return Err(background_error(path, "the image has no pixels"));

@@ -148,10 +148,23 @@ impl fmt::Display for Diagnostic {
         // Control characters (a NUL byte, say) would garble a terminal: show them as `?`.
         let shown: String =
             self.source_line.chars().map(|c| if c.is_control() && c != '\t' { '?' } else { c }).collect();
+        // A very long line is shown as a window around the column.
+        let chars: Vec<char> = shown.chars().collect();
+        let first = (self.column - 1).saturating_sub(40).min(chars.len());
+        let last = (self.column - 1 + self.underline.min(80) + 40).min(chars.len()).max(first);
+        let mut window: String = chars[first..last].iter().collect();
+        let mut column = self.column - 1 - first;
+        if first > 0 {
+            window.insert(0, '…');
+            column += 1;
+        }
+        if last < chars.len() {
+            window.push('…');
+        }
         writeln!(f, "{pad} |")?;
-        writeln!(f, "{number} | {shown}")?;
-        let lead: String = shown.chars().take(self.column - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-        write!(f, "{pad} | {lead}{}", "^".repeat(self.underline))
+        writeln!(f, "{number} | {window}")?;
+        let lead: String = window.chars().take(column).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        write!(f, "{pad} | {lead}{}", "^".repeat(self.underline.min(80)))
     }
 }
 
@@ -172,6 +185,19 @@ mod tests {
         assert_eq!(d.source_line, "width = 0");
         let text = d.to_string();
         assert_eq!(text, "s.toml:3:9: bad\n  |\n3 | width = 0\n  |         ^");
+    }
+
+    #[test]
+    fn long_lines_are_shown_as_a_window_around_the_column() {
+        let src = format!("x = {}1{}", "[".repeat(5000), "]".repeat(5000));
+        let at = src.find('1').unwrap();
+        let text = Diagnostic::at(Path::new("s.toml"), &src, at..at + 1, "bad".into()).to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].chars().count() < 140, "{}", lines[2]);
+        assert!(lines[2].starts_with("1 | …[[[") && lines[2].ends_with("]]]…"), "{}", lines[2]);
+        // The caret still sits under the `1`.
+        let caret = lines[3].chars().position(|c| c == '^').unwrap();
+        assert_eq!(lines[2].chars().nth(caret), Some('1'));
     }
 
     #[test]

@@ -384,3 +384,54 @@ fn signals_stop_the_render_and_leave_no_trace() {
     assert!(!dir.join("frames").exists());
     assert!(temporaries(&dir).is_empty());
 }
+
+/// A PNG whose header claims `width`×`height` grey pixels, with almost no data behind it.
+fn png_claiming(width: u32, height: u32) -> Vec<u8> {
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut out = (data.len() as u32).to_be_bytes().to_vec();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(kind);
+        crc.update(data);
+        out.extend_from_slice(&crc.finalize().to_be_bytes());
+        out
+    };
+    let mut header = width.to_be_bytes().to_vec();
+    header.extend_from_slice(&height.to_be_bytes());
+    header.extend_from_slice(&[8, 0, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &header));
+    png.extend(chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]));
+    png.extend(chunk(b"IEND", &[]));
+    png
+}
+
+#[test]
+fn oversized_images_are_refused_from_their_header() {
+    let dir = scene_dir("budget", "[video]\nframes = 1\nwidth = 8\nheight = 8\n[background]\nimage = \"big.png\"\n");
+    for (w, h) in [(100_000, 100_000), (20_000, 20_000), (8193, 8192)] {
+        std::fs::write(dir.join("big.png"), png_claiming(w, h)).unwrap();
+        let started = std::time::Instant::now();
+        let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+        assert_eq!(run.code, 2, "{w}×{h}: {}", run.stderr);
+        let pixels = u64::from(w) * u64::from(h);
+        let expected = format!("big.png: it is {w}×{h} = {pixels} pixels; background images are limited to 67108864");
+        assert!(run.stderr.contains(&expected), "{}", run.stderr);
+        // Refused before decoding: no time, no memory to speak of.
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+    // The same check when the canvas size comes from the image.
+    std::fs::write(dir.join("scene.toml"), "[video]\nframes = 1\n[background]\nimage = \"big.png\"\n").unwrap();
+    assert_eq!(ripple(&["plan", "scene.toml"], &dir).code, 2);
+}
+
+#[test]
+fn deep_nesting_and_long_lines_give_a_short_message() {
+    let deep = format!("[video]\nframes = 1\nx = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    let dir = scene_dir("deep", &deep);
+    let run = ripple(&["plan", "scene.toml"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: scene.toml:3:"), "{}", &run.stderr[..200.min(run.stderr.len())]);
+    assert!(run.stderr.len() < 1000, "the message quotes a window of the line, not all of it");
+}
