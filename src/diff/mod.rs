@@ -171,15 +171,16 @@ pub fn diff(
 ) -> Result<Summary> {
     let (kind_a, kind_b) = (input::kind_of(a)?, input::kind_of(b)?);
     // A scene compared with a GIF is shown through a GIF palette, as its GIF would be.
-    let gif_like = |path: &Path, kind: Kind| -> Result<bool> {
-        Ok(match kind {
-            Kind::Gif => true,
-            Kind::Manifest => manifest::read(path)?.pixels == PixelKind::Gif,
+    // Only a scene side needs to know (and only then is the other side's manifest read early).
+    let gif_like = |kind: Kind, other: &Path, other_kind: Kind| -> Result<bool> {
+        Ok(match (kind, other_kind) {
+            (Kind::Scene, Kind::Gif) => true,
+            (Kind::Scene, Kind::Manifest) => input::manifest_pixels(other)? == PixelKind::Gif,
             _ => false,
         })
     };
-    let (info_a, source_a) = input::open(a, kind_a, gif_like(b, kind_b)?)?;
-    let (info_b, source_b) = input::open(b, kind_b, gif_like(a, kind_a)?)?;
+    let (info_a, source_a) = input::open(a, kind_a, gif_like(kind_a, b, kind_b)?)?;
+    let (info_b, source_b) = input::open(b, kind_b, gif_like(kind_b, a, kind_a)?)?;
     let same_canvas = (info_a.width, info_a.height) == (info_b.width, info_b.height);
     let timed = |k: Kind| k != Kind::PngSequence;
     let timing_compared = timed(kind_a) && timed(kind_b);
