@@ -120,8 +120,7 @@ fn encode(
     // simulation runs on one; without, the simulation takes them all.
     match (format, output) {
         (Some(Format::Gif), Some(out)) => {
-            let file =
-                std::fs::File::create(out.path()).map_err(|source| Error::Io { path: out.path().into(), source })?;
+            let file = out.file()?;
             let gif = GifEncoder::new(BufWriter::with_capacity(1 << 20, file), scene, background)?.threads(threads);
             with_manifest(scene, gif, manifest, PixelKind::Gif, 1, progress)
         }
@@ -145,8 +144,8 @@ fn with_manifest<E: Encoder>(
     let Some((staged, provenance)) = manifest else {
         return ripple_render::render_threads(scene, encoder, simulation_threads, &super::signals::STOP, progress);
     };
-    let path = staged.path();
-    let file = std::fs::File::create(path).map_err(|source| Error::Io { path: path.into(), source })?;
+    let path = staged.target();
+    let file = staged.file()?;
     let size = (scene.width, scene.height, scene.fps);
     let hashed = Hashed::new(encoder, BufWriter::new(file), path, size, kind, &provenance)?;
     ripple_render::render_threads(scene, hashed, simulation_threads, &super::signals::STOP, progress)

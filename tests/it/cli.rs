@@ -35,7 +35,7 @@ pub fn scene_dir(name: &str, body: &str) -> PathBuf {
 }
 
 /// Files in `dir` whose names mark them as our temporaries.
-fn temporaries(dir: &Path) -> Vec<String> {
+pub fn temporaries(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -345,6 +345,16 @@ fn stats_are_one_json_line() {
     }
 }
 
+/// Whether process `pid` has its temporary output in `dir`: a named one, or (Linux) an unnamed
+/// `O_TMPFILE` file, which `/proc/PID/fd` shows as `DIR/#INODE (deleted)`.
+pub fn writing(dir: &Path, pid: u32) -> bool {
+    let unnamed = std::fs::read_dir(format!("/proc/{pid}/fd")).into_iter().flatten().flatten().any(|fd| {
+        std::fs::read_link(fd.path())
+            .is_ok_and(|to| to.starts_with(dir.canonicalize().unwrap()) && to.to_string_lossy().ends_with(" (deleted)"))
+    });
+    unnamed || !temporaries(dir).is_empty()
+}
+
 /// Starts a long render, waits until its temporary output exists, sends `signal`, and returns
 /// how the process ended.
 #[cfg(unix)]
@@ -355,10 +365,10 @@ fn interrupt(dir: &Path, output: &str, signal: &str) -> std::process::ExitStatus
         .spawn()
         .unwrap();
     let started = std::time::Instant::now();
-    while temporaries(dir).is_empty() && started.elapsed() < std::time::Duration::from_secs(20) {
+    while !writing(dir, child.id()) && started.elapsed() < std::time::Duration::from_secs(20) {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    assert!(!temporaries(dir).is_empty(), "the render never started writing");
+    assert!(writing(dir, child.id()), "the render never started writing");
     let killed = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
     assert!(killed.success());
     child.wait().unwrap()

@@ -3,6 +3,7 @@
 mod cli;
 mod diff;
 mod golden;
+mod kill;
 mod support;
 
 /// The command-line helpers, shared with the diff tests.
