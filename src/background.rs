@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use crate::budget::ImageHeader;
 use crate::error::{Error, Result};
 use crate::scene::{Fit, Pattern, Scene};
 
@@ -17,13 +18,20 @@ pub struct Background {
 }
 
 impl Background {
-    /// Builds the scene's background: its image fitted and flattened, its pattern, or its colour.
+    /// Builds the scene's background: its image fitted and flattened, its pattern, or its colour,
+    /// within the default memory budget.
     pub fn for_scene(scene: &Scene) -> Result<Background> {
+        Background::for_scene_within(scene, crate::budget::DEFAULT_BUDGET)
+    }
+
+    /// [`Background::for_scene`], refusing an image whose decode would take more than a quarter
+    /// of `budget` bytes (checked from its header, and enforced by the decoder).
+    pub fn for_scene_within(scene: &Scene, budget: u64) -> Result<Background> {
         let (width, height) = (scene.width as usize, scene.height as usize);
         let spec = &scene.background;
         let pixels = match (&spec.image, spec.pattern) {
             (Some(path), _) => {
-                let image = decode(path).map_err(|e| spec.locate(e))?;
+                let image = decode(path, budget).map_err(|e| spec.locate(e))?;
                 fit(&image, width, height, spec.fit, spec.color)
             }
             (None, Some(pattern)) => draw(pattern, width, height),
@@ -38,25 +46,32 @@ fn background_error(path: &Path, reason: impl std::fmt::Display) -> Error {
 }
 
 /// The largest background image decoded, in pixels (as large as the largest canvas): a small
-/// file that claims or inflates to more is refused from its header, before any allocation.
+/// file that claims more is refused from its header, before any allocation.
 pub const MAX_IMAGE_PIXELS: u64 = 8192 * 8192;
-/// The most memory one decode may allocate.
-const MAX_DECODE_BYTES: u64 = 512 << 20;
+/// The widest or tallest background image decoded (as wide as the widest canvas).
+pub const MAX_IMAGE_SIDE: u32 = 16384;
 
-fn open(path: &Path) -> Result<image::ImageReader<std::io::BufReader<std::fs::File>>> {
+fn open(path: &Path, decode_budget: Option<u64>) -> Result<image::ImageReader<std::io::BufReader<std::fs::File>>> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(background_error(path, "it is a folder, not an image")),
+        Ok(meta) if meta.len() == 0 => return Err(background_error(path, "the file is empty")),
+        _ => {}
+    }
     let reader = image::ImageReader::open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => background_error(path, "not found"),
         _ => background_error(path, e),
     })?;
     let mut reader = reader.with_guessed_format().map_err(|e| background_error(path, e))?;
     let mut limits = image::Limits::default();
-    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    limits.max_alloc = decode_budget;
     reader.limits(limits);
     Ok(reader)
 }
 
-/// Refuses an image whose header promises more pixels than the decode budget.
-fn check_budget(path: &Path, (w, h): (u32, u32)) -> Result<()> {
+/// Refuses an image whose header promises more pixels than the limit.
+fn check_pixels(path: &Path, (w, h): (u32, u32)) -> Result<()> {
     let pixels = u64::from(w) * u64::from(h);
     if pixels > MAX_IMAGE_PIXELS {
         let reason =
@@ -66,17 +81,38 @@ fn check_budget(path: &Path, (w, h): (u32, u32)) -> Result<()> {
     Ok(())
 }
 
-/// The image's size from its header, without decoding the pixels.
-pub fn image_size(path: &Path) -> Result<(u32, u32)> {
-    let size = open(path)?.into_dimensions().map_err(|e| background_error(path, describe(e)))?;
-    check_budget(path, size)?;
-    Ok(size)
+/// The image's size and what decoding it takes, from its header, without decoding the pixels.
+pub fn probe(path: &Path) -> Result<ImageHeader> {
+    use image::ImageDecoder;
+    // Reading a header allocates little; the budget applies to the decode.
+    let decoder = open(path, None)?.into_decoder().map_err(|e| background_error(path, describe(e, 0)))?;
+    let (width, height) = decoder.dimensions();
+    check_pixels(path, (width, height))?;
+    if width == 0 || height == 0 {
+        return Err(background_error(path, "the image has no pixels"));
+    }
+    let rgba8 = decoder.color_type() == image::ColorType::Rgba8;
+    Ok(ImageHeader { width, height, decoded_bytes: decoder.total_bytes(), rgba8 })
 }
 
-fn describe(e: image::ImageError) -> String {
+/// The header of the scene's background image, if it has one; errors point into the scene.
+pub fn image_header(scene: &Scene) -> Result<Option<ImageHeader>> {
+    let spec = &scene.background;
+    spec.image.as_deref().map(probe).transpose().map_err(|e| spec.locate(e))
+}
+
+/// The image's size from its header, without decoding the pixels.
+pub fn image_size(path: &Path) -> Result<(u32, u32)> {
+    probe(path).map(|h| (h.width, h.height))
+}
+
+fn describe(e: image::ImageError, decode_budget: u64) -> String {
     match e {
+        image::ImageError::Limits(l) if matches!(l.kind(), image::error::LimitErrorKind::DimensionError) => {
+            format!("it is wider or taller than {MAX_IMAGE_SIDE} pixels, the limit for background images")
+        }
         image::ImageError::Limits(_) => {
-            format!("it needs more memory to decode than the budget of {} MiB", MAX_DECODE_BYTES >> 20)
+            format!("it needs more memory to decode than the decode budget of {}", crate::budget::show(decode_budget))
         }
         image::ImageError::Unsupported(_) => {
             format!("{e} (supported: PNG, JPEG, GIF, BMP, WebP)")
@@ -85,16 +121,13 @@ fn describe(e: image::ImageError) -> String {
     }
 }
 
-fn decode(path: &Path) -> Result<image::RgbaImage> {
-    if std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(false) {
-        return Err(background_error(path, "the file is empty"));
-    }
+fn decode(path: &Path, budget: u64) -> Result<image::RgbaImage> {
     // The header first: an oversized image is refused before anything is decoded.
-    image_size(path)?;
-    let image = open(path)?.decode().map_err(|e| background_error(path, describe(e)))?;
-    if image.width() == 0 || image.height() == 0 {
-        return Err(background_error(path, "the image has no pixels"));
-    }
+    let header = probe(path)?;
+    crate::budget::check_image(&header, budget).map_err(|reason| background_error(path, reason))?;
+    let decode_budget = crate::budget::decode_budget(budget);
+    let image =
+        open(path, Some(decode_budget))?.decode().map_err(|e| background_error(path, describe(e, decode_budget)))?;
     Ok(image.into_rgba8())
 }
 

@@ -58,6 +58,15 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// The render would need more memory than its budget (found before allocating).
+    #[error("{message}")]
+    Budget {
+        /// The estimate and the budget.
+        message: String,
+        /// How to raise the budget.
+        hint: String,
+    },
+
     /// The render was asked to stop (a signal, through the stop flag) before it finished.
     #[error("interrupted")]
     Interrupted,
@@ -77,6 +86,7 @@ impl Error {
                 | Error::Background { .. }
                 | Error::Input { .. }
                 | Error::Output { .. }
+                | Error::Budget { .. }
         )
     }
 
@@ -85,6 +95,18 @@ impl Error {
         match self {
             Error::Scene(d) => d.hint.iter().cloned().collect(),
             Error::Output { hint, .. } => hint.iter().cloned().collect(),
+            Error::Budget { hint, .. } => vec![hint.clone()],
+            Error::Io { source, .. } => {
+                use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+                match source.kind() {
+                    StorageFull | QuotaExceeded | FileTooLarge => vec![
+                        "no space left for the output (disk full, quota, or a file size limit such as `ulimit -f`); \
+                         nothing was written and any existing output is unchanged"
+                            .into(),
+                    ],
+                    _ => Vec::new(),
+                }
+            }
             _ => Vec::new(),
         }
     }

@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod background;
+pub mod budget;
 pub mod diff;
 pub mod encode;
 pub mod error;

@@ -121,7 +121,7 @@ impl Staged {
         let temp = parent.join(temp_name(&name, std::process::id(), "tmp"));
         // A leftover from a crashed run with our process id would block us: clear it.
         remove_any(&temp);
-        let io = |source| Error::io(&target, source);
+        let io = |source| cannot_create(&target, &parent, source);
         let mut staged = Staged { target: target.clone(), temp, file: None, unnamed: false, committed: false };
         if folder {
             fs::create_dir(&staged.temp).map_err(io)?;
@@ -180,6 +180,19 @@ impl Drop for Staged {
             remove_any(&self.temp);
         }
     }
+}
+
+/// The output cannot even be created: a folder that refuses new files is the user's to fix
+/// (exit 2); a full disk or a failing one stays an I/O error (exit 3).
+fn cannot_create(target: &Path, parent: &Path, source: std::io::Error) -> Error {
+    use std::io::ErrorKind::{NotFound, PermissionDenied, ReadOnlyFilesystem};
+    let reason = match source.kind() {
+        PermissionDenied => "permission denied".to_string(),
+        ReadOnlyFilesystem => "the file system is read-only".to_string(),
+        NotFound => format!("the folder {} does not accept new files", parent.display()),
+        _ => return Error::io(target, source),
+    };
+    usage(format!("cannot create {}: {reason}", target.display()), Some("choose a folder you can write to"))
 }
 
 /// `.NAME.ripple-PID.KIND`: the temporaries of one run, hidden, and recognisable by the sweep.

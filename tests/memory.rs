@@ -54,6 +54,70 @@ fn peak_during(work: impl FnOnce()) -> usize {
 }
 
 #[test]
+fn memory_is_flat_in_frames_and_within_the_estimate() {
+    memory_does_not_grow_with_frame_count();
+    the_estimate_bounds_the_peak();
+}
+
+/// The budget's estimate, fixed part aside, is an upper bound of the heap a render uses, and not a
+/// loose one: the peak is at least a third of it, for each output, model and thread count.
+fn the_estimate_bounds_the_peak() {
+    use ripple_render::budget::{Estimate, Output};
+    let dir = std::env::temp_dir().join(format!("ripple-render-estimate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A many-coloured RGB image larger than the canvas, so decoding, fitting and NeuQuant count.
+    let (w, h) = (700u32, 500u32);
+    let noise: Vec<u8> = (0..w * h * 3).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    image::save_buffer(dir.join("noise.png"), &noise, w, h, image::ExtendedColorType::Rgb8).unwrap();
+    for (model, output, threads) in [
+        ("classic", Output::Gif, 1),
+        ("classic", Output::Gif, 4),
+        ("spring", Output::Gif, 2),
+        ("classic", Output::Png, 1),
+        ("spring", Output::Png, 4),
+        ("classic", Output::Nothing, 1),
+    ] {
+        let src = format!(
+            "[video]\nwidth = 640\nheight = 480\nframes = 12\n[background]\nimage = \"noise.png\"\n\
+             [water]\nmodel = \"{model}\"\n[rain]\ndrops_per_second = 200\n"
+        );
+        let frames = dir.join("frames");
+        let _ = std::fs::remove_dir_all(&frames);
+        std::fs::create_dir_all(&frames).unwrap();
+        let peak = peak_during(|| {
+            let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
+            let background = Background::for_scene(&scene).unwrap();
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let render = |encoder| ripple_render::render_threads(&scene, encoder, 1, &stop, &mut |_| {});
+            match output {
+                Output::Gif => {
+                    let gif = GifEncoder::new(std::io::sink(), &scene, &background).unwrap().threads(threads);
+                    ripple_render::render_threads(&scene, gif, 1, &stop, &mut |_| {}).unwrap()
+                }
+                Output::Png => {
+                    let png = PngSequence::new(&frames, &scene, &background).threads(threads);
+                    ripple_render::render_threads(&scene, png, 1, &stop, &mut |_| {}).unwrap()
+                }
+                Output::Nothing => render(ripple_render::encode::Discard::new(&background)).unwrap(),
+            };
+        });
+        let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
+        let header = ripple_render::background::image_header(&scene).unwrap();
+        let estimate = Estimate::for_render(&scene, header.as_ref(), output, threads);
+        let variable = estimate.total() - estimate.fixed[0].1;
+        eprintln!(
+            "{model} {output:?} {threads} threads: peak {peak} bytes, estimate {} ({variable} variable)",
+            estimate.total()
+        );
+        // The fixed part is for what a heap count does not see (code, stacks); the rest must
+        // hold the heap with no more slack than a few small allocations.
+        assert!(peak as u64 <= variable + (256 << 10), "{model} {output:?} {threads}: peak {peak} over {estimate:?}");
+        assert!(peak as u64 * 3 >= variable, "{model} {output:?} {threads}: peak {peak}, a loose {estimate:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn memory_does_not_grow_with_frame_count() {
     let dir = std::env::temp_dir().join(format!("ripple-render-memory-{}", std::process::id()));
     let measure = |frames: u32, gif: bool, threads: usize| {

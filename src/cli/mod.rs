@@ -73,6 +73,11 @@ struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
 
+    /// Refuse, before allocating, a render estimated to need more memory than SIZE (512M, 2G,
+    /// …); the background image may take a quarter of it to decode.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = memory_size)]
+    max_memory: u64,
+
     /// After the render, print one JSON line to stderr: frames and the seconds spent in each
     /// stage (simulate_s, refract_s, encode_s, write_s, total_s).
     #[arg(long)]
@@ -95,7 +100,15 @@ enum Command {
         /// Print one JSON object (settings and every event in the order applied).
         #[arg(long)]
         json: bool,
+        /// Refuse a timeline estimated to need more memory than SIZE (its swipe paths).
+        #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = memory_size)]
+        max_memory: u64,
     },
+}
+
+fn memory_size(text: &str) -> Result<u64, String> {
+    ripple_render::budget::parse_size(text)
+        .ok_or_else(|| "expected a size such as 512M, 2G or 1.5GiB (binary units: K, M, G, T)".to_string())
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -147,7 +160,7 @@ fn report(e: &Error) -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Some(Command::Plan { scene, json }) => plan(&scene, json).map(|()| ExitCode::SUCCESS),
+        Some(Command::Plan { scene, json, max_memory }) => plan(&scene, json, max_memory).map(|()| ExitCode::SUCCESS),
         Some(Command::Diff(args)) => diff::run(&args),
         None => {
             // clap enforces a scene and -o or --hashes when there is no subcommand.
@@ -167,14 +180,16 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 quiet: cli.quiet,
                 threads: cli.threads.map_or_else(ripple_render::encode::pool::default_threads, usize::from),
                 stats: cli.stats,
+                max_memory: cli.max_memory,
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }
     }
 }
 
-fn plan(path: &Path, json: bool) -> Result<(), Error> {
+fn plan(path: &Path, json: bool, max_memory: u64) -> Result<(), Error> {
     let scene = Scene::load(path)?;
+    ripple_render::budget::Estimate::for_timeline(&scene).check(max_memory)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if json {

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
+use ripple_render::budget;
 use ripple_render::encode::gif::GifEncoder;
 use ripple_render::encode::png::PngSequence;
 use ripple_render::encode::{Discard, Encoder};
@@ -24,6 +25,7 @@ pub struct Request<'a> {
     pub quiet: bool,
     pub threads: usize,
     pub stats: bool,
+    pub max_memory: u64,
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
@@ -36,7 +38,15 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     }
     let mut inputs = vec![request.scene];
     inputs.extend(scene.background.image.as_deref());
-    let background = Background::for_scene(&scene)?;
+    // Nothing large is allocated before the estimate is within the budget.
+    let image = ripple_render::background::image_header(&scene)?;
+    let kind = match format {
+        Some(Format::Gif) => budget::Output::Gif,
+        Some(Format::PngSequence) => budget::Output::Png,
+        None => budget::Output::Nothing,
+    };
+    budget::Estimate::for_render(&scene, image.as_ref(), kind, request.threads).check(request.max_memory)?;
+    let background = Background::for_scene_within(&scene, request.max_memory)?;
     let staged_output = match (request.output, format) {
         (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
         _ => None,

@@ -1,12 +1,12 @@
 //! SIGINT, SIGTERM and SIGHUP during a render: the first asks the render to stop before its
 //! next frame (so the temporary output is removed and an existing output is left as it was), and
 //! the process then ends by the same signal, so a shell sees 130, 143 or 129. A second signal
-//! ends the process at once.
+//! ends the process at once. SIGXFSZ is caught so a file size limit is an error, not a death.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
 use signal_hook::flag;
 
 /// Set by the first signal; the render checks it before each frame.
@@ -22,7 +22,14 @@ pub fn watch() {
         let _ = flag::register_usize(signal, &SIGNAL, signal as usize);
         let _ = flag::register(signal, &STOP);
     }
+    // Past a file size limit (`ulimit -f`) the kernel sends SIGXFSZ, whose default action kills
+    // the process and so skips the clean-up. Handled, the write fails with EFBIG instead, and
+    // the render stops with a clear error (exit 3) like on a full disk.
+    let _ = flag::register(SIGXFSZ, &FILE_TOO_LARGE);
 }
+
+/// Set when a write went past the file size limit (the write itself reports the error).
+static FILE_TOO_LARGE: AtomicBool = AtomicBool::new(false);
 
 /// Ends the process by the signal that stopped the render (its default action).
 pub fn die_by_pending_signal() -> ExitCode {

@@ -229,10 +229,14 @@ fn bad_output_paths() {
     assert_eq!(std::fs::read_to_string(dir.join("scene.toml")).unwrap(), SMALL);
     let run = ripple(&["scene.toml", "-o", "out.gif", "--format", "mp4"], &dir);
     assert_eq!(run.code, 2);
-    // /proc refuses new files even to root: an I/O failure, exit 3, nothing left behind.
+    // /proc refuses new files even to root: the output path is unusable, exit 2.
     let run = ripple(&["scene.toml", "-o", "/proc/out.gif"], &dir);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(run.stderr.starts_with("error: cannot write /proc/out.gif: "), "{}", run.stderr);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("error: cannot create /proc/out.gif: the folder /proc does not accept new files\n"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

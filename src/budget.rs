@@ -1,0 +1,281 @@
+//! The memory budget: before anything large is allocated, a render's peak memory is estimated
+//! from the scene, the background image's header and the output, and a scene that would need
+//! more than the budget is refused with the estimate, the budget and how to raise it.
+//!
+//! The estimate is an upper bound of the heap the render uses (checked against a counting
+//! allocator in `tests/memory.rs`); the decoded background may take at most a quarter of it,
+//! which stops decompression bombs (a small file that inflates to hundreds of MB).
+
+use std::fmt::Write as _;
+
+use crate::error::{Error, Result};
+use crate::scene::{Model, Scene};
+
+/// The budget when none is given: 1 GiB.
+pub const DEFAULT_BUDGET: u64 = 1 << 30;
+
+/// What is being made, as far as memory goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// An animated GIF.
+    Gif,
+    /// A PNG sequence.
+    Png,
+    /// Nothing but the simulation (a hash manifest, `plan`).
+    Nothing,
+}
+
+/// The estimated peak memory of a render: its fixed costs, then the largest of its phases
+/// (decoding the background, making the GIF palette, rendering), each by part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Estimate {
+    /// Costs present throughout: code, tables, the rasterized swipes.
+    pub fixed: Vec<(&'static str, u64)>,
+    /// Each phase's name and parts; the phases follow one another, so only the largest counts.
+    pub phases: Vec<(&'static str, Vec<(&'static str, u64)>)>,
+}
+
+/// A background image as its header describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageHeader {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Bytes the decoder produces (all pixels in the file's own colour type).
+    pub decoded_bytes: u64,
+    /// Whether the decoded pixels are already 8-bit RGBA (else a converted copy is made).
+    pub rgba8: bool,
+}
+
+impl ImageHeader {
+    /// The bytes decoding the image takes: its own pixels, plus an 8-bit RGBA copy.
+    pub fn decode_bytes(&self) -> u64 {
+        let copy = if self.rgba8 { 0 } else { 4 * u64::from(self.width) * u64::from(self.height) };
+        self.decoded_bytes + copy
+    }
+}
+
+/// Points of a swipe's polyline once rasterized (SPEC §3), counted without rasterizing it.
+pub fn swipe_points(path: &[[i64; 2]]) -> u64 {
+    let segments = path.windows(2).map(|w| (w[1][0] - w[0][0]).unsigned_abs().max((w[1][1] - w[0][1]).unsigned_abs()));
+    u64::from(!path.is_empty()) + segments.sum::<u64>()
+}
+
+/// Fixed costs: code, thread stacks, the LZW and deflate tables, I/O buffers.
+const BASE: u64 = 16 << 20;
+/// Bytes per rasterized swipe point.
+const SWIPE_POINT: u64 = 16;
+
+impl Estimate {
+    /// The timeline alone (what `plan` needs): the rasterized swipes.
+    pub fn for_timeline(scene: &Scene) -> Estimate {
+        let points: u64 = scene.swipes.iter().map(|s| swipe_points(&s.path)).sum();
+        Estimate { fixed: vec![("swipe paths", points.saturating_mul(SWIPE_POINT))], phases: Vec::new() }
+    }
+
+    /// A render of `scene` into `output`, with `threads` encoder threads (each keeps up to two
+    /// frames in flight) and its background `image`, if any.
+    pub fn for_render(scene: &Scene, image: Option<&ImageHeader>, output: Output, threads: usize) -> Estimate {
+        let cells = u64::from(scene.width) * u64::from(scene.height);
+        let in_flight = 2 * threads.max(1) as u64;
+        let mut estimate = Estimate::for_timeline(scene);
+        estimate.fixed.insert(0, ("program, threads and tables", BASE));
+        // The fitted background (RGB) lives from the decode to the end.
+        let background = ("background", 3 * cells);
+        if let Some(image) = image {
+            estimate.phases.push(("decoding the background", vec![("image", image.decode_bytes()), background]));
+        }
+        if output == Output::Gif {
+            // Counting colours, or NeuQuant's RGBA copy, and the palette indices.
+            estimate.phases.push(("making the palette", vec![background, ("palette work", 5 * cells)]));
+        }
+        let water = match scene.water.model {
+            Model::Classic => 2 * 2,
+            Model::Spring => 3 * 4,
+        };
+        let (frame, encoder) = match output {
+            // Palette indices of the background and of the previous frame; each frame in flight
+            // as indices plus its compressed bytes.
+            Output::Gif => (1, 2 + in_flight * 2),
+            // The encoder's copy of the background; each frame in flight as RGB plus its
+            // compressed bytes.
+            Output::Png => (3, 3 + in_flight * 7),
+            // A copy of the background to refract from.
+            Output::Nothing => (3, 3),
+        };
+        // A manifest converts each frame to RGB to hash it.
+        let hashing = 3;
+        estimate.phases.push((
+            "rendering",
+            vec![
+                background,
+                ("water", water * cells),
+                ("frame", frame * cells),
+                ("encoder", (encoder + hashing) * cells),
+            ],
+        ));
+        estimate
+    }
+
+    fn sum(parts: &[(&'static str, u64)]) -> u64 {
+        parts.iter().fold(0u64, |sum, (_, bytes)| sum.saturating_add(*bytes))
+    }
+
+    /// The fixed costs and the largest phase.
+    pub fn total(&self) -> u64 {
+        let largest = self.phases.iter().map(|(_, parts)| Estimate::sum(parts)).max().unwrap_or(0);
+        Estimate::sum(&self.fixed).saturating_add(largest)
+    }
+
+    /// Refuses an estimate over `budget`.
+    pub fn check(&self, budget: u64) -> Result<()> {
+        let total = self.total();
+        if total <= budget {
+            return Ok(());
+        }
+        let mut detail = String::new();
+        let largest = self.phases.iter().max_by_key(|(_, parts)| Estimate::sum(parts));
+        let parts = self.fixed.iter().chain(largest.iter().flat_map(|(_, parts)| parts.iter()));
+        for (name, bytes) in parts.filter(|(_, b)| *b >= 1 << 20) {
+            let _ = write!(detail, "{}{name} {}", if detail.is_empty() { "" } else { ", " }, show(*bytes));
+        }
+        if let Some((phase, _)) = largest {
+            detail = format!("{phase}: {detail}");
+        }
+        let biggest = self.fixed.iter().chain(largest.iter().flat_map(|(_, p)| p.iter())).max_by_key(|(_, b)| *b);
+        let remedy = match biggest.map(|(name, _)| *name) {
+            Some("swipe paths") => "or shorten the swipe paths",
+            Some("image") => "or use a smaller background image",
+            _ => "or make the canvas smaller",
+        };
+        Err(Error::Budget {
+            message: format!(
+                "this render needs an estimated {} of memory, over the budget of {} ({detail})",
+                show(total),
+                show(budget)
+            ),
+            hint: format!("raise the budget with --max-memory {}, {remedy}", suggest(total)),
+        })
+    }
+}
+
+/// The decode budget of a background image: a quarter of the memory budget.
+pub fn decode_budget(budget: u64) -> u64 {
+    budget / 4
+}
+
+/// Refuses a background image whose decode would take more than a quarter of `budget`.
+pub fn check_image(image: &ImageHeader, budget: u64) -> std::result::Result<(), String> {
+    let bytes = image.decode_bytes();
+    if bytes <= decode_budget(budget) {
+        return Ok(());
+    }
+    Err(format!(
+        "it is {}×{} and would take {} to decode, over the decode budget of {} (a quarter of the memory budget, {}); \
+         raise it with --max-memory {}",
+        image.width,
+        image.height,
+        show(bytes),
+        show(decode_budget(budget)),
+        show(budget),
+        suggest(bytes.saturating_mul(4))
+    ))
+}
+
+/// Bytes as people read them: `1.5 GiB`, `640 MiB`, `12 KiB`.
+pub fn show(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else if value < 10.0 {
+        format!("{value:.1} {}", UNITS[unit])
+    } else {
+        format!("{value:.0} {}", UNITS[unit])
+    }
+}
+
+/// A `--max-memory` value that would let `bytes` through: the next whole GiB (or MiB).
+fn suggest(bytes: u64) -> String {
+    let gib = bytes.div_ceil(1 << 30);
+    if gib <= 1 { format!("{}M", bytes.div_ceil(1 << 20)) } else { format!("{gib}G") }
+}
+
+/// Parses a size: a number with an optional binary unit, `K`, `M`, `G` or `T` (optionally
+/// followed by `iB` or `B`): `512M`, `1.5G`, `2GiB`, `1073741824`.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => return None,
+    };
+    if number.is_empty() || number.starts_with('.') || number.ends_with('.') || number.matches('.').count() > 1 {
+        return None;
+    }
+    let value: f64 = number.parse().ok()?;
+    let bytes = value * (1u64 << shift) as f64;
+    (bytes.is_finite() && bytes >= 1.0 && bytes < 2f64.powi(63)).then_some(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("1073741824"), Some(1 << 30));
+        assert_eq!(parse_size("512M"), Some(512 << 20));
+        assert_eq!(parse_size("2GiB"), Some(2 << 30));
+        assert_eq!(parse_size("1.5g"), Some(3 << 29));
+        assert_eq!(parse_size("64 KB"), Some(64 << 10));
+        for bad in ["", "G", "-1G", "1.2.3M", "1X", ".5G", "5.G", "0", "99999999T"] {
+            assert_eq!(parse_size(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn swipe_points_are_counted_as_rasterized() {
+        let path = [[0, 0], [5, 2], [5, 2], [-3, 10]];
+        assert_eq!(swipe_points(&path), crate::timeline::rasterize(&path).len() as u64);
+        assert_eq!(swipe_points(&[[7, 7]]), 1);
+        assert_eq!(swipe_points(&[[-65536, -65536], [65536, 0]]), 131073);
+    }
+
+    #[test]
+    fn sizes_read_well() {
+        assert_eq!(show(1000), "1000 bytes");
+        assert_eq!(show(1536), "1.5 KiB");
+        assert_eq!(show(640 << 20), "640 MiB");
+        assert_eq!(show(3 << 30), "3.0 GiB");
+        assert_eq!(suggest((1 << 30) + 1), "2G");
+        assert_eq!(suggest(300 << 20), "300M");
+    }
+
+    #[test]
+    fn the_message_names_the_estimate_the_budget_and_the_way_out() {
+        let estimate = Estimate {
+            fixed: vec![("swipe paths", 0), ("tables", 1 << 20)],
+            phases: vec![("decoding", vec![("image", 1 << 30)]), ("rendering", vec![("water", 2 << 30)])],
+        };
+        let e = estimate.check(1 << 30).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "this render needs an estimated 2.0 GiB of memory, over the budget of 1.0 GiB \
+             (rendering: tables 1.0 MiB, water 2.0 GiB)"
+        );
+        assert_eq!(e.hints(), vec!["raise the budget with --max-memory 3G, or make the canvas smaller".to_string()]);
+        assert!(estimate.check((2 << 30) + (1 << 20)).is_ok());
+    }
+}
