@@ -62,20 +62,28 @@ fn open(path: &Path, decode_budget: Option<u64>) -> Result<image::ImageReader<st
         _ => background_error(path, e),
     })?;
     let mut reader = reader.with_guessed_format().map_err(|e| background_error(path, e))?;
-    let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_IMAGE_SIDE);
-    limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    limits.max_alloc = decode_budget;
-    reader.limits(limits);
+    // Reading a header allocates little and our own checks name the size; the decoder gets
+    // explicit limits too.
+    if let Some(budget) = decode_budget {
+        let mut limits = image::Limits::default();
+        limits.max_image_width = Some(MAX_IMAGE_SIDE);
+        limits.max_image_height = Some(MAX_IMAGE_SIDE);
+        limits.max_alloc = Some(budget);
+        reader.limits(limits);
+    } else {
+        reader.no_limits();
+    }
     Ok(reader)
 }
 
 /// Refuses an image whose header promises more pixels than the limit.
 fn check_pixels(path: &Path, (w, h): (u32, u32)) -> Result<()> {
     let pixels = u64::from(w) * u64::from(h);
-    if pixels > MAX_IMAGE_PIXELS {
-        let reason =
-            format!("it is {w}×{h} = {pixels} pixels; background images are limited to {MAX_IMAGE_PIXELS} (8192·8192)");
+    if pixels > MAX_IMAGE_PIXELS || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
+        let reason = format!(
+            "it is {w}×{h} = {pixels} pixels; background images are limited to {MAX_IMAGE_PIXELS} (8192·8192), \
+             and {MAX_IMAGE_SIDE} a side"
+        );
         return Err(background_error(path, reason));
     }
     Ok(())
@@ -84,7 +92,6 @@ fn check_pixels(path: &Path, (w, h): (u32, u32)) -> Result<()> {
 /// The image's size and what decoding it takes, from its header, without decoding the pixels.
 pub fn probe(path: &Path) -> Result<ImageHeader> {
     use image::ImageDecoder;
-    // Reading a header allocates little; the budget applies to the decode.
     let decoder = open(path, None)?.into_decoder().map_err(|e| background_error(path, describe(e, 0)))?;
     let (width, height) = decoder.dimensions();
     check_pixels(path, (width, height))?;
@@ -116,6 +123,9 @@ fn describe(e: image::ImageError, decode_budget: u64) -> String {
         }
         image::ImageError::Unsupported(_) => {
             format!("{e} (supported: PNG, JPEG, GIF, BMP, WebP)")
+        }
+        image::ImageError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "cannot decode it: the file is truncated (it ends too early)".to_string()
         }
         other => format!("cannot decode it: {other}"),
     }

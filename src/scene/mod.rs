@@ -427,15 +427,18 @@ fn read_canvas(doc: &Document<'_>, video: Option<&Table<'_, '_>>, bg: &Backgroun
     let w = pick(&width, image_size.map(|s| s.0), DEFAULT_SIZE.0, "width")?;
     let h = pick(&height, image_size.map(|s| s.1), DEFAULT_SIZE.1, "height")?;
     if w * h > MAX_AREA {
-        let message = format!("canvas {w}×{h} has {} pixels: allowed at most 8192·8192 = {MAX_AREA}", w * h);
-        let span: Range<usize> = match (&width, &height) {
-            (_, Some((_, v))) | (Some((_, v)), None) => v.span.clone(),
-            (None, None) => 0..0,
+        let (key, span): (&str, Range<usize>) = match (&width, &height) {
+            (_, Some((_, v))) => (&format!("video.height = {h}"), v.span.clone()),
+            (Some((_, v)), None) => (&format!("video.width = {w}"), v.span.clone()),
+            (None, None) => ("", 0..0),
         };
+        let canvas =
+            format!("the canvas {w}×{h} = {} pixels, over the limit width·height ≤ 8192·8192 = {MAX_AREA}", w * h);
+        let message = format!("{key} makes {canvas}");
         if width.is_none() && height.is_none() {
             return Err(Error::Background {
                 path: bg.image.clone().unwrap_or_default(),
-                reason: format!("{message}; set video.width and video.height in the scene"),
+                reason: format!("it would make {canvas}; set video.width and video.height in the scene"),
             });
         }
         return Err(doc.error(span, message));

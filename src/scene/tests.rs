@@ -143,7 +143,7 @@ fn canvas_limits() {
     );
     assert_eq!(
         first_line("[video]\nframes = 1\nwidth = 16384\nheight = 4097\n"),
-        "4:10: canvas 16384×4097 has 67125248 pixels: allowed at most 8192·8192 = 67108864"
+        "4:10: video.height = 4097 makes the canvas 16384×4097 = 67125248 pixels, over the limit width·height ≤ 8192·8192 = 67108864"
     );
     assert!(parse("[video]\nframes = 1\nwidth = 16384\nheight = 4096\n").is_ok());
 }

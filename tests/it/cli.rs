@@ -400,7 +400,7 @@ fn signals_stop_the_render_and_leave_no_trace() {
 }
 
 /// A PNG whose header claims `width`×`height` grey pixels, with almost no data behind it.
-fn png_claiming(width: u32, height: u32) -> Vec<u8> {
+pub fn png_claiming(width: u32, height: u32) -> Vec<u8> {
     let chunk = |kind: &[u8], data: &[u8]| {
         let mut out = (data.len() as u32).to_be_bytes().to_vec();
         out.extend_from_slice(kind);

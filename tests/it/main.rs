@@ -3,6 +3,7 @@
 mod cli;
 mod diff;
 mod golden;
+mod hostile;
 mod kill;
 mod support;
 
