@@ -22,6 +22,8 @@ pub mod budget;
 pub mod diff;
 pub mod encode;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod manifest;
 pub mod output;
 pub mod plan;

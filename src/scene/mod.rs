@@ -225,6 +225,12 @@ impl Scene {
             return Err(unreadable(std::io::Error::other(message)));
         }
         let bytes = std::fs::read(path).map_err(unreadable)?;
+        Scene::from_bytes(bytes, path)
+    }
+
+    /// Validates scene bytes, which must be UTF-8 text. `file` names it in messages; its folder
+    /// anchors relative paths.
+    pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<Scene> {
         let src = match String::from_utf8(bytes) {
             Ok(s) => s,
             Err(e) => {
