@@ -1,5 +1,5 @@
 //! Entry points of the fuzz targets (`fuzz/`), kept in the library so that every input the
-//! fuzzer found worth keeping is replayed by `cargo test` (`tests/fuzz_regressions.rs`).
+//! fuzzer found worth keeping is replayed by `cargo test` (`tests/it/fuzz.rs`).
 //!
 //! Each takes arbitrary bytes and must return without panicking, whatever they hold; every
 //! value and error is also rendered to text, so message formatting is fuzzed too. Work is kept

@@ -1,10 +1,13 @@
-//! The integration tests: golden renders of the bundled scenes and the command line as users run it.
+//! The integration tests: golden renders of the bundled scenes, the command line as users run it,
+//! hostile input, SIGKILL, property tests and the fuzzers' kept inputs.
 
 mod cli;
 mod diff;
+mod fuzz;
 mod golden;
 mod hostile;
 mod kill;
+mod properties;
 mod support;
 
 /// The command-line helpers, shared with the diff tests.
