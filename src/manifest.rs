@@ -101,9 +101,7 @@ impl<E: Encoder, W: Write> Encoder for Hashed<E, W> {
     fn write_frame(&mut self, pixels: &[E::Pixel]) -> Result<()> {
         self.inner.write_frame(pixels)?;
         let started = Instant::now();
-        self.rgb.clear();
-        self.inner.rgb(pixels, &mut self.rgb);
-        let hash = frame_hash(&self.rgb);
+        let hash = frame_hash(self.inner.rgb(pixels, &mut self.rgb));
         self.hashing += started.elapsed();
         let delay = delay_cs(self.index, self.fps);
         writeln!(self.out, "{:04} {hash:016x} {delay}", self.index).map_err(|e| io(&self.path, e))?;
@@ -120,8 +118,8 @@ impl<E: Encoder, W: Write> Encoder for Hashed<E, W> {
         Ok(times)
     }
 
-    fn rgb(&self, pixels: &[E::Pixel], out: &mut Vec<u8>) {
-        self.inner.rgb(pixels, out);
+    fn rgb<'a>(&self, pixels: &'a [E::Pixel], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+        self.inner.rgb(pixels, scratch)
     }
 }
 

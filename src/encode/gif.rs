@@ -229,8 +229,10 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         pool.submit(frame, &mut |done| write_compressed(encoder, times, done))
     }
 
-    fn rgb(&self, pixels: &[u8], out: &mut Vec<u8>) {
-        out.extend(pixels.iter().flat_map(|&i| self.palette.colors[usize::from(i)]));
+    fn rgb<'a>(&self, pixels: &'a [u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+        scratch.clear();
+        scratch.extend(pixels.iter().flat_map(|&i| self.palette.colors[usize::from(i)]));
+        scratch
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {

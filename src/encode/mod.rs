@@ -40,8 +40,9 @@ pub trait Encoder {
     /// Completes the output (trailer, flush) and says where the time went.
     fn finish(self) -> Result<EncodeTimes>;
 
-    /// Appends the RGB bytes a viewer of the output sees for `pixels` (a GIF shows its palette).
-    fn rgb(&self, pixels: &[Self::Pixel], out: &mut Vec<u8>);
+    /// The RGB bytes a viewer of the output sees for `pixels` (a GIF shows its palette): the
+    /// pixels themselves when they are RGB, else converted into `scratch`.
+    fn rgb<'a>(&self, pixels: &'a [Self::Pixel], scratch: &'a mut Vec<u8>) -> &'a [u8];
 }
 
 /// An encoder that writes nothing: renders RGB frames for a hash manifest alone.
@@ -71,7 +72,7 @@ impl Encoder for Discard {
         Ok(EncodeTimes::default())
     }
 
-    fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {
-        out.extend_from_slice(pixels.as_flattened());
+    fn rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> &'a [u8] {
+        pixels.as_flattened()
     }
 }

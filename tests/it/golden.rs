@@ -42,8 +42,8 @@ impl Encoder for Collector<'_> {
         Ok(Default::default())
     }
 
-    fn rgb(&self, pixels: &[[u8; 3]], out: &mut Vec<u8>) {
-        out.extend_from_slice(pixels.as_flattened());
+    fn rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> &'a [u8] {
+        pixels.as_flattened()
     }
 }
 
