@@ -221,7 +221,8 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         let pool = self.pool.get_or_insert_with(|| {
             Ordered::new(threads, move |mut frame: ::gif::Frame<'static>| {
                 let started = Instant::now();
-                frame.buffer = super::lzw::compress(&frame.buffer, code_size).into();
+                // Unchanged pixels are runs of the transparent index.
+                frame.buffer = super::lzw::compress(&frame.buffer, code_size, frame.transparent).into();
                 Ok((frame, started.elapsed()))
             })
         });

@@ -14,6 +14,8 @@ pub struct Lzw {
     /// load, so no multiply sits on the byte-to-byte dependency chain.
     slots: Vec<u64>,
     generation: u32,
+    /// The codes of the run byte repeated 1, 2, 3, … times (see [`Lzw::encode_runs`]).
+    run_codes: Vec<u32>,
 }
 
 /// A code's 13-bit hash (Fibonacci hashing).
@@ -38,7 +40,7 @@ const BYTE_MIX: [u32; 256] = {
 
 impl Default for Lzw {
     fn default() -> Self {
-        Lzw { slots: vec![0; SLOTS], generation: 0 }
+        Lzw { slots: vec![0; SLOTS], generation: 0, run_codes: Vec::with_capacity(MAX_CODES as usize) }
     }
 }
 
@@ -84,6 +86,16 @@ impl Lzw {
     /// `gif::Encoder::write_lzw_pre_encoded_frame` takes. Every byte of `data` must be below
     /// `1 << min_code_size`; `min_code_size` is 2..=8.
     pub fn encode(&mut self, data: &[u8], min_code_size: u8, out: &mut Vec<u8>) {
+        self.encode_runs(data, min_code_size, None, out);
+    }
+
+    /// [`Lzw::encode`], fast through runs of `run_byte` (the transparent index of a differenced
+    /// frame, where the water has not changed). The code stream is the same either way.
+    ///
+    /// A run of one byte b only ever makes the strings b, bb, bbb, …, so their codes are kept in
+    /// a list: inside a run, the longest known string is found by arithmetic, with no dictionary
+    /// look-up per byte.
+    pub fn encode_runs(&mut self, data: &[u8], min_code_size: u8, run_byte: Option<u8>, out: &mut Vec<u8>) {
         let m = u32::from(min_code_size);
         let clear = 1u32 << m;
         let end = clear + 1;
@@ -93,15 +105,64 @@ impl Lzw {
         let mut next = clear + 2;
         bits.put(clear, size);
         self.reset();
-        let Some((&first, rest)) = data.split_first() else {
+        let Some(&first) = data.first() else {
             bits.put(end, size);
             bits.flush();
             return;
         };
+        // A byte no input holds when there is no run byte (inputs are below 1 << m ≤ 256).
+        let rb = run_byte.map_or(u32::MAX, u32::from);
+        // run_codes[k - 1] is the code of rb repeated k times, for every k the dictionary has.
+        self.run_codes.clear();
+        self.run_codes.push(rb);
         let mut prefix = u32::from(first);
         let mut prefix_hash = code_hash(prefix);
+        // The prefix is rb repeated `run` times, or 0 when it is not such a string.
+        let mut run = usize::from(prefix == rb);
         let mut tag = self.generation << 20;
-        for &byte in rest {
+        let mut i = 1;
+        while i < data.len() {
+            let byte = data[i];
+            if run > 0 && u32::from(byte) == rb {
+                // Inside a run: walk the known strings b^k without looking them up.
+                let mut ahead = data[i..].iter().position(|&b| u32::from(b) != rb).unwrap_or(data.len() - i);
+                loop {
+                    let step = (self.run_codes.len() - run).min(ahead);
+                    run += step;
+                    ahead -= step;
+                    i += step;
+                    prefix = self.run_codes[run - 1];
+                    if ahead == 0 {
+                        break;
+                    }
+                    // b^(run+1) is new: emit b^run, add b^(run+1), start again from b.
+                    bits.put(prefix, size);
+                    let key = tag | prefix << 8 | rb;
+                    self.insert(key, code_hash(prefix) ^ BYTE_MIX[rb as usize], next);
+                    self.run_codes.push(next);
+                    next += 1;
+                    if next > 1 << size && size < 12 {
+                        size += 1;
+                    }
+                    if next == MAX_CODES {
+                        bits.put(clear, size);
+                        self.reset();
+                        self.run_codes.truncate(1);
+                        tag = self.generation << 20;
+                        size = m + 1;
+                        next = clear + 2;
+                    }
+                    run = 1;
+                    i += 1;
+                    ahead -= 1;
+                    prefix = rb;
+                    if ahead == 0 {
+                        break;
+                    }
+                }
+                prefix_hash = code_hash(prefix);
+                continue;
+            }
             let key = tag | prefix << 8 | u32::from(byte);
             let mut slot = ((prefix_hash ^ BYTE_MIX[usize::from(byte)]) as usize) & (SLOTS - 1);
             loop {
@@ -110,6 +171,8 @@ impl Lzw {
                 if k == key {
                     prefix = (entry & 0xFFF) as u32;
                     prefix_hash = (entry >> 12) as u32 & 0x1FFF;
+                    // The prefix was not a run of rb (or the byte is not rb): neither is this.
+                    run = 0;
                     break;
                 }
                 if k < tag {
@@ -124,20 +187,33 @@ impl Lzw {
                         // The table is full: start afresh.
                         bits.put(clear, size);
                         self.reset();
+                        self.run_codes.truncate(1);
                         tag = self.generation << 20;
                         size = m + 1;
                         next = clear + 2;
                     }
                     prefix = u32::from(byte);
                     prefix_hash = code_hash(prefix);
+                    run = usize::from(prefix == rb);
                     break;
                 }
                 slot = (slot + 1) & (SLOTS - 1);
             }
+            i += 1;
         }
         bits.put(prefix, size);
         bits.put(end, size);
         bits.flush();
+    }
+
+    /// Adds a string known to be new: `key` at the first free slot from `hash`, as `code`.
+    fn insert(&mut self, key: u32, hash: u32, code: u32) {
+        let tag = key & !0xF_FFFF;
+        let mut slot = hash as usize & (SLOTS - 1);
+        while (self.slots[slot] >> 32) as u32 >= tag {
+            slot = (slot + 1) & (SLOTS - 1);
+        }
+        self.slots[slot] = u64::from(key) << 32 | u64::from(code_hash(code)) << 12 | u64::from(code);
     }
 }
 
@@ -145,10 +221,10 @@ thread_local! {
     static DICTIONARY: std::cell::RefCell<Lzw> = std::cell::RefCell::new(Lzw::default());
 }
 
-/// Compresses `data` with this thread's dictionary; see [`Lzw::encode`].
-pub fn compress(data: &[u8], min_code_size: u8) -> Vec<u8> {
+/// Compresses `data` with this thread's dictionary; see [`Lzw::encode_runs`].
+pub fn compress(data: &[u8], min_code_size: u8, run_byte: Option<u8>) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() / 2 + 16);
-    DICTIONARY.with(|d| d.borrow_mut().encode(data, min_code_size, &mut out));
+    DICTIONARY.with(|d| d.borrow_mut().encode_runs(data, min_code_size, run_byte, &mut out));
     out
 }
 
@@ -194,6 +270,41 @@ mod tests {
                 runs.extend(std::iter::repeat_n(value, (random() % 40) as usize));
             }
             roundtrip(&runs, m);
+        }
+    }
+
+    #[test]
+    fn the_run_shortcut_gives_the_same_stream() {
+        let mut seed = 0x9e37_79b9u32;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for m in 2..=8u8 {
+            let top = 1u32 << m;
+            let t = (top - 1) as u8;
+            let mut shapes = vec![vec![t], vec![t, t], vec![0, t, t, t, 0], vec![t; 100_000]];
+            // Runs of the run byte, long and short, between other bytes and other runs; enough
+            // data to fill the dictionary many times, so resets land inside runs.
+            let mut mixed = Vec::new();
+            while mixed.len() < 400_000 {
+                let long = random() % 4 == 0;
+                let value = if random() % 2 == 0 { t } else { (random() % top) as u8 };
+                let length = if long { random() % 3000 } else { random() % 12 };
+                mixed.extend(std::iter::repeat_n(value, length as usize));
+            }
+            shapes.push(mixed);
+            for data in &shapes {
+                let mut plain = Vec::new();
+                Lzw::default().encode(data, m, &mut plain);
+                for run_byte in [t, 0] {
+                    let mut fast = Vec::new();
+                    Lzw::default().encode_runs(data, m, Some(run_byte), &mut fast);
+                    assert!(fast == plain, "m = {m}, run byte {run_byte}, {} bytes", data.len());
+                }
+            }
         }
     }
 
