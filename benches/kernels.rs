@@ -83,6 +83,13 @@ fn kernels(c: &mut Criterion) {
                 lzw.encode(black_box(&frame), 8, &mut out)
             })
         });
+        // The same with the run shortcut the GIF encoder uses for the transparent index.
+        group.bench_function("lzw_differenced_runs", |b| {
+            b.iter(|| {
+                out.clear();
+                lzw.encode_runs(black_box(&frame), 8, Some(255), &mut out)
+            })
+        });
         group.finish();
     }
 }

@@ -65,7 +65,7 @@ struct Cli {
     #[arg(short, long)]
     force: bool,
 
-    /// Print nothing but errors: no progress bar, no summary.
+    /// Print nothing but errors and warnings: no progress bar, no summary.
     #[arg(short, long)]
     quiet: bool,
 
@@ -77,6 +77,11 @@ struct Cli {
     /// …); the background image may take a quarter of it to decode.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = memory_size)]
     max_memory: u64,
+
+    /// Write PNG frames with a palette (8-bit indexed) when the background has at most 256
+    /// colours: the same pixels, smaller files, faster. The default is 8-bit RGB (SPEC §6.2).
+    #[arg(long)]
+    indexed_png: bool,
 
     /// After the render, print one JSON line to stderr: frames and the seconds spent in each
     /// stage (simulate_s, refract_s, encode_s, write_s, total_s).
@@ -181,6 +186,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 threads: cli.threads.map_or_else(ripple_render::encode::pool::default_threads, usize::from),
                 stats: cli.stats,
                 max_memory: cli.max_memory,
+                indexed_png: cli.indexed_png,
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }

@@ -26,6 +26,7 @@ pub struct Request<'a> {
     pub threads: usize,
     pub stats: bool,
     pub max_memory: u64,
+    pub indexed_png: bool,
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
@@ -68,7 +69,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         &background,
         format,
         (staged_output.as_ref(), staged_hashes.as_ref()),
-        request.threads,
+        (request.threads, request.indexed_png),
         &mut on_progress,
     );
     bar.finish_and_clear();
@@ -122,7 +123,7 @@ fn encode(
     background: &Background,
     format: Option<Format>,
     (output, hashes): (Option<&Staged>, Option<&Staged>),
-    threads: usize,
+    (threads, indexed_png): (usize, bool),
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats, Error> {
     let manifest = hashes.map(|h| (h, Provenance::of(scene, background)));
@@ -135,6 +136,14 @@ fn encode(
             with_manifest(scene, gif, manifest, PixelKind::Gif, 1, progress)
         }
         (Some(Format::PngSequence), Some(out)) => {
+            if indexed_png {
+                if let Some(png) = PngSequence::indexed(out.path(), scene, background) {
+                    return with_manifest(scene, png.threads(threads), manifest, PixelKind::Rgb, 1, progress);
+                }
+                eprintln!(
+                    "warning: --indexed-png: the background has more than 256 colours, so the frames are RGB PNGs"
+                );
+            }
             let png = PngSequence::new(out.path(), scene, background).threads(threads);
             with_manifest(scene, png, manifest, PixelKind::Rgb, 1, progress)
         }

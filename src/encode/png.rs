@@ -1,4 +1,5 @@
-//! PNG-sequence output (SPEC §6.2): `frame_0000.png`, … of 8-bit RGB in one folder.
+//! PNG-sequence output (SPEC §6.2): `frame_0000.png`, … of 8-bit RGB in one folder, or, on
+//! request, of 8-bit palette indices where the background's colours fit a palette exactly.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,30 +25,82 @@ pub fn frame_name(i: u64, frames: u64) -> String {
 }
 
 /// One frame for a worker: where to write it and its pixels.
-type FrameJob = (PathBuf, Vec<[u8; 3]>);
+type FrameJob<P> = (PathBuf, Vec<P>);
+
+/// A pixel a PNG frame is written in.
+pub trait PngPixel: Copy + Send + Sync + 'static {
+    /// The pixels' bytes, as the PNG holds them.
+    fn bytes(pixels: &[Self]) -> &[u8];
+}
+
+/// RGB, the default (SPEC §6.2).
+impl PngPixel for [u8; 3] {
+    fn bytes(pixels: &[Self]) -> &[u8] {
+        pixels.as_flattened()
+    }
+}
+
+/// An index into the frame's palette (`--indexed-png`).
+impl PngPixel for u8 {
+    fn bytes(pixels: &[Self]) -> &[u8] {
+        pixels
+    }
+}
 
 /// Writes one PNG file per frame into a folder that already exists, encoding frames on worker
 /// threads (each file is independent, so the bytes do not depend on the thread count).
-pub struct PngSequence {
+///
+/// `P` is `[u8; 3]` for RGB frames ([`PngSequence::new`]) or `u8` for palette frames
+/// ([`PngSequence::indexed`]).
+pub struct PngSequence<P: PngPixel = [u8; 3]> {
     dir: PathBuf,
     provenance: Arc<str>,
-    background: Vec<[u8; 3]>,
+    background: Vec<P>,
+    /// For palette frames: the palette, as RGB triples.
+    palette: Option<Arc<[[u8; 3]]>>,
     width: u32,
     height: u32,
     frames: u64,
     written: u64,
     threads: usize,
-    pool: Option<Ordered<FrameJob, EncodeTimes>>,
+    pool: Option<Ordered<FrameJob<P>, EncodeTimes>>,
     times: EncodeTimes,
 }
 
-impl PngSequence {
-    /// A sequence of the scene's frames written into `dir`, on every core.
+impl PngSequence<[u8; 3]> {
+    /// A sequence of the scene's RGB frames written into `dir`, on every core.
     pub fn new(dir: &Path, scene: &Scene, background: &Background) -> Self {
+        PngSequence::with(dir, scene, background, background.pixels.clone(), None)
+    }
+}
+
+impl PngSequence<u8> {
+    /// A sequence of palette frames (colour type 3), when the background has at most 256
+    /// colours; `None` otherwise. Each frame decodes to exactly the RGB frame: every pixel of a
+    /// frame is a background pixel.
+    pub fn indexed(dir: &Path, scene: &Scene, background: &Background) -> Option<Self> {
+        let palette = super::gif::Palette::for_background(&background.pixels);
+        if !palette.exact {
+            return None;
+        }
+        let colors = palette.colors.into();
+        Some(PngSequence::with(dir, scene, background, palette.indices, Some(colors)))
+    }
+}
+
+impl<P: PngPixel> PngSequence<P> {
+    fn with(
+        dir: &Path,
+        scene: &Scene,
+        background: &Background,
+        pixels: Vec<P>,
+        palette: Option<Arc<[[u8; 3]]>>,
+    ) -> Self {
         PngSequence {
             dir: dir.to_path_buf(),
             provenance: Provenance::of(scene, background).to_text().into(),
-            background: background.pixels.clone(),
+            background: pixels,
+            palette,
             width: background.width as u32,
             height: background.height as u32,
             frames: scene.frames,
@@ -66,10 +119,18 @@ impl PngSequence {
 }
 
 /// Writes one frame's file: encoded in memory first, so encoding and writing are timed apart.
-fn write_file(path: &Path, width: u32, height: u32, pixels: &[[u8; 3]], comment: &str) -> Result<EncodeTimes> {
+/// With a palette, `pixels` are its indices.
+fn write_file(
+    path: &Path,
+    (width, height): (u32, u32),
+    pixels: &[u8],
+    palette: Option<&[[u8; 3]]>,
+    comment: &str,
+) -> Result<EncodeTimes> {
     let started = Instant::now();
-    let mut bytes = Vec::with_capacity(pixels.len() * 3 / 2);
-    write_png(&mut bytes, width, height, pixels, Some(comment)).map_err(|e| Error::Encode(e.to_string()))?;
+    let mut bytes = Vec::with_capacity(pixels.len() / 2);
+    encode_png(&mut bytes, (width, height), pixels, palette, Some(comment))
+        .map_err(|e| Error::Encode(e.to_string()))?;
     let encode = started.elapsed();
     let started = Instant::now();
     std::fs::write(path, &bytes).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
@@ -84,33 +145,51 @@ pub fn write_png(
     pixels: &[[u8; 3]],
     comment: Option<&str>,
 ) -> std::result::Result<(), png::EncodingError> {
+    encode_png(out, (width, height), pixels.as_flattened(), None, comment)
+}
+
+/// Encodes an 8-bit RGB PNG, or with `palette` an 8-bit palette PNG whose `pixels` index it.
+/// Frames use the png crate's `Fast` level (fdeflate), not its slower default.
+fn encode_png(
+    out: impl Write,
+    (width, height): (u32, u32),
+    pixels: &[u8],
+    palette: Option<&[[u8; 3]]>,
+    comment: Option<&str>,
+) -> std::result::Result<(), png::EncodingError> {
     let mut encoder = png::Encoder::new(out, width, height);
     if let Some(text) = comment {
         encoder.add_text_chunk("Comment".to_string(), text.to_string())?;
     }
-    encoder.set_color(png::ColorType::Rgb);
+    match palette {
+        Some(colors) => {
+            encoder.set_color(png::ColorType::Indexed);
+            encoder.set_palette(colors.as_flattened().to_vec());
+        }
+        None => encoder.set_color(png::ColorType::Rgb),
+    }
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_compression(png::Compression::Fast);
     let mut writer = encoder.write_header()?;
-    writer.write_image_data(pixels.as_flattened())?;
+    writer.write_image_data(pixels)?;
     writer.finish()
 }
 
-impl super::Encoder for PngSequence {
-    type Pixel = [u8; 3];
+impl<P: PngPixel> super::Encoder for PngSequence<P> {
+    type Pixel = P;
 
-    fn background(&self) -> &[[u8; 3]] {
+    fn background(&self) -> &[P] {
         &self.background
     }
 
-    fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
+    fn write_frame(&mut self, pixels: &[P]) -> Result<()> {
         let path = self.dir.join(frame_name(self.written, self.frames));
         self.written += 1;
-        let (width, height, threads) = (self.width, self.height, self.threads);
-        let provenance = self.provenance.clone();
+        let (size, threads) = ((self.width, self.height), self.threads);
+        let (provenance, palette) = (self.provenance.clone(), self.palette.clone());
         let pool = self.pool.get_or_insert_with(|| {
-            Ordered::new(threads, move |(path, pixels): (PathBuf, Vec<[u8; 3]>)| {
-                write_file(&path, width, height, &pixels, &provenance)
+            Ordered::new(threads, move |(path, pixels): FrameJob<P>| {
+                write_file(&path, size, P::bytes(&pixels), palette.as_deref(), &provenance)
             })
         });
         let times = &mut self.times;
@@ -131,8 +210,15 @@ impl super::Encoder for PngSequence {
         Ok(self.times)
     }
 
-    fn rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> &'a [u8] {
-        pixels.as_flattened()
+    fn rgb<'a>(&self, pixels: &'a [P], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+        match &self.palette {
+            Some(colors) => {
+                scratch.clear();
+                scratch.extend(P::bytes(pixels).iter().flat_map(|&i| colors[usize::from(i)]));
+                scratch
+            }
+            None => P::bytes(pixels),
+        }
     }
 }
 

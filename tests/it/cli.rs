@@ -111,6 +111,53 @@ fn renders_a_png_sequence_that_matches_the_gif() {
     assert!(dir.join("seq/frame_0006.png").exists());
 }
 
+/// Reads a PNG's colour type and its pixels expanded to RGB (a palette PNG through its palette).
+fn read_png_expanded(path: &Path) -> (png::ColorType, Vec<u8>) {
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().unwrap();
+    let stored = reader.info().color_type;
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb, "{} expands to RGB", path.display());
+    buf.truncate(info.buffer_size());
+    (stored, buf)
+}
+
+#[test]
+fn indexed_png_shows_the_same_pixels_where_the_palette_is_exact() {
+    // A background of six colours in diagonal stripes, refracted by rain.
+    let scene = "[video]\nwidth = 48\nheight = 32\nframes = 6\n[background]\nimage = \"stripes.png\"\n\
+                 [rain]\ndrops_per_second = 50\nseed = 4\n";
+    let dir = scene_dir("indexed-png", scene);
+    let stripes: Vec<u8> = (0..48 * 32).flat_map(|i| [((i % 48 + i / 48) % 6 * 40) as u8, 90, 200]).collect();
+    crate::support::write_png(&dir.join("stripes.png"), 48, 32, &stripes);
+    assert_eq!(ripple(&["scene.toml", "-o", "rgb/", "-q"], &dir).code, 0);
+    let run = ripple(&["scene.toml", "-o", "indexed/", "-q", "--indexed-png"], &dir);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    for i in 0..6 {
+        let name = format!("frame_{i:04}.png");
+        let (rgb_type, rgb) = read_png_expanded(&dir.join("rgb").join(&name));
+        let (indexed_type, indexed) = read_png_expanded(&dir.join("indexed").join(&name));
+        assert_eq!((rgb_type, indexed_type), (png::ColorType::Rgb, png::ColorType::Indexed));
+        assert_eq!(indexed, rgb, "{name}");
+    }
+    // Too many colours for a palette: RGB frames, and a warning that says so.
+    let many = "[video]\nwidth = 20\nheight = 20\nframes = 2\n[background]\nimage = \"many.png\"\n";
+    let dir = scene_dir("indexed-png-many", many);
+    // 400 pixels, 400 colours.
+    let pixels: Vec<u8> = (0..20 * 20).flat_map(|i| [(i % 20 * 12) as u8, (i / 20 * 12) as u8, 7]).collect();
+    crate::support::write_png(&dir.join("many.png"), 20, 20, &pixels);
+    let run = ripple(&["scene.toml", "-o", "frames/", "-q", "--indexed-png"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("warning: --indexed-png: the background has more than 256 colours"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read_png_expanded(&dir.join("frames/frame_0001.png")).0, png::ColorType::Rgb);
+}
+
 #[test]
 fn the_same_scene_gives_the_same_bytes() {
     let dir = scene_dir("same", &std::fs::read_to_string(root().join("scenes/rain.toml")).unwrap());
