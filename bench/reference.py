@@ -110,22 +110,16 @@ def background(sc):
     else:
         scw, sch = (rnd(sw, h, sh), h) if wider else (w, rnd(sh, w, sw))
     offx, offy = (w - scw) // 2, (h - sch) // 2
-    out = np.empty((h, w, 3), dtype=np.int64)
-    out[:] = color
-    for y in range(h):
-        py = y - offy
-        if not 0 <= py < sch:
-            continue
-        sy = ((2 * py + 1) * sh) // (2 * sch)
-        for x in range(w):
-            px = x - offx
-            if not 0 <= px < scw:
-                continue
-            sx = ((2 * px + 1) * sw) // (2 * scw)
-            c = img[sy, sx]
-            a = c[3]
-            out[y, x] = (c[:3] * a + color * (255 - a) + 127) // 255
-    return out.astype(np.uint8)
+    # Nearest source pixel per canvas row and column, in integers; outside the scaled image
+    # (contain's bars) the canvas keeps `color`.
+    py, px = np.arange(h) - offy, np.arange(w) - offx
+    sy = np.clip(((2 * py + 1) * sh) // (2 * sch), 0, sh - 1)
+    sx = np.clip(((2 * px + 1) * sw) // (2 * scw), 0, sw - 1)
+    c = img[sy[:, None], sx[None, :]]
+    a = c[:, :, 3:4]
+    flat = (c[:, :, :3] * a + color * (255 - a) + 127) // 255
+    inside = ((py >= 0) & (py < sch))[:, None] & ((px >= 0) & (px < scw))[None, :]
+    return np.where(inside[:, :, None], flat, color).astype(np.uint8)
 
 
 def events(sc, rain_events):
@@ -235,9 +229,10 @@ class Refractor:
         return self.packed[oy].view(np.uint8).reshape(h, w, 4)[:, :, :3]
 
 
-def frames(sc, rain_events):
+def frames(sc, rain_events, bg=None):
+    """Yields (k, RGB frame) for every rendered frame. `bg`: the fitted background, if already made."""
     w, h = sc["w"], sc["h"]
-    refract = Refractor(background(sc), sc["R"], wide=sc["model"] == "spring")
+    refract = Refractor(background(sc) if bg is None else bg, sc["R"], wide=sc["model"] == "spring")
     per = events(sc, rain_events)
     shift = sc["shift"]
     a, b = np.zeros((h, w), np.int32), np.zeros((h, w), np.int32)
