@@ -48,6 +48,15 @@ impl Default for Lzw {
     }
 }
 
+/// Where a code stream stands: the next code to give, the code size, the current generation's
+/// tag and the clear code (`1 << min_code_size`).
+struct Codes {
+    next: u32,
+    size: u32,
+    tag: u32,
+    clear: u32,
+}
+
 /// Bits to a byte stream, least significant first.
 struct Bits<'a> {
     out: &'a mut Vec<u8>,
@@ -105,12 +114,11 @@ impl Lzw {
         let end = clear + 1;
         out.push(min_code_size);
         let mut bits = Bits { out, acc: 0, count: 0 };
-        let mut size = m + 1;
-        let mut next = clear + 2;
-        bits.put(clear, size);
+        bits.put(clear, m + 1);
         self.reset();
+        let mut codes = Codes { next: clear + 2, size: m + 1, tag: self.generation << 20, clear };
         let Some(&first) = data.first() else {
-            bits.put(end, size);
+            bits.put(end, codes.size);
             bits.flush();
             return;
         };
@@ -123,7 +131,6 @@ impl Lzw {
         let mut prefix_hash = code_hash(prefix);
         // The prefix is rb repeated `run` times, or 0 when it is not such a string.
         let mut run = usize::from(prefix == rb);
-        let mut tag = self.generation << 20;
         let mut i = 1;
         while i < data.len() {
             let byte = data[i];
@@ -140,22 +147,11 @@ impl Lzw {
                         break;
                     }
                     // b^(run+1) is new: emit b^run, add b^(run+1), start again from b.
-                    bits.put(prefix, size);
-                    let key = tag | prefix << 8 | rb;
-                    self.insert(key, code_hash(prefix) ^ BYTE_MIX[rb as usize], next);
-                    self.run_codes.push(next);
-                    next += 1;
-                    if next > 1 << size && size < 12 {
-                        size += 1;
-                    }
-                    if next == MAX_CODES {
-                        bits.put(clear, size);
-                        self.reset();
-                        self.run_codes.truncate(1);
-                        tag = self.generation << 20;
-                        size = m + 1;
-                        next = clear + 2;
-                    }
+                    bits.put(prefix, codes.size);
+                    let key = codes.tag | prefix << 8 | rb;
+                    self.insert(key, code_hash(prefix) ^ BYTE_MIX[rb as usize], codes.next);
+                    self.run_codes.push(codes.next);
+                    self.added(&mut bits, &mut codes);
                     run = 1;
                     i += 1;
                     ahead -= 1;
@@ -167,7 +163,7 @@ impl Lzw {
                 prefix_hash = code_hash(prefix);
                 continue;
             }
-            let key = tag | prefix << 8 | u32::from(byte);
+            let key = codes.tag | prefix << 8 | u32::from(byte);
             let mut slot = ((prefix_hash ^ BYTE_MIX[usize::from(byte)]) as usize) & (SLOTS - 1);
             loop {
                 let entry = self.slots[slot];
@@ -179,23 +175,12 @@ impl Lzw {
                     run = 0;
                     break;
                 }
-                if k < tag {
+                if k < codes.tag {
                     // Empty (or left from an older generation): the string is new.
-                    bits.put(prefix, size);
+                    bits.put(prefix, codes.size);
+                    let next = codes.next;
                     self.slots[slot] = u64::from(key) << 32 | u64::from(code_hash(next)) << 12 | u64::from(next);
-                    next += 1;
-                    if next > 1 << size && size < 12 {
-                        size += 1;
-                    }
-                    if next == MAX_CODES {
-                        // The table is full: start afresh.
-                        bits.put(clear, size);
-                        self.reset();
-                        self.run_codes.truncate(1);
-                        tag = self.generation << 20;
-                        size = m + 1;
-                        next = clear + 2;
-                    }
+                    self.added(&mut bits, &mut codes);
                     prefix = u32::from(byte);
                     prefix_hash = code_hash(prefix);
                     run = usize::from(prefix == rb);
@@ -205,9 +190,27 @@ impl Lzw {
             }
             i += 1;
         }
-        bits.put(prefix, size);
-        bits.put(end, size);
+        bits.put(prefix, codes.size);
+        bits.put(end, codes.size);
         bits.flush();
+    }
+
+    /// Counts the code just given to a new string: the code size grows when the next code needs
+    /// another bit, and a full table (4096 codes) is announced with a clear code and started afresh.
+    #[inline(always)]
+    fn added(&mut self, bits: &mut Bits<'_>, codes: &mut Codes) {
+        codes.next += 1;
+        if codes.next > 1 << codes.size && codes.size < 12 {
+            codes.size += 1;
+        }
+        if codes.next == MAX_CODES {
+            bits.put(codes.clear, codes.size);
+            self.reset();
+            self.run_codes.truncate(1);
+            codes.tag = self.generation << 20;
+            codes.size = codes.clear.trailing_zeros() + 1;
+            codes.next = codes.clear + 2;
+        }
     }
 
     /// Adds a string known to be new: `key` at the first free slot from `hash`, as `code`.
