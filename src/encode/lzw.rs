@@ -254,15 +254,19 @@ mod tests {
         assert_eq!(decoded, data, "min code size {min_code_size}, {} bytes", data.len());
     }
 
-    #[test]
-    fn round_trips_every_code_size_and_shape() {
-        let mut seed = 0x1234_5678u32;
-        let mut random = move || {
+    /// A small deterministic generator for test data (xorshift32).
+    fn xorshift(mut seed: u32) -> impl FnMut() -> u32 {
+        move || {
             seed ^= seed << 13;
             seed ^= seed >> 17;
             seed ^= seed << 5;
             seed
-        };
+        }
+    }
+
+    #[test]
+    fn round_trips_every_code_size_and_shape() {
+        let mut random = xorshift(0x1234_5678);
         for m in 2..=8u8 {
             let top = 1u32 << m;
             roundtrip(&[], m);
@@ -282,13 +286,7 @@ mod tests {
 
     #[test]
     fn the_run_shortcut_gives_the_same_stream() {
-        let mut seed = 0x9e37_79b9u32;
-        let mut random = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut random = xorshift(0x9e37_79b9);
         for m in 2..=8u8 {
             let top = 1u32 << m;
             let t = (top - 1) as u8;
