@@ -295,8 +295,8 @@ mod tests {
             // data to fill the dictionary many times, so resets land inside runs.
             let mut mixed = Vec::new();
             while mixed.len() < 400_000 {
-                let long = random() % 4 == 0;
-                let value = if random() % 2 == 0 { t } else { (random() % top) as u8 };
+                let long = random().is_multiple_of(4);
+                let value = if random().is_multiple_of(2) { t } else { (random() % top) as u8 };
                 let length = if long { random() % 3000 } else { random() % 12 };
                 mixed.extend(std::iter::repeat_n(value, length as usize));
             }
