@@ -1,6 +1,7 @@
 //! Animated GIF output (SPEC §6.1): one global palette from the background, exact delays.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -28,7 +29,7 @@ impl Palette {
     /// depend on pixel order); otherwise 255 colours chosen by NeuQuant and each pixel mapped to
     /// its nearest.
     pub fn for_background(pixels: &[[u8; 3]]) -> Palette {
-        let mut seen: HashMap<[u8; 3], u8> = HashMap::new();
+        let mut seen: ColourMap = HashMap::default();
         for p in pixels {
             if !seen.contains_key(p) {
                 if seen.len() == 256 {
@@ -39,7 +40,7 @@ impl Palette {
         }
         let mut colors: Vec<[u8; 3]> = seen.into_keys().collect();
         colors.sort_unstable();
-        let index: HashMap<[u8; 3], u8> = colors.iter().enumerate().map(|(i, &c)| (c, i as u8)).collect();
+        let index: ColourMap = colors.iter().enumerate().map(|(i, &c)| (c, i as u8)).collect();
         let indices = pixels.iter().map(|p| index[p]).collect();
         Palette { colors, indices, exact: true }
     }
@@ -49,7 +50,7 @@ impl Palette {
         let rgba: Vec<u8> = pixels.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
         let quant = color_quant::NeuQuant::new(10, 255, &rgba);
         let colors = quant.color_map_rgb().chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
-        let mut memo: HashMap<[u8; 3], u8> = HashMap::new();
+        let mut memo: ColourMap = HashMap::default();
         let indices = pixels
             .iter()
             .map(|p| *memo.entry(*p).or_insert_with(|| quant.index_of(&[p[0], p[1], p[2], 255]) as u8))
@@ -60,6 +61,31 @@ impl Palette {
     /// A free index for transparent pixels, if the palette leaves one.
     pub fn transparent_index(&self) -> Option<u8> {
         u8::try_from(self.colors.len()).ok()
+    }
+}
+
+/// A map keyed by colour, looked up once per background pixel.
+type ColourMap = HashMap<[u8; 3], u8, BuildHasherDefault<ColourHasher>>;
+
+/// A hasher for three-byte colours: the bytes as one number, mixed by a multiply. The default
+/// SipHash resists chosen keys, which these maps do not need; it made mapping a 640×480 photo
+/// to its palette take several milliseconds.
+#[derive(Default)]
+struct ColourHasher(u64);
+
+impl Hasher for ColourHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0 << 8 | u64::from(b);
+        }
+    }
+
+    // The array's length, the same for every key.
+    fn write_usize(&mut self, _: usize) {}
+
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^ h >> 29
     }
 }
 
