@@ -68,8 +68,9 @@ impl Palette {
 type ColourMap = HashMap<[u8; 3], u8, BuildHasherDefault<ColourHasher>>;
 
 /// A hasher for three-byte colours: the bytes as one number, mixed by a multiply. The default
-/// SipHash resists chosen keys, which these maps do not need; it made mapping a 640×480 photo
-/// to its palette take several milliseconds.
+/// SipHash resists chosen keys, at a cost of several milliseconds a 640×480 photo. These maps
+/// need less: a key is one of only 2^24 colours and the mix spreads them, so a picture made to
+/// collide can crowd a bucket with a few hundred colours at most, not with all of its pixels.
 #[derive(Default)]
 struct ColourHasher(u64);
 
