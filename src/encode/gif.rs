@@ -1,7 +1,7 @@
 //! Animated GIF output (SPEC §6.1): one global palette from the background, exact delays.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -65,19 +65,42 @@ impl Palette {
 }
 
 /// A map keyed by colour, looked up once per background pixel.
-type ColourMap = HashMap<[u8; 3], u8, BuildHasherDefault<ColourHasher>>;
+type ColourMap = HashMap<[u8; 3], u8, ColourHash>;
 
-/// A hasher for three-byte colours: the bytes as one number, mixed by a multiply. The default
-/// SipHash resists chosen keys, at a cost of several milliseconds a 640×480 photo. These maps
-/// need less: a key is one of only 2^24 colours and the mix spreads them, so a picture made to
-/// collide can crowd a bucket with a few hundred colours at most, not with all of its pixels.
-#[derive(Default)]
-struct ColourHasher(u64);
+/// Hashes three-byte colours quickly: the bytes as one number, times a random odd multiplier
+/// drawn once per map, folded. The default SipHash costs several milliseconds on a 640×480
+/// photo. The random multiplier keeps what SipHash's key gives: a picture cannot be drawn so
+/// that its colours crowd one bucket. Nothing visible depends on it, as the maps are only looked
+/// up (the distinct colours are sorted before use).
+#[derive(Clone)]
+struct ColourHash {
+    multiplier: u64,
+}
+
+impl Default for ColourHash {
+    fn default() -> Self {
+        ColourHash { multiplier: std::hash::RandomState::new().hash_one(0u8) | 1 }
+    }
+}
+
+impl BuildHasher for ColourHash {
+    type Hasher = ColourHasher;
+
+    fn build_hasher(&self) -> ColourHasher {
+        ColourHasher { key: 0, multiplier: self.multiplier }
+    }
+}
+
+/// See [`ColourHash`].
+struct ColourHasher {
+    key: u64,
+    multiplier: u64,
+}
 
 impl Hasher for ColourHasher {
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = self.0 << 8 | u64::from(b);
+            self.key = self.key << 8 | u64::from(b);
         }
     }
 
@@ -85,7 +108,8 @@ impl Hasher for ColourHasher {
     fn write_usize(&mut self, _: usize) {}
 
     fn finish(&self) -> u64 {
-        let h = self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // The product's low bits depend only on the key's low bits: fold the high ones down.
+        let h = self.key.wrapping_mul(self.multiplier);
         h ^ h >> 29
     }
 }
