@@ -69,9 +69,9 @@ type ColourMap = HashMap<[u8; 3], u8, ColourHash>;
 
 /// Hashes three-byte colours quickly: the bytes as one number, times a random odd multiplier
 /// drawn once per map, folded. The default SipHash costs several milliseconds on a 640×480
-/// photo. The random multiplier keeps what SipHash's key gives: a picture cannot be drawn so
-/// that its colours crowd one bucket. Nothing visible depends on it, as the maps are only looked
-/// up (the distinct colours are sorted before use).
+/// photo. The random multiplier keeps what SipHash's key gives: as it is unknown in advance, a
+/// picture cannot be prepared so that its colours crowd one bucket. Nothing visible depends on
+/// it, as the maps are only looked up (the distinct colours are sorted before use).
 #[derive(Clone)]
 struct ColourHash {
     multiplier: u64,
