@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use crate::budget::ImageHeader;
 use crate::error::{Error, Result};
-use crate::scene::{Fit, Pattern, Scene};
+use crate::picture::{self, Fit, ImageHeader};
+use crate::scene::{Pattern, Scene};
 
 /// The background after fit and alpha flattening: one opaque RGB pixel per canvas pixel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +31,7 @@ impl Background {
         let spec = &scene.background;
         let pixels = match (&spec.image, spec.pattern) {
             (Some(path), _) => {
-                let image = decode(path, budget).map_err(|e| spec.locate(e))?;
+                let image = decode(path, budget).map_err(|reason| spec.locate(background_error(path, reason)))?;
                 fit(&image, width, height, spec.fit, spec.color)
             }
             (None, Some(pattern)) => draw(pattern, width, height),
@@ -45,100 +45,19 @@ fn background_error(path: &Path, reason: impl std::fmt::Display) -> Error {
     Error::Background { path: path.to_path_buf(), reason: reason.to_string() }
 }
 
-/// The largest background image decoded, in pixels (as large as the largest canvas): a small
-/// file that claims more is refused from its header, before any allocation.
-pub const MAX_IMAGE_PIXELS: u64 = 8192 * 8192;
-/// The widest or tallest background image decoded (as wide as the widest canvas).
-pub const MAX_IMAGE_SIDE: u32 = 16384;
-
-fn open(path: &Path, decode_budget: Option<u64>) -> Result<image::ImageReader<std::io::BufReader<std::fs::File>>> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => return Err(background_error(path, "it is a folder, not an image")),
-        Ok(meta) if meta.len() == 0 => return Err(background_error(path, "the file is empty")),
-        _ => {}
-    }
-    let reader = image::ImageReader::open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => background_error(path, "not found"),
-        _ => background_error(path, e),
-    })?;
-    let mut reader = reader.with_guessed_format().map_err(|e| background_error(path, e))?;
-    // Reading a header allocates little and our own checks name the size; the decoder gets
-    // explicit limits too.
-    if let Some(budget) = decode_budget {
-        let mut limits = image::Limits::default();
-        limits.max_image_width = Some(MAX_IMAGE_SIDE);
-        limits.max_image_height = Some(MAX_IMAGE_SIDE);
-        limits.max_alloc = Some(budget);
-        reader.limits(limits);
-    } else {
-        reader.no_limits();
-    }
-    Ok(reader)
-}
-
-/// Refuses an image whose header promises more pixels than the limit.
-fn check_pixels(path: &Path, (w, h): (u32, u32)) -> Result<()> {
-    let pixels = u64::from(w) * u64::from(h);
-    if pixels > MAX_IMAGE_PIXELS || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
-        let reason = format!(
-            "it is {w}×{h} = {pixels} pixels; background images are limited to {MAX_IMAGE_PIXELS} (8192·8192), \
-             and {MAX_IMAGE_SIDE} a side"
-        );
-        return Err(background_error(path, reason));
-    }
-    Ok(())
-}
-
-/// The image's size and what decoding it takes, from its header, without decoding the pixels.
-pub fn probe(path: &Path) -> Result<ImageHeader> {
-    use image::ImageDecoder;
-    let decoder = open(path, None)?.into_decoder().map_err(|e| background_error(path, describe(e, 0)))?;
-    let (width, height) = decoder.dimensions();
-    check_pixels(path, (width, height))?;
-    if width == 0 || height == 0 {
-        return Err(background_error(path, "the image has no pixels"));
-    }
-    let rgba8 = decoder.color_type() == image::ColorType::Rgba8;
-    Ok(ImageHeader { width, height, decoded_bytes: decoder.total_bytes(), rgba8 })
-}
-
-/// The header of the scene's background image, if it has one; errors point into the scene.
+/// The header of the scene's background image, if it has one (its size upright, and what
+/// decoding it takes), read without decoding the pixels; errors point into the scene.
 pub fn image_header(scene: &Scene) -> Result<Option<ImageHeader>> {
     let spec = &scene.background;
+    let probe = |path: &Path| picture::probe(path).map_err(|reason| background_error(path, reason));
     spec.image.as_deref().map(probe).transpose().map_err(|e| spec.locate(e))
 }
 
-/// The image's size from its header, without decoding the pixels.
-pub fn image_size(path: &Path) -> Result<(u32, u32)> {
-    probe(path).map(|h| (h.width, h.height))
-}
-
-fn describe(e: image::ImageError, decode_budget: u64) -> String {
-    match e {
-        image::ImageError::Limits(l) if matches!(l.kind(), image::error::LimitErrorKind::DimensionError) => {
-            format!("it is wider or taller than {MAX_IMAGE_SIDE} pixels, the limit for background images")
-        }
-        image::ImageError::Limits(_) => {
-            format!("it needs more memory to decode than the decode budget of {}", crate::budget::show(decode_budget))
-        }
-        image::ImageError::Unsupported(_) => {
-            format!("{e} (supported: PNG, JPEG, GIF, BMP, WebP)")
-        }
-        image::ImageError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            "cannot decode it: the file is truncated (it ends too early)".to_string()
-        }
-        other => format!("cannot decode it: {other}"),
-    }
-}
-
-fn decode(path: &Path, budget: u64) -> Result<image::RgbaImage> {
-    // The header first: an oversized image is refused before anything is decoded.
-    let header = probe(path)?;
-    crate::budget::check_image(&header, budget).map_err(|reason| background_error(path, reason))?;
-    let decode_budget = crate::budget::decode_budget(budget);
-    let image =
-        open(path, Some(decode_budget))?.decode().map_err(|e| background_error(path, describe(e, decode_budget)))?;
-    Ok(image.into_rgba8())
+/// Decodes the image within a quarter of the memory `budget`, checked from its header first.
+fn decode(path: &Path, budget: u64) -> std::result::Result<image::RgbaImage, picture::Reason> {
+    let header = picture::probe(path)?;
+    crate::budget::check_image(&header, budget)?;
+    picture::decode(path, crate::budget::decode_budget(budget))
 }
 
 /// Flattens one RGBA pixel over `color`: `(c·a + color·(255−a) + 127) / 255` per channel.
@@ -148,60 +67,10 @@ pub fn flatten(rgba: [u8; 4], color: [u8; 3]) -> [u8; 3] {
     [mix(rgba[0], color[0]), mix(rgba[1], color[1]), mix(rgba[2], color[2])]
 }
 
-/// Where a canvas covered by an image scaled to `scaled` (and shifted by `offset`) samples it.
-/// Nearest pixel centre, in integers: source = ((2·(x + offset) + 1)·size) / (2·scaled).
-struct Axis {
-    size: u64,
-    scaled: u64,
-    offset: i64,
-}
-
-impl Axis {
-    fn source(&self, x: usize) -> Option<u32> {
-        let p = x as i64 - self.offset;
-        if p < 0 || p as u64 >= self.scaled {
-            return None;
-        }
-        Some((((2 * p as u64 + 1) * self.size) / (2 * self.scaled)) as u32)
-    }
-}
-
-/// `a·b/c` rounded half up, at least 1.
-fn scale(a: u64, b: u64, c: u64) -> u64 {
-    ((2 * a * b + c) / (2 * c)).max(1)
-}
-
-/// Fits the image to the canvas (nearest-pixel, so the palette of pixel art survives) and
+/// Fits the image to the canvas (nearest pixel, so the palette of pixel art survives) and
 /// flattens it over `color`; uncovered `contain` bars are `color`.
 pub fn fit(image: &image::RgbaImage, width: usize, height: usize, how: Fit, color: [u8; 3]) -> Vec<[u8; 3]> {
-    let (sw, sh) = (u64::from(image.width()), u64::from(image.height()));
-    let (w, h) = (width as u64, height as u64);
-    // Is the canvas wider than the image, relative to their heights?
-    let canvas_wider = w * sh >= h * sw;
-    let (scaled_w, scaled_h) = match how {
-        Fit::Stretch => (w, h),
-        Fit::Cover if canvas_wider => (w, scale(sh, w, sw)),
-        Fit::Cover => (scale(sw, h, sh), h),
-        Fit::Contain if canvas_wider => (scale(sw, h, sh), h),
-        Fit::Contain => (w, scale(sh, w, sw)),
-    };
-    // (canvas - scaled) / 2, floored: negative for cover (the overflow is cropped evenly),
-    // positive for contain (the image is centred between bars).
-    let offset = |canvas: u64, scaled: u64| (canvas as i64 - scaled as i64).div_euclid(2);
-    let xs = Axis { size: sw, scaled: scaled_w, offset: offset(w, scaled_w) };
-    let ys = Axis { size: sh, scaled: scaled_h, offset: offset(h, scaled_h) };
-    let columns: Vec<Option<u32>> = (0..width).map(|x| xs.source(x)).collect();
-    let mut out = Vec::with_capacity(width * height);
-    for y in 0..height {
-        let row = ys.source(y);
-        for &column in &columns {
-            out.push(match (column, row) {
-                (Some(sx), Some(sy)) => flatten(image.get_pixel(sx, sy).0, color),
-                _ => color,
-            });
-        }
-    }
-    out
+    picture::fit(image, (width, height), how, color, |rgba| flatten(rgba, color))
 }
 
 /// Draws a procedural background.

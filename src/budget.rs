@@ -9,7 +9,11 @@
 use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
+pub use crate::picture::ImageHeader;
 use crate::scene::{Model, Scene};
+use crate::units::{show, suggest};
+
+pub use crate::units::parse_size;
 
 /// The budget when none is given: 1 GiB.
 pub const DEFAULT_BUDGET: u64 = 1 << 30;
@@ -33,27 +37,6 @@ pub struct Estimate {
     pub fixed: Vec<(&'static str, u64)>,
     /// Each phase's name and parts; the phases follow one another, so only the largest counts.
     pub phases: Vec<(&'static str, Vec<(&'static str, u64)>)>,
-}
-
-/// A background image as its header describes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ImageHeader {
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// Bytes the decoder produces (all pixels in the file's own colour type).
-    pub decoded_bytes: u64,
-    /// Whether the decoded pixels are already 8-bit RGBA (else a converted copy is made).
-    pub rgba8: bool,
-}
-
-impl ImageHeader {
-    /// The bytes decoding the image takes: its own pixels, plus an 8-bit RGBA copy.
-    pub fn decode_bytes(&self) -> u64 {
-        let copy = if self.rgba8 { 0 } else { 4 * u64::from(self.width) * u64::from(self.height) };
-        self.decoded_bytes + copy
-    }
 }
 
 /// Points of a swipe's polyline once rasterized (SPEC §3), counted without rasterizing it.
@@ -183,67 +166,9 @@ pub fn check_image(image: &ImageHeader, budget: u64) -> std::result::Result<(), 
     ))
 }
 
-/// Bytes as people read them: `1.5 GiB`, `640 MiB`, `12 KiB`.
-pub fn show(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} bytes")
-    } else if value < 10.0 {
-        format!("{value:.1} {}", UNITS[unit])
-    } else {
-        format!("{value:.0} {}", UNITS[unit])
-    }
-}
-
-/// A `--max-memory` value that would let `bytes` through: the next whole GiB (or MiB).
-fn suggest(bytes: u64) -> String {
-    let gib = bytes.div_ceil(1 << 30);
-    if gib <= 1 { format!("{}M", bytes.div_ceil(1 << 20)) } else { format!("{gib}G") }
-}
-
-/// Parses a size: a number with an optional binary unit, `K`, `M`, `G` or `T` (optionally
-/// followed by `iB` or `B`): `512M`, `1.5G`, `2GiB`, `1073741824`.
-pub fn parse_size(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let shift = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        "T" | "TB" | "TIB" => 40,
-        _ => return None,
-    };
-    if number.is_empty() || number.starts_with('.') || number.ends_with('.') || number.matches('.').count() > 1 {
-        return None;
-    }
-    let value: f64 = number.parse().ok()?;
-    let bytes = value * (1u64 << shift) as f64;
-    (bytes.is_finite() && bytes >= 1.0 && bytes < 2f64.powi(63)).then_some(bytes as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_parse_with_binary_units() {
-        assert_eq!(parse_size("1073741824"), Some(1 << 30));
-        assert_eq!(parse_size("512M"), Some(512 << 20));
-        assert_eq!(parse_size("2GiB"), Some(2 << 30));
-        assert_eq!(parse_size("1.5g"), Some(3 << 29));
-        assert_eq!(parse_size("64 KB"), Some(64 << 10));
-        for bad in ["", "G", "-1G", "1.2.3M", "1X", ".5G", "5.G", "0", "99999999T"] {
-            assert_eq!(parse_size(bad), None, "{bad:?}");
-        }
-    }
 
     #[test]
     fn swipe_points_are_counted_as_rasterized() {
@@ -251,16 +176,6 @@ mod tests {
         assert_eq!(swipe_points(&path), crate::timeline::rasterize(&path).len() as u64);
         assert_eq!(swipe_points(&[[7, 7]]), 1);
         assert_eq!(swipe_points(&[[-65536, -65536], [65536, 0]]), 131073);
-    }
-
-    #[test]
-    fn sizes_read_well() {
-        assert_eq!(show(1000), "1000 bytes");
-        assert_eq!(show(1536), "1.5 KiB");
-        assert_eq!(show(640 << 20), "640 MiB");
-        assert_eq!(show(3 << 30), "3.0 GiB");
-        assert_eq!(suggest((1 << 30) + 1), "2G");
-        assert_eq!(suggest(300 << 20), "300M");
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod manifest;
 pub mod output;
+pub mod picture;
 pub mod plan;
 pub mod provenance;
 pub mod refract;
@@ -33,6 +34,7 @@ mod rng;
 pub mod scene;
 mod simd;
 pub mod timeline;
+pub mod units;
 pub mod water;
 
 use std::io::Write;

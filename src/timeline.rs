@@ -2,13 +2,9 @@
 //! order they are applied. `plan` prints it; the renderer applies it.
 
 use crate::rng::RainRng;
+#[cfg(test)]
+use crate::scene::frame_of;
 use crate::scene::{Rain, Scene};
-
-/// The frame a time belongs to: `floor(t·fps + 0.5)` in f64 (2.5 rounds up to 3). Times too
-/// large for a frame number saturate, which puts them past any render.
-pub fn frame_of(seconds: f64, fps: u32) -> u64 {
-    (seconds * f64::from(fps) + 0.5).floor() as u64
-}
 
 /// What made a drop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,13 +4,17 @@
 //! and this module turns what it reads into the domain types below. Once a [`Scene`] exists,
 //! nothing about it can fail.
 
+mod background;
+mod events;
 mod toml_reader;
+mod video;
+mod water;
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, Error, Result};
-use crate::timeline::frame_of;
+pub use crate::picture::Fit;
+pub use background::parse_color;
 use toml_reader::{Document, Table, Value};
 
 /// Largest canvas side, and the largest canvas area (8192·8192).
@@ -87,17 +91,6 @@ impl BackgroundSpec {
             (error, _) => error,
         }
     }
-}
-
-/// How an image whose size differs from the canvas is fitted to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fit {
-    /// Scale to cover the canvas, keeping the aspect ratio; crop the overflow evenly.
-    Cover,
-    /// Scale to fit inside the canvas, keeping the aspect ratio; fill bars with `color`.
-    Contain,
-    /// Scale each axis independently to the canvas size.
-    Stretch,
 }
 
 /// A procedural background, drawn by [`crate::background`].
@@ -267,28 +260,22 @@ impl Scene {
         let damping = list("damping", DAMPING_KEYS)?;
 
         let base = file.parent().unwrap_or(Path::new(""));
-        let background = read_background(&doc, background.as_ref(), base)?;
-        let (width, height) = read_canvas(&doc, video.as_ref(), &background).map_err(|e| background.locate(e))?;
+        let background = background::read_background(&doc, background.as_ref(), base)?;
+        let (width, height) =
+            video::read_canvas(&doc, video.as_ref(), &background).map_err(|e| background.locate(e))?;
         let fps = match opt(video.as_ref(), "fps") {
             Some(v) => v.int(1..=100)?,
             None => 25,
         } as u32;
         let fps_site = opt(video.as_ref(), "fps").map(|v| Diagnostic::at(file, src, v.span, String::new()));
-        let (first_frame, frames) = read_length(&doc, video.as_ref(), fps)?;
+        let (first_frame, frames) = video::read_length(&doc, video.as_ref(), fps)?;
         let looping = opt(video.as_ref(), "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
-        let water = read_water(water.as_ref())?;
+        let water = water::read_water(water.as_ref())?;
 
-        let stones = stones.iter().map(|t| read_stone(t, fps, width, height)).collect::<Result<_>>()?;
-        let swipes = swipes.iter().map(|t| read_swipe(t, fps)).collect::<Result<_>>()?;
-        let rain = rain.as_ref().map(|t| read_rain(t, fps)).transpose()?;
-        let damping = damping
-            .iter()
-            .map(|t| {
-                let frame = frame_of(t.require("at", "a time in seconds")?.time()?, fps);
-                let shift = t.require("shift", "a damping shift in 1..=15")?.int(SHIFT)? as u32;
-                Ok(DampingChange { frame, shift })
-            })
-            .collect::<Result<_>>()?;
+        let stones = stones.iter().map(|t| events::read_stone(t, fps, width, height)).collect::<Result<_>>()?;
+        let swipes = swipes.iter().map(|t| events::read_swipe(t, fps)).collect::<Result<_>>()?;
+        let rain = rain.as_ref().map(|t| events::read_rain(t, fps)).transpose()?;
+        let damping = damping.iter().map(|t| events::read_damping(t, fps)).collect::<Result<_>>()?;
 
         Ok(Scene {
             file: file.to_path_buf(),
@@ -331,274 +318,14 @@ impl Scene {
     }
 }
 
+/// The frame a time belongs to: `floor(t·fps + 0.5)` in f64 (2.5 rounds up to 3). Times too
+/// large for a frame number saturate, which puts them past any render.
+pub fn frame_of(seconds: f64, fps: u32) -> u64 {
+    (seconds * f64::from(fps) + 0.5).floor() as u64
+}
+
 fn opt<'t, 's>(table: Option<&Table<'t, 's>>, key: &str) -> Option<Value<'t, 's>> {
     table.and_then(|t| t.get(key))
-}
-
-fn read_background(doc: &Document<'_>, t: Option<&Table<'_, '_>>, base: &Path) -> Result<BackgroundSpec> {
-    let image_site = opt(t, "image")
-        .map(|v| Diagnostic::at(doc.file, doc.src, v.span.clone(), format!("{} = {}", v.path, v.text())));
-    let image = match opt(t, "image") {
-        Some(v) => {
-            let s = v.string()?;
-            if s.is_empty() {
-                return Err(v.error("is empty: expected the path of a PNG, JPEG, GIF, BMP or WebP image"));
-            }
-            Some(base.join(s))
-        }
-        None => None,
-    };
-    let fit = match opt(t, "fit") {
-        Some(v) => match v.string()? {
-            "cover" => Fit::Cover,
-            "contain" => Fit::Contain,
-            "stretch" => Fit::Stretch,
-            other => return Err(v.error(choice_message(other, &["cover", "contain", "stretch"]))),
-        },
-        None => Fit::Cover,
-    };
-    let color = match opt(t, "color") {
-        Some(v) => {
-            parse_color(v.string()?).ok_or_else(|| v.error("is not a colour: expected \"#rrggbb\" or \"#rgb\""))?
-        }
-        None => [0, 0, 0],
-    };
-    let pattern = match opt(t, "pattern") {
-        Some(v) => {
-            let p = match v.string()? {
-                "tiles" => Pattern::Tiles,
-                "checker" => Pattern::Checker,
-                other => return Err(v.error(choice_message(other, &["tiles", "checker"]))),
-            };
-            if image.is_some() {
-                return Err(v.error("cannot be combined with background.image: choose one"));
-            }
-            Some(p)
-        }
-        None => None,
-    };
-    Ok(BackgroundSpec { image, fit, color, pattern, image_site })
-}
-
-fn choice_message(value: &str, allowed: &[&str]) -> String {
-    let quoted: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
-    let mut message = format!("is not allowed: expected {}", quoted.join(" or "));
-    if let Some(near) = toml_reader::closest(value, allowed) {
-        message.push_str(&format!(" (did you mean \"{near}\"?)"));
-    }
-    message
-}
-
-/// Parses `#rrggbb` or `#rgb` in any case.
-pub fn parse_color(s: &str) -> Option<[u8; 3]> {
-    let hex = s.strip_prefix('#')?;
-    if !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    let digit = |i: usize| u8::from_str_radix(&hex[i..=i], 16).ok();
-    match hex.len() {
-        6 => Some([
-            u8::from_str_radix(&hex[0..2], 16).ok()?,
-            u8::from_str_radix(&hex[2..4], 16).ok()?,
-            u8::from_str_radix(&hex[4..6], 16).ok()?,
-        ]),
-        3 => Some([digit(0)? * 17, digit(1)? * 17, digit(2)? * 17]),
-        _ => None,
-    }
-}
-
-fn read_canvas(doc: &Document<'_>, video: Option<&Table<'_, '_>>, bg: &BackgroundSpec) -> Result<(u32, u32)> {
-    let side = |key: &str| opt(video, key).map(|v| v.int(3..=MAX_SIDE).map(|n| (n, v))).transpose();
-    let width = side("width")?;
-    let height = side("height")?;
-    let image_size = match (&width, &height, &bg.image) {
-        (Some(_), Some(_), _) | (_, _, None) => None,
-        (_, _, Some(path)) => Some(crate::background::image_size(path)?),
-    };
-    let pick = |given: &Option<(i64, Value<'_, '_>)>, from_image: Option<u32>, fallback: u32, key: &str| {
-        if let Some((n, _)) = given {
-            return Ok(*n);
-        }
-        match from_image {
-            Some(n) if (3..=MAX_SIDE).contains(&i64::from(n)) => Ok(i64::from(n)),
-            Some(n) => Err(Error::Background {
-                path: bg.image.clone().unwrap_or_default(),
-                reason: format!(
-                    "its {key} of {n} pixels cannot be the canvas {key} (allowed 3..={MAX_SIDE}); set video.{key} in the scene"
-                ),
-            }),
-            None => Ok(i64::from(fallback)),
-        }
-    };
-    let w = pick(&width, image_size.map(|s| s.0), DEFAULT_SIZE.0, "width")?;
-    let h = pick(&height, image_size.map(|s| s.1), DEFAULT_SIZE.1, "height")?;
-    if w * h > MAX_AREA {
-        let (key, span): (&str, Range<usize>) = match (&width, &height) {
-            (_, Some((_, v))) => (&format!("video.height = {h}"), v.span.clone()),
-            (Some((_, v)), None) => (&format!("video.width = {w}"), v.span.clone()),
-            (None, None) => ("", 0..0),
-        };
-        let canvas =
-            format!("the canvas {w}×{h} = {} pixels, over the limit width·height ≤ 8192·8192 = {MAX_AREA}", w * h);
-        let message = format!("{key} makes {canvas}");
-        if width.is_none() && height.is_none() {
-            return Err(Error::Background {
-                path: bg.image.clone().unwrap_or_default(),
-                reason: format!("it would make {canvas}; set video.width and video.height in the scene"),
-            });
-        }
-        return Err(doc.error(span, message));
-    }
-    Ok((w as u32, h as u32))
-}
-
-fn read_length(doc: &Document<'_>, video: Option<&Table<'_, '_>>, fps: u32) -> Result<(u64, u64)> {
-    let start = match opt(video, "start") {
-        Some(v) => {
-            let k0 = frame_of(v.time()?, fps);
-            if k0 > MAX_START_FRAME {
-                let msg =
-                    format!("starts at frame {k0} at {fps} fps: allowed a start frame of at most {MAX_START_FRAME}");
-                return Err(v.error(msg));
-            }
-            k0
-        }
-        None => 0,
-    };
-    let frames = match (opt(video, "duration"), opt(video, "frames")) {
-        (Some(d), Some(f)) => {
-            let later = if d.span.start > f.span.start { d } else { f };
-            return Err(later.error("conflicts: give either video.duration or video.frames, not both"));
-        }
-        (None, None) => {
-            let message = "missing video length: give video.duration (seconds) or video.frames".to_string();
-            let span = video.map_or(0..0, |t| t.span.clone());
-            let hint = Some("add `duration = 4.0` under [video]".to_string());
-            let diagnostic = Diagnostic::at(doc.file, doc.src, span, message).with_hint(hint);
-            return Err(Error::Scene(Box::new(diagnostic)));
-        }
-        (Some(d), None) => {
-            let n = frame_of(d.time()?, fps);
-            if !(1..=MAX_FRAMES).contains(&n) {
-                return Err(
-                    d.error(format!("gives {n} frames at {fps} fps: allowed a duration of 1..={MAX_FRAMES} frames"))
-                );
-            }
-            n
-        }
-        (None, Some(f)) => f.int(1..=MAX_FRAMES as i64)? as u64,
-    };
-    Ok((start, frames))
-}
-
-fn read_water(t: Option<&Table<'_, '_>>) -> Result<WaterSpec> {
-    let model = match opt(t, "model") {
-        Some(v) => match v.string()? {
-            "classic" => Model::Classic,
-            "spring" => Model::Spring,
-            other => return Err(v.error(choice_message(other, &["classic", "spring"]))),
-        },
-        None => Model::Classic,
-    };
-    let (shift, refraction) = match model {
-        Model::Classic => (5, 1.0),
-        Model::Spring => (6, 0.1),
-    };
-    let damping_shift = opt(t, "damping_shift").map(|v| v.int(SHIFT)).transpose()?.unwrap_or(shift) as u32;
-    let steps_per_frame = opt(t, "steps_per_frame").map(|v| v.int(1..=16)).transpose()?.unwrap_or(1) as u32;
-    let refraction = opt(t, "refraction").map(|v| v.number_in(0.0, 16.0)).transpose()?.unwrap_or(refraction);
-    let refraction_q8 = (refraction * 256.0 + 0.5).floor() as i64;
-    Ok(WaterSpec { model, damping_shift, steps_per_frame, refraction_q8 })
-}
-
-fn read_stone(t: &Table<'_, '_>, fps: u32, width: u32, height: u32) -> Result<Stone> {
-    let frame = frame_of(t.require("at", "a time in seconds")?.time()?, fps);
-    let on_canvas = |key: &str, size: u32| -> Result<i64> {
-        let v = t.require(key, "a pixel coordinate")?;
-        let max = i64::from(size) - 1;
-        match v.int(i64::MIN..=i64::MAX) {
-            Ok(n) if (0..=max).contains(&n) => Ok(n),
-            Ok(_) => Err(v.error(format!("is off the canvas: allowed 0..={max} (canvas {width}×{height})"))),
-            Err(e) => Err(e),
-        }
-    };
-    let x = on_canvas("x", width)?;
-    let y = on_canvas("y", height)?;
-    let radius = t.get("radius").map(|v| v.int(RADIUS)).transpose()?.unwrap_or(4);
-    let weight = t.get("weight").map(|v| v.int(WEIGHT)).transpose()?.unwrap_or(64);
-    Ok(Stone { frame, x, y, radius, weight })
-}
-
-fn read_swipe(t: &Table<'_, '_>, fps: u32) -> Result<Swipe> {
-    let from = t.require("from", "a time in seconds")?;
-    let until = t.require("until", "a time in seconds")?;
-    let (from_s, until_s) = (from.time()?, until.time()?);
-    if from_s > until_s {
-        return Err(until.error(format!(
-            "is before {} = {}: a swipe must end after it starts",
-            from.path,
-            from.text()
-        )));
-    }
-    let path_value = t.require("path", "an array of [x, y] points")?;
-    let points = path_value.array("an array of [x, y] points")?;
-    if points.is_empty() {
-        return Err(path_value.error("is empty: a swipe needs at least one [x, y] point"));
-    }
-    let path = points
-        .iter()
-        .map(|p| {
-            let xy = p.array("an [x, y] pair of integers")?;
-            if xy.len() != 2 {
-                return Err(p.error("is not an [x, y] pair of integers"));
-            }
-            Ok([xy[0].int(COORD)?, xy[1].int(COORD)?])
-        })
-        .collect::<Result<_>>()?;
-    let radius = t.get("radius").map(|v| v.int(RADIUS)).transpose()?.unwrap_or(2);
-    let weight = t.get("weight").map(|v| v.int(WEIGHT)).transpose()?.unwrap_or(40);
-    Ok(Swipe { first_frame: frame_of(from_s, fps), last_frame: frame_of(until_s, fps), path, radius, weight })
-}
-
-fn read_range(v: Option<Value<'_, '_>>, allowed: std::ops::RangeInclusive<i64>, default: [i64; 2]) -> Result<[i64; 2]> {
-    let Some(v) = v else { return Ok(default) };
-    if !v.is_array() {
-        let n = v.int(allowed)?;
-        return Ok([n, n]);
-    }
-    let items = v.array("an integer or a [lo, hi] range")?;
-    if items.len() != 2 {
-        return Err(v.error(format!(
-            "is not a [lo, hi] range: expected an integer or two integers in {}..={}",
-            allowed.start(),
-            allowed.end()
-        )));
-    }
-    let lo = items[0].int(allowed.clone())?;
-    let hi = items[1].int(allowed)?;
-    if lo > hi {
-        return Err(v.error("is an empty range: lo must not exceed hi"));
-    }
-    Ok([lo, hi])
-}
-
-fn read_rain(t: &Table<'_, '_>, fps: u32) -> Result<Rain> {
-    let drops_per_second = t.require("drops_per_second", "a rate in 0..=100000")?.number_in(0.0, 100_000.0)?;
-    let radius = read_range(t.get("radius"), RADIUS, [1, 2])?;
-    let weight = read_range(t.get("weight"), WEIGHT, [32, 64])?;
-    let from = t.get("from").map(|v| v.time()).transpose()?.unwrap_or(0.0);
-    let until = match t.get("until") {
-        Some(v) => {
-            let s = v.time()?;
-            if s < from {
-                return Err(v.error(format!("is before rain.from = {from}: rain must stop after it starts")));
-            }
-            Some(frame_of(s, fps))
-        }
-        None => None,
-    };
-    let seed = t.get("seed").map(|v| v.int(0..=i64::MAX)).transpose()?.unwrap_or(0) as u64;
-    Ok(Rain { drops_per_second, radius, weight, first_frame: frame_of(from, fps), end_frame: until, seed })
 }
 
 #[cfg(test)]

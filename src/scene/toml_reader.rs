@@ -224,6 +224,16 @@ impl<'t, 's> Value<'t, 's> {
     }
 }
 
+/// "is not allowed: expected \"a\" or \"b\"", with the nearest allowed value when one is close.
+pub(crate) fn choice_message(value: &str, allowed: &[&str]) -> String {
+    let quoted: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
+    let mut message = format!("is not allowed: expected {}", quoted.join(" or "));
+    if let Some(near) = closest(value, allowed) {
+        message.push_str(&format!(" (did you mean \"{near}\"?)"));
+    }
+    message
+}
+
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
 }
