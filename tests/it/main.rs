@@ -6,6 +6,7 @@ mod diff;
 mod fuzz;
 mod golden;
 mod hostile;
+mod images;
 mod kill;
 mod properties;
 mod support;
