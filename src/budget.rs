@@ -47,6 +47,8 @@ pub fn swipe_points(path: &[[i64; 2]]) -> u64 {
 
 /// Fixed costs: code, thread stacks, the LZW and deflate tables, I/O buffers.
 const BASE: u64 = 16 << 20;
+/// The name of the fixed cost of the program itself.
+const PROGRAM: &str = "program, threads and tables";
 /// Bytes per rasterized swipe point.
 const SWIPE_POINT: u64 = 16;
 
@@ -63,7 +65,7 @@ impl Estimate {
         let cells = u64::from(scene.width) * u64::from(scene.height);
         let in_flight = 2 * threads.max(1) as u64;
         let mut estimate = Estimate::for_timeline(scene);
-        estimate.fixed.insert(0, ("program, threads and tables", BASE));
+        estimate.fixed.insert(0, (PROGRAM, BASE));
         // The fitted background (RGB) lives from the decode to the end.
         let background = ("background", 3 * cells);
         if let Some(image) = image {
@@ -126,11 +128,15 @@ impl Estimate {
         if let Some((phase, _)) = largest {
             detail = format!("{phase}: {detail}");
         }
-        let biggest = self.fixed.iter().chain(largest.iter().flat_map(|(_, p)| p.iter())).max_by_key(|(_, b)| *b);
+        // Advise what the scene can change, unless the program's own part alone is over.
+        let program = self.fixed.iter().filter(|(name, _)| *name == PROGRAM).map(|(_, b)| *b).sum::<u64>();
+        let scene_parts = self.fixed.iter().chain(largest.iter().flat_map(|(_, p)| p.iter()));
+        let biggest = scene_parts.filter(|(name, _)| *name != PROGRAM).max_by_key(|(_, b)| *b);
         let remedy = match biggest.map(|(name, _)| *name) {
-            Some("swipe paths") => "or shorten the swipe paths",
-            Some("image") => "or use a smaller background image",
-            _ => "or make the canvas smaller",
+            _ if program >= budget => format!(" (the program itself takes {})", show(program)),
+            Some("swipe paths") => ", or shorten the swipe paths".into(),
+            Some("image") => ", or use a smaller background image".into(),
+            _ => ", or make the canvas smaller".into(),
         };
         Err(Error::Budget {
             message: format!(
@@ -138,7 +144,7 @@ impl Estimate {
                 show(total),
                 show(budget)
             ),
-            hint: format!("raise the budget with --max-memory {}, {remedy}", suggest(total)),
+            hint: format!("raise the budget with --max-memory {}{remedy}", suggest(total)),
         })
     }
 }

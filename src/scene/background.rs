@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::toml_reader::{Document, Table, choice_message};
+use super::toml_reader::{Document, Table};
 use super::{BackgroundSpec, Pattern, opt};
 use crate::error::{Diagnostic, Result};
 use crate::picture::Fit;
@@ -13,7 +13,7 @@ pub(super) fn read_background(doc: &Document<'_>, t: Option<&Table<'_, '_>>, bas
         .map(|v| Diagnostic::at(doc.file, doc.src, v.span.clone(), format!("{} = {}", v.path, v.text())));
     let image = match opt(t, "image") {
         Some(v) => {
-            let s = v.string()?;
+            let s = v.string("the path of an image file")?;
             if s.is_empty() {
                 return Err(v.error("is empty: expected the path of a PNG, JPEG, GIF, BMP or WebP image"));
             }
@@ -22,26 +22,25 @@ pub(super) fn read_background(doc: &Document<'_>, t: Option<&Table<'_, '_>>, bas
         None => None,
     };
     let fit = match opt(t, "fit") {
-        Some(v) => match v.string()? {
+        Some(v) => match v.choice(&["cover", "contain", "stretch"])? {
             "cover" => Fit::Cover,
             "contain" => Fit::Contain,
-            "stretch" => Fit::Stretch,
-            other => return Err(v.error(choice_message(other, &["cover", "contain", "stretch"]))),
+            _ => Fit::Stretch,
         },
         None => Fit::Cover,
     };
     let color = match opt(t, "color") {
         Some(v) => {
-            parse_color(v.string()?).ok_or_else(|| v.error("is not a colour: expected \"#rrggbb\" or \"#rgb\""))?
+            let text = v.string("a colour, \"#rrggbb\" or \"#rgb\"")?;
+            parse_color(text).ok_or_else(|| v.error("is not a colour: expected \"#rrggbb\" or \"#rgb\""))?
         }
         None => [0, 0, 0],
     };
     let pattern = match opt(t, "pattern") {
         Some(v) => {
-            let p = match v.string()? {
+            let p = match v.choice(&["tiles", "checker"])? {
                 "tiles" => Pattern::Tiles,
-                "checker" => Pattern::Checker,
-                other => return Err(v.error(choice_message(other, &["tiles", "checker"]))),
+                _ => Pattern::Checker,
             };
             if image.is_some() {
                 return Err(v.error("cannot be combined with background.image: choose one"));

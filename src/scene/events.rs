@@ -10,10 +10,11 @@ pub(super) fn read_stone(t: &Table<'_, '_>, fps: u32, width: u32, height: u32) -
     let on_canvas = |key: &str, size: u32| -> Result<i64> {
         let v = t.require(key, "a pixel coordinate")?;
         let max = i64::from(size) - 1;
-        match v.int(i64::MIN..=i64::MAX) {
-            Ok(n) if (0..=max).contains(&n) => Ok(n),
-            Ok(_) => Err(v.error(format!("is off the canvas: allowed 0..={max} (canvas {width}×{height})"))),
-            Err(e) => Err(e),
+        let n = v.integer(&format!("an integer pixel coordinate in 0..={max}"))?;
+        if (0..=max).contains(&n) {
+            Ok(n)
+        } else {
+            Err(v.error(format!("is off the canvas: allowed 0..={max} (canvas {width}×{height})")))
         }
     };
     let x = on_canvas("x", width)?;
@@ -57,6 +58,10 @@ pub(super) fn read_swipe(t: &Table<'_, '_>, fps: u32) -> Result<Swipe> {
 fn read_range(v: Option<Value<'_, '_>>, allowed: std::ops::RangeInclusive<i64>, default: [i64; 2]) -> Result<[i64; 2]> {
     let Some(v) = v else { return Ok(default) };
     if !v.is_array() {
+        if !v.is_integer() {
+            let expected = format!("an integer in {}..={} or a [lo, hi] range", allowed.start(), allowed.end());
+            return Err(v.wrong_type(&expected));
+        }
         let n = v.int(allowed)?;
         return Ok([n, n]);
     }

@@ -85,7 +85,22 @@ impl BackgroundSpec {
     pub(crate) fn locate(&self, error: Error) -> Error {
         match (error, &self.image_site) {
             (Error::Background { path, reason }, Some(site)) => {
-                let message = format!("{}: {}: {reason}", site.message, path.display());
+                let message = if std::fs::symlink_metadata(&path).is_err() {
+                    // Name the path that was tried, and where a relative one starts.
+                    let folder = site.file.parent().filter(|f| !f.as_os_str().is_empty());
+                    let start = match folder {
+                        Some(folder) if path.starts_with(folder) => {
+                            format!(" (a relative path starts at the scene's folder, {})", folder.display())
+                        }
+                        None if path.is_relative() => {
+                            " (a relative path starts at the scene's folder, here the current folder)".to_string()
+                        }
+                        _ => String::new(),
+                    };
+                    format!("{}: no such file: {}{start}", site.message, path.display())
+                } else {
+                    format!("{}: {}: {reason}", site.message, path.display())
+                };
                 Error::Scene(Box::new(Diagnostic { message, ..site.clone() }))
             }
             (error, _) => error,
@@ -239,6 +254,8 @@ impl Scene {
 
     /// Validates scene text. `file` names it in messages; its folder anchors relative paths.
     pub fn from_toml_str(src: &str, file: &Path) -> Result<Scene> {
+        // A byte-order mark is not part of the text: without it, columns count from the first key.
+        let src = src.strip_prefix('\u{feff}').unwrap_or(src);
         let doc = Document { file, src };
         if let Some(at) = src.find('\0') {
             return Err(doc.error(at..at + 1, "the scene contains a NUL byte".into()));

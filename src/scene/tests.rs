@@ -104,14 +104,69 @@ fn wrong_types_say_what_was_expected() {
         first_line("stone = 3\n[video]\nframes = 2\n"),
         "1:9: stone = 3 is an integer: expected an array of tables, written [[stone]]"
     );
+    // Each type error says what the key is for, not a bare type or a 64-bit range.
+    let stone = "[video]\nframes = 2\n[[stone]]\nat = 0\ny = 1\n";
+    assert_eq!(
+        first_line(&format!("{stone}x = 100.5\n")),
+        "6:5: stone[0].x = 100.5 is a float: expected an integer pixel coordinate in 0..=319"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 2\n[water]\nmodel = 3\n"),
+        "4:9: water.model = 3 is an integer: expected \"classic\" or \"spring\""
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 2\n[background]\nfit = true\n"),
+        "4:7: background.fit = true is a boolean: expected \"cover\", \"contain\" or \"stretch\""
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 2\n[background]\nimage = 5\n"),
+        "4:9: background.image = 5 is an integer: expected a string, the path of an image file"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 2\n[rain]\ndrops_per_second = 1\nradius = \"big\"\n"),
+        "5:10: rain.radius = \"big\" is a string: expected an integer in 1..=256 or a [lo, hi] range"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 2\n[[stone]]\nat = \"now\"\nx = 1\ny = 1\n"),
+        "4:6: stone[0].at = \"now\" is a string: expected a time in seconds (a number ≥ 0)"
+    );
+}
+
+#[test]
+fn a_table_header_of_the_wrong_kind_is_named_as_written() {
+    // Not "video = [[video]] is an array": a header is no value after `key =`.
+    assert_eq!(
+        first_line("[[video]]\nframes = 3\n"),
+        "1:1: [[video]] makes `video` an array of tables: expected a table, written [video]"
+    );
+    assert_eq!(
+        first_line("[video]\nframes = 3\n[stone]\nat = 1\n"),
+        "3:1: [stone] makes `stone` a table: expected an array of tables, written [[stone]]"
+    );
+    // An inline value is still quoted after its key.
+    assert_eq!(first_line("video = [1]\n"), "1:9: video = [1] is an array: expected a table, written [video]");
+}
+
+#[test]
+fn a_byte_order_mark_does_not_shift_columns() {
+    let plain = "[video]\nframes = 2\nfps = 500\n";
+    let with_bom = format!("\u{feff}{plain}");
+    assert_eq!(first_line(&with_bom), first_line(plain));
+    assert_eq!(first_line("\u{feff}fps = 3\n"), first_line("fps = 3\n"));
+    assert!(first_line("\u{feff}fps = 3\n").starts_with("1:1: "));
+    let scene = Scene::from_bytes(format!("\u{feff}{}", "[video]\nframes = 2\n").into_bytes(), Path::new("s.toml"));
+    assert!(scene.is_ok());
 }
 
 #[test]
 fn nan_and_infinity_are_refused() {
-    assert_eq!(first_line("[video]\nduration = nan\n"), "2:12: video.duration = nan is not a finite number");
+    assert_eq!(
+        first_line("[video]\nduration = nan\n"),
+        "2:12: video.duration = nan is not a finite number: expected a time in seconds (a number ≥ 0)"
+    );
     assert_eq!(
         first_line("[video]\nframes = 2\n[water]\nrefraction = inf\n"),
-        "4:14: water.refraction = inf is not a finite number"
+        "4:14: water.refraction = inf is not a finite number: expected a number in 0..=16"
     );
 }
 
@@ -206,7 +261,7 @@ fn rain_ranges_and_times() {
     );
     assert_eq!(
         first_line("[video]\nframes = 1\n[rain]\ndrops_per_second = 100001\n"),
-        "4:20: rain.drops_per_second = 100001 is out of range: allowed 0.0..=100000.0"
+        "4:20: rain.drops_per_second = 100001 is out of range: allowed 0..=100000"
     );
     assert_eq!(
         first_line(&format!("{base}seed = -1\n")),

@@ -129,7 +129,24 @@ impl<'t, 's> Value<'t, 's> {
         }
     }
 
-    fn wrong_type(&self, expected: &str) -> Error {
+    /// Whether this value is a table header line (`[video]`, `[[stone]]`) rather than a value
+    /// after `key =`: nothing but blanks stands before it on its line.
+    fn is_header(&self) -> bool {
+        let before = &self.doc.src[..self.span.start.min(self.doc.src.len())];
+        let line = before.rsplit('\n').next().unwrap_or("");
+        matches!(self.value, DeValue::Table(_) | DeValue::Array(_)) && line.trim().is_empty()
+    }
+
+    pub fn wrong_type(&self, expected: &str) -> Error {
+        if self.is_header() {
+            // `[[video]]` is not a value to quote after `video =`: name what the header made.
+            let made = match self.value {
+                DeValue::Array(_) => "an array of tables",
+                _ => "a table",
+            };
+            let message = format!("{} makes `{}` {made}: expected {expected}", self.text(), self.path);
+            return self.doc.error(self.span.clone(), message);
+        }
         self.error(format!("is {}: expected {expected}", self.kind()))
     }
 
@@ -143,40 +160,54 @@ impl<'t, 's> Value<'t, 's> {
         if range.contains(&v) { Ok(v) } else { Err(out_of_range()) }
     }
 
-    /// Any finite number, integer or float.
-    pub fn number(&self) -> Result<f64> {
+    /// Any integer a 64-bit number holds; `expected` describes what it is for, in messages.
+    pub fn integer(&self, expected: &str) -> Result<i64> {
+        let DeValue::Integer(i) = self.value else {
+            return Err(self.wrong_type(expected));
+        };
+        i64::from_str_radix(i.as_str(), i.radix()).map_err(|_| self.error(format!("is too large: expected {expected}")))
+    }
+
+    /// Any finite number, integer or float; `expected` describes it in messages.
+    fn finite(&self, expected: &str) -> Result<f64> {
         let v = match self.value {
             DeValue::Integer(i) => match i64::from_str_radix(i.as_str(), i.radix()) {
                 Ok(v) => v as f64,
-                Err(_) => return Err(self.error("is too large")),
+                Err(_) => return Err(self.error(format!("is too large: expected {expected}"))),
             },
-            DeValue::Float(f) => f.as_str().parse::<f64>().map_err(|_| self.wrong_type("a number"))?,
-            _ => return Err(self.wrong_type("a number")),
+            DeValue::Float(f) => f.as_str().parse::<f64>().map_err(|_| self.wrong_type(expected))?,
+            _ => return Err(self.wrong_type(expected)),
         };
-        if v.is_finite() { Ok(v) } else { Err(self.error("is not a finite number")) }
+        if v.is_finite() { Ok(v) } else { Err(self.error(format!("is not a finite number: expected {expected}"))) }
     }
 
     /// A number within `lo..=hi`.
     pub fn number_in(&self, lo: f64, hi: f64) -> Result<f64> {
-        let v = self.number()?;
-        if (lo..=hi).contains(&v) {
-            Ok(v)
-        } else {
-            Err(self.error(format!("is out of range: allowed {lo:?}..={hi:?}")))
-        }
+        let range = format!("{}..={}", show_number(lo), show_number(hi));
+        let v = self.finite(&format!("a number in {range}"))?;
+        if (lo..=hi).contains(&v) { Ok(v) } else { Err(self.error(format!("is out of range: allowed {range}"))) }
     }
 
     /// A time in seconds: a finite number ≥ 0.
     pub fn time(&self) -> Result<f64> {
-        let v = self.number()?;
+        let v = self.finite("a time in seconds (a number ≥ 0)")?;
         if v >= 0.0 { Ok(v) } else { Err(self.error("is negative: a time must be ≥ 0 seconds")) }
     }
 
-    pub fn string(&self) -> Result<&'t str> {
+    /// A string; `expected` describes it in messages ("the path of an image").
+    pub fn string(&self, expected: &str) -> Result<&'t str> {
         match self.value {
             DeValue::String(s) => Ok(s.as_ref()),
-            _ => Err(self.wrong_type("a string")),
+            _ => Err(self.wrong_type(&format!("a string, {expected}"))),
         }
+    }
+
+    /// One of the `allowed` strings.
+    pub fn choice(&self, allowed: &[&'static str]) -> Result<&'static str> {
+        let DeValue::String(s) = self.value else {
+            return Err(self.wrong_type(&list_choices(allowed)));
+        };
+        allowed.iter().find(|a| **a == s.as_ref()).copied().ok_or_else(|| self.error(choice_message(s, allowed)))
     }
 
     pub fn bool(&self) -> Result<bool> {
@@ -203,6 +234,11 @@ impl<'t, 's> Value<'t, 's> {
             .collect())
     }
 
+    /// True when the value is an integer (for keys that take an integer or a range).
+    pub fn is_integer(&self) -> bool {
+        matches!(self.value, DeValue::Integer(_))
+    }
+
     /// True when the value is an array (for keys that take a number or a range).
     pub fn is_array(&self) -> bool {
         matches!(self.value, DeValue::Array(_))
@@ -226,12 +262,25 @@ impl<'t, 's> Value<'t, 's> {
 
 /// "is not allowed: expected \"a\" or \"b\"", with the nearest allowed value when one is close.
 pub(crate) fn choice_message(value: &str, allowed: &[&str]) -> String {
-    let quoted: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
-    let mut message = format!("is not allowed: expected {}", quoted.join(" or "));
+    let mut message = format!("is not allowed: expected {}", list_choices(allowed));
     if let Some(near) = closest(value, allowed) {
         message.push_str(&format!(" (did you mean \"{near}\"?)"));
     }
     message
+}
+
+/// `"a", "b" or "c"`.
+fn list_choices(allowed: &[&str]) -> String {
+    let quoted: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.join(""),
+    }
+}
+
+/// A range bound as written in messages: `100000`, `0.5`.
+fn show_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
 }
 
 fn join(path: &str, key: &str) -> String {

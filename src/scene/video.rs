@@ -38,8 +38,26 @@ pub(super) fn read_canvas(
             None => Ok(i64::from(fallback)),
         }
     };
-    let w = pick(&width, image_size.map(|s| s.0), DEFAULT_SIZE.0, "width")?;
-    let h = pick(&height, image_size.map(|s| s.1), DEFAULT_SIZE.1, "height")?;
+    let (w, h) = match (&width, &height, image_size) {
+        // One side given: the other keeps the image's aspect ratio (rounded half up), so the
+        // picture is not distorted.
+        (Some((given, v)), None, Some((iw, ih))) | (None, Some((given, v)), Some((ih, iw))) => {
+            let other = crate::picture::scale(*given as u64, u64::from(ih), u64::from(iw)) as i64;
+            let (key, other_key) = if width.is_some() { ("width", "height") } else { ("height", "width") };
+            if !(3..=MAX_SIDE).contains(&other) {
+                let (iw, ih) = image_size.unwrap_or_default();
+                return Err(v.error(format!(
+                    "gives a {other_key} of {other} pixels, keeping the {iw}×{ih} image's aspect ratio: \
+                     allowed 3..={MAX_SIDE}; set video.{other_key} too"
+                )));
+            }
+            if key == "width" { (*given, other) } else { (other, *given) }
+        }
+        _ => (
+            pick(&width, image_size.map(|s| s.0), DEFAULT_SIZE.0, "width")?,
+            pick(&height, image_size.map(|s| s.1), DEFAULT_SIZE.1, "height")?,
+        ),
+    };
     if w * h > MAX_AREA {
         let (key, span): (&str, Range<usize>) = match (&width, &height) {
             (_, Some((_, v))) => (&format!("video.height = {h}"), v.span.clone()),

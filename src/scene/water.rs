@@ -1,15 +1,14 @@
 //! The `[water]` table: the model and its settings.
 
-use super::toml_reader::{Table, choice_message};
+use super::toml_reader::Table;
 use super::{Model, SHIFT, WaterSpec, opt};
 use crate::error::Result;
 
 pub(super) fn read_water(t: Option<&Table<'_, '_>>) -> Result<WaterSpec> {
     let model = match opt(t, "model") {
-        Some(v) => match v.string()? {
+        Some(v) => match v.choice(&["classic", "spring"])? {
             "classic" => Model::Classic,
-            "spring" => Model::Spring,
-            other => return Err(v.error(choice_message(other, &["classic", "spring"]))),
+            _ => Model::Spring,
         },
         None => Model::Classic,
     };

@@ -236,10 +236,21 @@ fn missing_or_broken_inputs() {
     let dir = scene_dir("inputs", "[video]\nframes = 2\n[background]\nimage = \"pics/pool.png\"\n");
     let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
     assert_eq!(run.code, 2);
-    // The message points at the key and names the resolved path.
+    // The message points at the key and names the path that was tried, and where it starts.
     assert!(
+        run.stderr.starts_with(
+            "error: scene.toml:4:9: background.image = \"pics/pool.png\": no such file: pics/pool.png \
+             (a relative path starts at the scene's folder, here the current folder)\n"
+        ),
+        "{}",
         run.stderr
-            .starts_with("error: scene.toml:4:9: background.image = \"pics/pool.png\": pics/pool.png: not found\n"),
+    );
+    let run = ripple(&["inputs/scene.toml", "-o", "inputs/out.gif"], dir.parent().unwrap());
+    assert!(
+        run.stderr.starts_with(
+            "error: inputs/scene.toml:4:9: background.image = \"pics/pool.png\": no such file: inputs/pics/pool.png \
+             (a relative path starts at the scene's folder, inputs)\n"
+        ),
         "{}",
         run.stderr
     );
@@ -259,6 +270,25 @@ fn missing_or_broken_inputs() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.starts_with("error: cannot read scene nowhere.toml: "), "{}", run.stderr);
     assert!(!dir.join("out.gif").exists());
+}
+
+#[test]
+fn a_budget_below_the_program_itself_suggests_only_a_larger_budget() {
+    let dir = scene_dir("tiny-budget", SMALL);
+    let run = ripple(&["scene.toml", "-o", "out.gif", "--max-memory", "1M"], &dir);
+    assert_eq!(run.code, 2);
+    // A 24×16 canvas is not what is over: no "make the canvas smaller".
+    assert!(
+        run.stderr.contains("hint: raise the budget with --max-memory 17M (the program itself takes 16 MiB)\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("canvas smaller"), "{}", run.stderr);
+    // When the canvas is what is over, it says so.
+    let big = SMALL.replace("width = 24\nheight = 16", "width = 8192\nheight = 8192");
+    std::fs::write(dir.join("scene.toml"), big).unwrap();
+    let run = ripple(&["scene.toml", "-o", "out.gif", "--max-memory", "64M"], &dir);
+    assert!(run.stderr.contains(", or make the canvas smaller"), "{}", run.stderr);
 }
 
 #[test]
@@ -344,20 +374,40 @@ fn plan_lists_pre_roll_and_damping_in_order() {
 }
 
 #[test]
-fn canvas_defaults_to_the_image_size_per_key() {
+fn canvas_defaults_to_the_image_size_and_keeps_its_shape_from_one_side() {
     let dir = scene_dir("default-size", "[video]\nframes = 1\n[background]\nimage = \"koi.png\"\n");
     std::fs::copy(root().join("scenes/koi.png"), dir.join("koi.png")).unwrap();
-    let plan = |dir: &Path| -> serde_json::Value {
-        serde_json::from_str(&ripple(&["plan", "--json", "scene.toml"], dir).stdout).unwrap()
+    let size = |video: &str| -> (Option<u64>, Option<u64>) {
+        let scene = format!("[video]\nframes = 1\n{video}\n[background]\nimage = \"koi.png\"\n");
+        std::fs::write(dir.join("scene.toml"), scene).unwrap();
+        let run = ripple(&["plan", "--json", "scene.toml"], &dir);
+        let p: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_default();
+        (p["width"].as_u64(), p["height"].as_u64())
     };
-    let p = plan(&dir);
-    assert_eq!((p["width"].as_u64(), p["height"].as_u64()), (Some(96), Some(64)));
-    std::fs::write(dir.join("scene.toml"), "[video]\nframes = 1\nwidth = 50\n[background]\nimage = \"koi.png\"\n")
+    // koi.png is 96×64 (3:2).
+    assert_eq!(size(""), (Some(96), Some(64)));
+    assert_eq!(size("width = 50\nheight = 70"), (Some(50), Some(70)));
+    // One side: the other keeps 3:2, rounded half up (50·64/96 = 33.3 → 33; 41·96/64 = 61.5 → 62).
+    assert_eq!(size("width = 50"), (Some(50), Some(33)));
+    assert_eq!(size("height = 41"), (Some(62), Some(41)));
+    assert_eq!(size("width = 960"), (Some(960), Some(640)));
+    // A shape that would make the other side too small is refused at the given key.
+    std::fs::write(dir.join("scene.toml"), "[video]\nframes = 1\nwidth = 3\n[background]\nimage = \"koi.png\"\n")
         .unwrap();
-    let p = plan(&dir);
-    assert_eq!((p["width"].as_u64(), p["height"].as_u64()), (Some(50), Some(64)));
+    let run = ripple(&["plan", "scene.toml"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(
+            "error: scene.toml:3:9: video.width = 3 gives a height of 2 pixels, keeping the 96×64 image's \
+             aspect ratio: allowed 3..=16384; set video.height too"
+        ),
+        "{}",
+        run.stderr
+    );
+    // Without an image, the default canvas.
     std::fs::write(dir.join("scene.toml"), "[video]\nframes = 1\n").unwrap();
-    let p = plan(&dir);
+    let run = ripple(&["plan", "--json", "scene.toml"], &dir);
+    let p: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!((p["width"].as_u64(), p["height"].as_u64()), (Some(320), Some(240)));
 }
 

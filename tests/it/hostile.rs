@@ -84,6 +84,8 @@ fn bomb(width: u32, height: u32) -> Vec<u8> {
 const IMAGE: &str = "[video]\nframes = 2\nwidth = 40\nheight = 30\n[background]\nimage = \"bg.png\"\n";
 /// Where `image = "bg.png"` puts its value in [`IMAGE`].
 const IMAGE_AT: &str = "error: scene.toml:6:9: background.image = \"bg.png\": bg.png: ";
+const IMAGE_MISSING: &str = "error: scene.toml:6:9: background.image = \"bg.png\": no such file: bg.png (a relative path \
+                             starts at the scene's folder, here the current folder)";
 
 fn with_image(name: &str, image: Vec<u8>, expect: &[&str]) -> Case {
     let mut c = case(name, IMAGE, 2, &[IMAGE_AT]);
@@ -275,7 +277,7 @@ fn cases() -> Vec<Case> {
         ),
         case("unknown table", video("", "[audio]\nvolume = 1\n"), 2, &["scene.toml:6:2", "audio", "allowed"]),
         // The background image.
-        case("image missing", IMAGE, 2, &[IMAGE_AT, "not found"]),
+        case("image missing", IMAGE, 2, &[IMAGE_MISSING]),
         with_image("image empty", Vec::new(), &["empty"]),
         with_image("not an image", b"just some text, not a picture".to_vec(), &["cannot decode it", "PNG signature"]),
         with_image("claims 100000×100000", png_claiming(100_000, 100_000), &["100000×100000", "limited to 67108864"]),
