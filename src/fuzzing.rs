@@ -29,7 +29,9 @@ pub fn scene(data: &[u8]) {
         Ok(scene) => {
             if Estimate::for_timeline(&scene).check(BUDGET).is_ok() && small_timeline(&scene, 2_000) {
                 let mut out = Vec::new();
-                crate::plan::write_text(&scene, &mut out).expect("plan to memory");
+                crate::plan::write_text(&scene, crate::plan::Detail::Summary, &mut out).expect("plan to memory");
+                out.clear();
+                crate::plan::write_text(&scene, crate::plan::Detail::Events, &mut out).expect("plan to memory");
                 out.clear();
                 crate::plan::write_json(&scene, &mut out).expect("plan to memory");
             }

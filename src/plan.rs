@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
-use crate::scene::{Fit, Scene};
-use crate::timeline::{Event, Timeline};
+use crate::scene::Scene;
+use crate::timeline::{Drop, Event, Source, Timeline};
 
 /// Calls `each(frame, event)` for every event with frame < K0+N, in the order applied.
 pub fn for_each_event(scene: &Scene, mut each: impl FnMut(u64, &Event) -> io::Result<()>) -> io::Result<()> {
@@ -55,19 +55,77 @@ pub fn write_json(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}]}}", if first { "" } else { "\n" })
 }
 
-/// Writes the plan for people: the settings, then one line per event.
-pub fn write_text(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
+/// How much of the timeline the text plan lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// One line per stone and damping change, one per swipe and one for the rain.
+    #[default]
+    Summary,
+    /// Every event on its own line.
+    Events,
+}
+
+/// Writes the plan for people: the settings, then the events, frame by frame, with the output
+/// frame each falls on (the numbers `diff` reports) or "pre-roll".
+pub fn write_text(scene: &Scene, detail: Detail, out: &mut dyn Write) -> io::Result<()> {
+    write_settings(scene, out)?;
+    writeln!(out, "\n{:>8} {:>8} {:>8}  event", "frame", "output", "time")?;
+    let (k0, fps) = (scene.first_frame, f64::from(scene.fps));
+    let when = |k: u64| {
+        let output = if k >= k0 { (k - k0).to_string() } else { "pre-roll".to_string() };
+        format!("{k:>8} {output:>8} {:>7.2}s", k as f64 / fps)
+    };
+    let mut count = 0u64;
+    if detail == Detail::Events {
+        for_each_event(scene, |k, event| {
+            count += 1;
+            writeln!(out, "{}  {}", when(k), describe(event))
+        })?;
+        return writeln!(out, "\n{count} event(s)");
+    }
+    let mut lines = Summary::default();
+    for_each_event(scene, |k, event| {
+        count += 1;
+        lines.add(k, event);
+        Ok(())
+    })?;
+    for line in lines.into_lines() {
+        let text = match &line.group {
+            Group::Single(event) => describe(event),
+            Group::Drops { name, first, last, count } => {
+                let mut text = format!("{name}: ");
+                if *count == 1 {
+                    text += &format!("1 drop at ({}, {})", first.x, first.y);
+                } else {
+                    text += &format!("{count} drops over frames {}..={}", line.first_frame, line.last_frame);
+                    if k0 > 0 {
+                        text += &format!(" (output {})", outputs(&line, k0));
+                    }
+                    text += &format!(", from ({}, {}) to ({}, {})", first.x, first.y, last.x, last.y);
+                }
+                text + &sizes(scene, first)
+            }
+        };
+        writeln!(out, "{}  {text}", when(line.first_frame))?;
+    }
+    let hint = if count > 0 { " (every one: plan --events)" } else { "" };
+    writeln!(out, "\n{count} event(s){hint}")
+}
+
+/// The output frames of a stretch of simulation frames, pre-roll marked.
+fn outputs(line: &Line, k0: u64) -> String {
+    match (line.first_frame >= k0, line.last_frame >= k0) {
+        (true, _) => format!("{}..={}", line.first_frame - k0, line.last_frame - k0),
+        (false, true) => format!("pre-roll..={}", line.last_frame - k0),
+        (false, false) => "pre-roll".to_string(),
+    }
+}
+
+fn write_settings(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
     let fps = f64::from(scene.fps);
     let bg = &scene.background;
     let background = match (&bg.image, bg.pattern) {
-        (Some(path), _) => {
-            let fit = match bg.fit {
-                Fit::Cover => "cover",
-                Fit::Contain => "contain",
-                Fit::Stretch => "stretch",
-            };
-            format!("{} ({fit})", path.display())
-        }
+        (Some(path), _) => format!("{} ({})", path.display(), bg.fit.name()),
         (None, Some(pattern)) => format!("pattern {pattern:?}").to_lowercase(),
         (None, None) => format!("colour #{:02x}{:02x}{:02x}", bg.color[0], bg.color[1], bg.color[2]),
     };
@@ -76,9 +134,10 @@ pub fn write_text(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "canvas      {}×{}, background {background}", scene.width, scene.height)?;
     writeln!(
         out,
-        "video       {n} frames at {} fps ({:.2} s), frames {k0}..={}{}, {}",
+        "video       {n} frames at {} fps ({:.2} s), output frames 0..={} are frames {k0}..={}{}, {}",
         scene.fps,
         n as f64 / fps,
+        n - 1,
         k0 + n - 1,
         if k0 > 0 { format!(" after {k0} pre-roll frames") } else { String::new() },
         if scene.looping { "loops" } else { "plays once" },
@@ -92,24 +151,93 @@ pub fn write_text(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
         w.steps_per_frame,
         w.refraction_q8,
         w.refraction_q8 as f64 / 256.0
-    )?;
-    writeln!(out, "\n   frame    time  event")?;
-    let mut count = 0u64;
-    for_each_event(scene, |k, event| {
-        count += 1;
-        let time = k as f64 / fps;
-        match event {
-            Event::Damping { shift } => writeln!(out, "{k:>8} {time:>7.2}s  damping shift → {shift}"),
-            Event::Drop(d) => writeln!(
-                out,
-                "{k:>8} {time:>7.2}s  {:<5} drop at ({}, {}), radius {}, weight {}",
-                d.source.name(),
-                d.x,
-                d.y,
-                d.radius,
-                d.weight
-            ),
+    )
+}
+
+/// One event in words.
+fn describe(event: &Event) -> String {
+    match event {
+        Event::Damping { shift } => format!("damping shift → {shift}"),
+        Event::Drop(d) => {
+            let name = match d.source {
+                Source::Stone(i) => format!("stone[{i}]"),
+                Source::Swipe(i) => format!("swipe[{i}]"),
+                Source::Rain => "rain".to_string(),
+            };
+            format!("{name} drop at ({}, {}), radius {}, weight {}", d.x, d.y, d.radius, d.weight)
         }
-    })?;
-    writeln!(out, "\n{count} event(s)")
+    }
+}
+
+/// The radius and weight of a group's drops: a swipe's own, or the rain's ranges.
+fn sizes(scene: &Scene, drop: &Drop) -> String {
+    let range = |[lo, hi]: [i64; 2]| if lo == hi { lo.to_string() } else { format!("{lo}..={hi}") };
+    match (&scene.rain, drop.source) {
+        (Some(rain), Source::Rain) => format!(", radius {}, weight {}", range(rain.radius), range(rain.weight)),
+        _ => format!(", radius {}, weight {}", drop.radius, drop.weight),
+    }
+}
+
+/// What one line of the summary stands for.
+enum Group {
+    /// A stone or a damping change.
+    Single(Event),
+    /// Every drop of one swipe, or all the rain.
+    Drops { name: String, first: Drop, last: Drop, count: u64 },
+}
+
+struct Line {
+    first_frame: u64,
+    last_frame: u64,
+    group: Group,
+}
+
+/// The summary's lines as events arrive: singles in order, drops gathered per swipe and rain.
+#[derive(Default)]
+struct Summary {
+    lines: Vec<Line>,
+    /// Where each swipe's line is, by swipe index.
+    swipes: std::collections::HashMap<u32, usize>,
+    rain: Option<usize>,
+}
+
+impl Summary {
+    fn add(&mut self, k: u64, event: &Event) {
+        let key = match event {
+            Event::Drop(d) => match d.source {
+                Source::Swipe(i) => Some((self.swipes.get(&i).copied(), format!("swipe[{i}]"))),
+                Source::Rain => Some((self.rain, "rain".to_string())),
+                Source::Stone(_) => None,
+            },
+            Event::Damping { .. } => None,
+        };
+        let (Some((at, name)), Event::Drop(drop)) = (key, event) else {
+            self.lines.push(Line { first_frame: k, last_frame: k, group: Group::Single(*event) });
+            return;
+        };
+        match at.and_then(|i| self.lines.get_mut(i)) {
+            Some(Line { last_frame, group: Group::Drops { last, count, .. }, .. }) => {
+                *last_frame = k;
+                *last = *drop;
+                *count += 1;
+            }
+            _ => {
+                let index = self.lines.len();
+                match drop.source {
+                    Source::Swipe(i) => {
+                        self.swipes.insert(i, index);
+                    }
+                    _ => self.rain = Some(index),
+                }
+                let group = Group::Drops { name, first: *drop, last: *drop, count: 1 };
+                self.lines.push(Line { first_frame: k, last_frame: k, group });
+            }
+        }
+    }
+
+    /// The lines by their first frame (events arrive in frame order, so a line is added when its
+    /// first event arrives); lines of one frame keep the order events apply in.
+    fn into_lines(self) -> Vec<Line> {
+        self.lines
+    }
 }

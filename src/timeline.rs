@@ -9,10 +9,10 @@ use crate::scene::{Rain, Scene};
 /// What made a drop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// A `[[stone]]`.
-    Stone,
-    /// A point of a `[[swipe]]`.
-    Swipe,
+    /// The `[[stone]]` of this index (from 0, in file order).
+    Stone(u32),
+    /// A point of the `[[swipe]]` of this index.
+    Swipe(u32),
     /// A raindrop.
     Rain,
 }
@@ -21,8 +21,8 @@ impl Source {
     /// The name used by `plan`.
     pub fn name(self) -> &'static str {
         match self {
-            Source::Stone => "stone",
-            Source::Swipe => "swipe",
+            Source::Stone(_) => "stone",
+            Source::Swipe(_) => "swipe",
             Source::Rain => "rain",
         }
     }
@@ -97,6 +97,8 @@ fn swipe_index(count: usize, kf: u64, kt: u64, k: u64) -> usize {
 }
 
 struct SwipeTrack {
+    /// The swipe's index in the file.
+    index: u32,
     points: Vec<[i64; 2]>,
     first_frame: u64,
     last_frame: u64,
@@ -137,8 +139,10 @@ impl Timeline {
         let mut stones: Vec<(u64, Drop)> = scene
             .stones
             .iter()
-            .map(|s| {
-                let drop = Drop { x: s.x, y: s.y, radius: s.radius, weight: s.weight, source: Source::Stone };
+            .enumerate()
+            .map(|(i, s)| {
+                let source = Source::Stone(i as u32);
+                let drop = Drop { x: s.x, y: s.y, radius: s.radius, weight: s.weight, source };
                 (s.frame, drop)
             })
             .collect();
@@ -147,8 +151,10 @@ impl Timeline {
         let swipes = scene
             .swipes
             .iter()
-            .filter(|s| s.first_frame < end)
-            .map(|s| SwipeTrack {
+            .enumerate()
+            .filter(|(_, s)| s.first_frame < end)
+            .map(|(i, s)| SwipeTrack {
+                index: i as u32,
                 points: rasterize(&s.path),
                 first_frame: s.first_frame,
                 last_frame: s.last_frame,
@@ -204,7 +210,8 @@ impl Timeline {
             let from = if k == kf { 0 } else { swipe_index(m, kf, kt, k - 1) + 1 };
             let to = swipe_index(m, kf, kt, k);
             for &[x, y] in swipe.points.get(from..=to).unwrap_or(&[]) {
-                let drop = Drop { x, y, radius: swipe.radius, weight: swipe.weight, source: Source::Swipe };
+                let drop =
+                    Drop { x, y, radius: swipe.radius, weight: swipe.weight, source: Source::Swipe(swipe.index) };
                 out.push(Event::Drop(drop));
             }
         }

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use ripple_render::output::Format;
+use ripple_render::plan::Detail;
 use ripple_render::{Error, Scene};
 
 const AFTER_HELP: &str = "\
@@ -105,6 +106,9 @@ enum Command {
         /// Print one JSON object (settings and every event in the order applied).
         #[arg(long)]
         json: bool,
+        /// List every event on its own line (by default a swipe or the rain is one line).
+        #[arg(long, conflicts_with = "json")]
+        events: bool,
         /// Refuse a timeline estimated to need more memory than SIZE (its swipe paths).
         #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = memory_size)]
         max_memory: u64,
@@ -165,7 +169,10 @@ fn report(e: &Error) -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Some(Command::Plan { scene, json, max_memory }) => plan(&scene, json, max_memory).map(|()| ExitCode::SUCCESS),
+        Some(Command::Plan { scene, json, events, max_memory }) => {
+            let detail = if events { Detail::Events } else { Detail::Summary };
+            plan(&scene, json, detail, max_memory).map(|()| ExitCode::SUCCESS)
+        }
         Some(Command::Diff(args)) => diff::run(&args),
         None => {
             // clap enforces a scene and -o or --hashes when there is no subcommand.
@@ -193,15 +200,18 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
-fn plan(path: &Path, json: bool, max_memory: u64) -> Result<(), Error> {
+fn plan(path: &Path, json: bool, detail: Detail, max_memory: u64) -> Result<(), Error> {
     let scene = Scene::load(path)?;
+    // What the render would refuse, plan refuses too: the background is checked from its header
+    // (without decoding the pixels), so a plan can gate CI.
+    ripple_render::background::image_header(&scene)?;
     ripple_render::budget::Estimate::for_timeline(&scene).check(max_memory)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if json {
         ripple_render::plan::write_json(&scene, &mut out)
     } else {
-        ripple_render::plan::write_text(&scene, &mut out)
+        ripple_render::plan::write_text(&scene, detail, &mut out)
     };
     match written.and_then(|()| out.flush()) {
         // A reader that stopped early (`| head`) is not an error.

@@ -77,7 +77,7 @@ mod tests {
     use crate::timeline::Source;
 
     fn stone(x: i64, y: i64, radius: i64, weight: i64) -> Drop {
-        Drop { x, y, radius, weight, source: Source::Stone }
+        Drop { x, y, radius, weight, source: Source::Stone(0) }
     }
 
     #[test]

@@ -143,7 +143,7 @@ mod tests {
 
     fn cells(w: usize, h: usize, x: i64, y: i64, radius: i64) -> Vec<usize> {
         let mut out = Vec::new();
-        let drop = Drop { x, y, radius, weight: 1, source: Source::Stone };
+        let drop = Drop { x, y, radius, weight: 1, source: Source::Stone(0) };
         for_each_drop_cell(w, h, &drop, |i| out.push(i));
         out
     }

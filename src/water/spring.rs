@@ -93,7 +93,7 @@ mod tests {
     #[test]
     fn five_by_five_after_one_and_two_steps() {
         let mut water = Spring::new(5, 5);
-        water.drop(&Drop { x: 2, y: 2, radius: 1, weight: 100, source: Source::Stone });
+        water.drop(&Drop { x: 2, y: 2, radius: 1, weight: 100, source: Source::Stone(0) });
         water.step(6, None);
         // Centre: a = 16·-100 / 16 = -100; vel = 100; 100 - (100 >> 6 = 1) = 99;
         //   next = -100 + 99 = -1; -1 - (-1 >> 8 = -1) = 0.

@@ -340,15 +340,82 @@ fn plan_prints_the_timeline() {
     let frames: Vec<u64> = events.iter().map(|e| e["frame"].as_u64().unwrap()).collect();
     assert!(frames.windows(2).all(|w| w[0] <= w[1]), "events in frame order");
 
-    let run = ripple(&["plan", scene.to_str().unwrap()], &root());
+    let run = ripple(&["plan", scene.to_str().unwrap(), "--events"], &root());
     assert_eq!(run.code, 0);
     assert!(run.stdout.contains("100 frames at 25 fps"), "{}", run.stdout);
-    assert!(run.stdout.contains("swipe drop at (20, 130), radius 3, weight 60"), "{}", run.stdout);
+    assert!(run.stdout.contains("       5        5    0.20s  swipe[0] drop at (20, 130), radius 3, weight 60\n"));
+    assert_eq!(run.stdout.lines().filter(|l| l.contains(" drop at ")).count(), events.len());
 
     let dir = scene_dir("plan-bad", "[video]\nframes = 0\n");
     let run = ripple(&["plan", "scene.toml"], &dir);
     assert_eq!(run.code, 2);
     assert!(run.stderr.starts_with("error: scene.toml:2:10: video.frames = 0 is out of range"), "{}", run.stderr);
+}
+
+#[test]
+fn plan_gives_one_line_per_swipe_and_for_the_rain() {
+    let scene = root().join("scenes/swipes.toml");
+    let run = ripple(&["plan", scene.to_str().unwrap()], &root());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events: Vec<&str> = run.stdout.lines().skip_while(|l| !l.contains("event")).skip(1).collect();
+    // Swipe 0's path [[20,130],[70,30],[120,130],[170,30]]: three segments of 100 Bresenham
+    // steps after the first corner, so 301 points, spread over frame_of(0.2)..=frame_of(1.2).
+    assert_eq!(
+        events[..3],
+        [
+            "       5        5    0.20s  swipe[0]: 301 drops over frames 5..=30, from (20, 130) to (170, 30), radius 3, weight 60",
+            "      38       38    1.52s  swipe[1]: 271 drops over frames 38..=63, from (100, 75) to (150, 140), radius 2, weight 80",
+            "      75       75    3.00s  swipe[2]: 1 drop at (60, 90), radius 6, weight 400",
+        ],
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.ends_with("\n573 event(s) (every one: plan --events)\n"), "{}", run.stdout);
+
+    let dir = scene_dir(
+        "plan-rain",
+        "[video]\nfps = 10\nframes = 20\n[rain]\ndrops_per_second = 10\nradius = [1, 3]\nweight = 50\nuntil = 1\n",
+    );
+    let run = ripple(&["plan", "scene.toml"], &dir);
+    let lines: Vec<&str> = run.stdout.lines().filter(|l| l.contains("rain")).collect();
+    // One drop a frame on frames 0..10 (until = 1 s is frame 10, exclusive).
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert!(
+        lines[0].starts_with("       0        0    0.00s  rain: 10 drops over frames 0..=9, from ("),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].ends_with("), radius 1..=3, weight 50"), "{}", lines[0]);
+}
+
+#[test]
+fn plan_marks_pre_roll_and_numbers_output_frames_as_diff_does() {
+    let body = "[video]\nfps = 10\nframes = 4\nstart = 0.5\n[[stone]]\nat = 0.2\nx = 5\ny = 5\n\
+                [[stone]]\nat = 0.7\nx = 6\ny = 6\n[[swipe]]\nfrom = 0.3\nuntil = 0.6\npath = [[0, 9], [30, 9]]\n";
+    let dir = scene_dir("plan-pre-roll", body);
+    let run = ripple(&["plan", "scene.toml"], &dir);
+    assert!(run.stdout.contains("output frames 0..=3 are frames 5..=8 after 5 pre-roll frames"), "{}", run.stdout);
+    assert!(run.stdout.contains("       2 pre-roll    0.20s  stone[0] drop at (5, 5)"), "{}", run.stdout);
+    // Frame 7 is the third output frame, index 2 in diff's numbering.
+    assert!(run.stdout.contains("       7        2    0.70s  stone[1] drop at (6, 6)"), "{}", run.stdout);
+    assert!(run.stdout.contains("swipe[0]: 31 drops over frames 3..=6 (output pre-roll..=1), from (0, 9) to (30, 9)"));
+    let run = ripple(&["plan", "scene.toml", "--events"], &dir);
+    assert!(run.stdout.contains("       6        1    0.60s  swipe[0] drop at (30, 9)"), "{}", run.stdout);
+}
+
+#[test]
+fn plan_refuses_what_the_render_refuses() {
+    let dir = scene_dir("plan-background", "[video]\nframes = 2\n[background]\nimage = \"bg.png\"\n");
+    let render = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+    let plan = ripple(&["plan", "scene.toml"], &dir);
+    assert_eq!((render.code, plan.code), (2, 2));
+    assert_eq!(plan.stderr, render.stderr, "the same message");
+    std::fs::write(dir.join("bg.png"), b"not a picture at all").unwrap();
+    let render = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+    let plan = ripple(&["plan", "scene.toml", "--json"], &dir);
+    assert_eq!((render.code, plan.code), (2, 2), "{}", plan.stderr);
+    assert_eq!(plan.stderr, render.stderr);
+    assert!(plan.stdout.is_empty());
 }
 
 #[test]

@@ -59,7 +59,7 @@ proptest! {
         let dropped: Vec<(u64, [i64; 2])> = events(&scene)
             .into_iter()
             .filter_map(|(k, e)| match e {
-                Event::Drop(d) if d.source == Source::Swipe => Some((k, [d.x, d.y])),
+                Event::Drop(d) if matches!(d.source, Source::Swipe(_)) => Some((k, [d.x, d.y])),
                 _ => None,
             })
             .collect();
