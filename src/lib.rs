@@ -164,13 +164,35 @@ pub fn render<E: Encoder>(scene: &Scene, encoder: E, progress: &mut dyn FnMut(Pr
 /// and stopping with [`Error::Interrupted`] before the next frame once `stop` is set.
 pub fn render_threads<E: Encoder>(
     scene: &Scene,
+    encoder: E,
+    threads: usize,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Stats> {
+    render_with(scene, encoder, None, threads, stop, progress)
+}
+
+/// A manifest written beside a render's encoder: the hash of every exact frame.
+pub struct ManifestOutput<'a> {
+    /// Where the hashes go.
+    pub sink: &'a mut dyn manifest::Sink,
+    /// The background in RGB, to draw a frame exactly when the encoder's own pixels do not hold
+    /// it (a GIF whose palette is quantized).
+    pub background: &'a Background,
+}
+
+/// [`render_threads`], also handing every frame's exact RGB pixels to `manifest` if given.
+pub fn render_with<E: Encoder>(
+    scene: &Scene,
     mut encoder: E,
+    mut manifest: Option<ManifestOutput<'_>>,
     threads: usize,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
     let mut simulation = Simulation::new(scene).threads(threads);
     let mut frame = encoder.background().to_vec();
+    let (mut scratch, mut exact) = (Vec::new(), Vec::new());
     let mut stats = Stats::default();
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -185,13 +207,31 @@ pub fn render_threads<E: Encoder>(
             stats.refract += started.elapsed();
             // The encoder counts its own time (on whichever thread it works).
             encoder.write_frame(&frame)?;
+            if let Some(manifest) = &mut manifest {
+                let started = Instant::now();
+                let rgb = match encoder.exact_rgb(&frame, &mut scratch) {
+                    Some(rgb) => rgb,
+                    None => {
+                        exact.resize(frame.len(), [0; 3]);
+                        simulation.refract_into(&manifest.background.pixels, &mut exact);
+                        exact.as_flattened()
+                    }
+                };
+                manifest.sink.add(rgb)?;
+                stats.encode += started.elapsed();
+            }
             stats.frames += 1;
         }
         progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
     }
     let times = encoder.finish()?;
-    stats.encode = times.encode;
-    stats.write = times.write;
+    if let Some(manifest) = &mut manifest {
+        let started = Instant::now();
+        manifest.sink.finish()?;
+        stats.write += started.elapsed();
+    }
+    stats.encode += times.encode;
+    stats.write += times.write;
     Ok(stats)
 }
 

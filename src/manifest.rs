@@ -1,25 +1,24 @@
-//! Hash manifests: one line per frame with a hash of the RGB pixels a viewer sees, so CI can
+//! Hash manifests: one line per frame with a hash of the frame's exact RGB pixels, so CI can
 //! keep hashes instead of images. Written while rendering (`--hashes FILE`), read by `diff`.
 //!
 //! ```text
 //! # ripple-render frame hashes v1
 //! # canvas: 200x150
-//! # pixels: gif
+//! # pixels: rgb
 //! # provenance: ripple-render 0.1.0 scene=2e49acaeac151f97
 //! 0000 5f0e9c3a81d2b774 4
 //! ```
 //!
 //! Each frame line is the frame index, the XXH3-64 of its RGB bytes (row-major) and its delay in
-//! centiseconds. `pixels: gif` means the hashes are of the GIF's palette colours, `rgb` of the
-//! exact render.
+//! centiseconds. A manifest hashes what the render is, not what one encoder made of it, so one
+//! scene gives one manifest whether a GIF, a PNG sequence or nothing else is written beside it:
+//! `pixels: rgb`. Manifests written by earlier versions beside a GIF say `pixels: gif`: their
+//! hashes are of the GIF's palette colours, and `diff` still reads them.
 
 use std::io::Write;
 use std::path::Path;
 
-use std::time::Instant;
-
 use crate::encode::gif::delay_cs;
-use crate::encode::{EncodeTimes, Encoder};
 use crate::error::{Error, Result};
 use crate::provenance::Provenance;
 
@@ -33,10 +32,21 @@ pub fn frame_hash(rgb: &[u8]) -> u64 {
 /// What a manifest's hashes were taken of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PixelKind {
-    /// The exact render (as in a PNG sequence).
+    /// The exact render (as in a PNG sequence): what every manifest holds now.
     Rgb,
-    /// The colours a GIF of the render shows (its palette may be quantized).
+    /// The colours a GIF of the render shows (its palette may be quantized): what earlier
+    /// versions wrote beside a GIF.
     Gif,
+}
+
+impl PixelKind {
+    /// The word in the manifest header.
+    pub fn name(self) -> &'static str {
+        match self {
+            PixelKind::Rgb => "rgb",
+            PixelKind::Gif => "gif",
+        }
+    }
 }
 
 /// A manifest read back.
@@ -54,36 +64,34 @@ pub struct Manifest {
     pub frames: Vec<(u64, u16)>,
 }
 
-/// An encoder that also writes each frame's hash line to a manifest.
-pub struct Hashed<E: Encoder, W: Write> {
-    inner: E,
+/// Where a render's frame hashes go: each frame's exact RGB bytes, in order.
+pub trait Sink {
+    /// Takes the next frame's RGB bytes (row-major).
+    fn add(&mut self, rgb: &[u8]) -> Result<()>;
+    /// Flushes what is buffered.
+    fn finish(&mut self) -> Result<()>;
+}
+
+/// Writes a manifest: the header, then one line per frame.
+pub struct Writer<W: Write> {
     out: W,
     path: std::path::PathBuf,
     fps: u32,
     index: u64,
-    rgb: Vec<u8>,
-    hashing: std::time::Duration,
 }
 
-impl<E: Encoder, W: Write> Hashed<E, W> {
-    /// Writes the manifest header to `out` and wraps `inner`. `path` names the manifest in
-    /// error messages.
+impl<W: Write> Writer<W> {
+    /// Writes the manifest header to `out`. `path` names the manifest in error messages.
     pub fn new(
-        inner: E,
         mut out: W,
         path: &Path,
         (width, height, fps): (u32, u32, u32),
-        pixels: PixelKind,
         provenance: &Provenance,
     ) -> Result<Self> {
-        let kind = match pixels {
-            PixelKind::Rgb => "rgb",
-            PixelKind::Gif => "gif",
-        };
         let header =
-            format!("{MAGIC}\n# canvas: {width}x{height}\n# pixels: {kind}\n# provenance: {}\n", provenance.to_text());
+            format!("{MAGIC}\n# canvas: {width}x{height}\n# pixels: rgb\n# provenance: {}\n", provenance.to_text());
         out.write_all(header.as_bytes()).map_err(|e| io(path, e))?;
-        Ok(Hashed { inner, out, path: path.to_path_buf(), fps, index: 0, rgb: Vec::new(), hashing: Default::default() })
+        Ok(Writer { out, path: path.to_path_buf(), fps, index: 0 })
     }
 }
 
@@ -91,35 +99,17 @@ fn io(path: &Path, source: std::io::Error) -> Error {
     Error::Io { path: path.to_path_buf(), source }
 }
 
-impl<E: Encoder, W: Write> Encoder for Hashed<E, W> {
-    type Pixel = E::Pixel;
-
-    fn background(&self) -> &[E::Pixel] {
-        self.inner.background()
-    }
-
-    fn write_frame(&mut self, pixels: &[E::Pixel]) -> Result<()> {
-        self.inner.write_frame(pixels)?;
-        let started = Instant::now();
-        let hash = frame_hash(self.inner.rgb(pixels, &mut self.rgb));
-        self.hashing += started.elapsed();
+impl<W: Write> Sink for Writer<W> {
+    fn add(&mut self, rgb: &[u8]) -> Result<()> {
+        let hash = frame_hash(rgb);
         let delay = delay_cs(self.index, self.fps);
         writeln!(self.out, "{:04} {hash:016x} {delay}", self.index).map_err(|e| io(&self.path, e))?;
         self.index += 1;
         Ok(())
     }
 
-    fn finish(mut self) -> Result<EncodeTimes> {
-        let mut times = self.inner.finish()?;
-        times.encode += self.hashing;
-        let started = Instant::now();
-        self.out.flush().map_err(|e| io(&self.path, e))?;
-        times.write += started.elapsed();
-        Ok(times)
-    }
-
-    fn rgb<'a>(&self, pixels: &'a [E::Pixel], scratch: &'a mut Vec<u8>) -> &'a [u8] {
-        self.inner.rgb(pixels, scratch)
+    fn finish(&mut self) -> Result<()> {
+        self.out.flush().map_err(|e| io(&self.path, e))
     }
 }
 

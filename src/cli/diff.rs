@@ -4,8 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ripple_render::Error;
+use ripple_render::diff::input::{Info, Kind};
 use ripple_render::diff::report::{self, ReportWriter};
 use ripple_render::diff::{self, FrameResult, Options, Presence, Summary};
+use ripple_render::manifest::PixelKind;
 
 /// Differing frames listed one per line before the rest are counted.
 const LISTED: usize = 20;
@@ -83,41 +85,111 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::from(if summary.same() { 0 } else { 1 }))
 }
 
-fn frame_line(r: &FrameResult) -> String {
-    let mut parts = Vec::new();
-    match r.presence {
-        Presence::OnlyA => parts.push("only in A".to_string()),
-        Presence::OnlyB => parts.push("only in B".to_string()),
-        Presence::Both => {}
-    }
-    if !r.pixels_pass {
-        match (r.differing_pixels, r.hash_equal) {
-            (Some(n), _) => {
-                let psnr = r.psnr.map_or(String::new(), |p| format!(", PSNR {p:.1} dB"));
-                let noun = if n == 1 { "pixel differs" } else { "pixels differ" };
-                parts.push(format!("{n} {noun} (max delta {}{psnr})", r.max_delta.unwrap_or(0)));
-            }
-            (None, Some(false)) => parts.push("pixel hashes differ".to_string()),
-            _ if r.presence == Presence::Both => parts.push("pixels not comparable".to_string()),
-            _ => {}
-        }
-    }
-    if r.delay_differs {
-        parts.push(format!("delay {} cs in A, {} cs in B", r.delays.0.unwrap_or(0), r.delays.1.unwrap_or(0)));
-    }
-    format!("  frame {}: {}\n", r.frame, parts.join("; "))
+/// What a differing frame's line says, without its number: frames that say the same, one after
+/// another, share one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Finding {
+    /// Present on one side only, or missing from a sequence (named).
+    Presence(String),
+    /// Pixels differ, counted.
+    Pixels,
+    /// Hashes differ.
+    Hashes,
+    /// The canvases differ, so pixels were not compared.
+    NotComparable,
 }
 
-/// The human verdict: one summary line, then one line per differing frame, then notes.
+/// A frame's delays in A and B, where known.
+type Delays = (Option<u16>, Option<u16>);
+
+/// The findings of one frame: what is wrong with it, and its delays if they differ.
+fn findings(r: &FrameResult) -> (Option<Finding>, Option<Delays>) {
+    let presence = match &r.presence {
+        Presence::OnlyA => Some("only in A".to_string()),
+        Presence::OnlyB => Some("only in B".to_string()),
+        Presence::MissingInA(name) => Some(format!("missing from A (no {name})")),
+        Presence::MissingInB(name) => Some(format!("missing from B (no {name})")),
+        Presence::Both => None,
+    };
+    let finding = match (presence, r.pixels_pass, r.differing_pixels, r.hash_equal) {
+        (Some(text), ..) => Some(Finding::Presence(text)),
+        (None, true, ..) => None,
+        (None, false, Some(_), _) => Some(Finding::Pixels),
+        (None, false, None, Some(false)) => Some(Finding::Hashes),
+        (None, false, ..) => Some(Finding::NotComparable),
+    };
+    (finding, r.delay_differs.then_some(r.delays))
+}
+
+/// `a`, or `a to b` when they differ.
+fn span<T: PartialEq + std::fmt::Display>(a: T, b: T) -> String {
+    if a == b { a.to_string() } else { format!("{a} to {b}") }
+}
+
+/// One line for a run of frames with the same findings.
+fn run_line(run: &[&FrameResult]) -> String {
+    let (first, last) = (run[0], run[run.len() - 1]);
+    let frames = if run.len() == 1 {
+        format!("frame {}", first.frame)
+    } else {
+        format!("frames {}–{}", first.frame, last.frame)
+    };
+    let (finding, delays) = findings(first);
+    let mut parts = Vec::new();
+    match finding {
+        Some(Finding::Presence(text)) => parts.push(text),
+        Some(Finding::Pixels) => {
+            let counts = run.iter().filter_map(|r| r.differing_pixels);
+            let (fewest, most) = counts.fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+            let max_delta = run.iter().filter_map(|r| r.max_delta).max().unwrap_or(0);
+            let psnrs: Vec<f64> = run.iter().filter_map(|r| r.psnr).collect();
+            let psnr = match psnrs.iter().copied().reduce(f64::min).zip(psnrs.iter().copied().reduce(f64::max)) {
+                Some((lo, hi)) if (hi - lo).abs() < 0.05 => format!(", PSNR {lo:.1} dB"),
+                Some((lo, hi)) => format!(", PSNR {lo:.1} to {hi:.1} dB"),
+                None => String::new(),
+            };
+            let noun = if most == 1 { "pixel differs" } else { "pixels differ" };
+            parts.push(format!("{} {noun} (max delta {max_delta}{psnr})", span(fewest, most)));
+        }
+        Some(Finding::Hashes) => parts.push("pixel hashes differ".to_string()),
+        Some(Finding::NotComparable) => parts.push("pixels not comparable".to_string()),
+        None => {}
+    }
+    if let Some((a, b)) = delays {
+        parts.push(format!("delay {} cs in A, {} cs in B", a.unwrap_or(0), b.unwrap_or(0)));
+    }
+    format!("  {frames}: {}\n", parts.join("; "))
+}
+
+/// The differing frames in runs: consecutive frames whose findings are alike.
+fn runs<'a>(differing: &[&'a FrameResult]) -> Vec<Vec<&'a FrameResult>> {
+    let mut runs: Vec<Vec<&FrameResult>> = Vec::new();
+    for &r in differing {
+        match runs.last_mut() {
+            Some(run) if run[run.len() - 1].frame + 1 == r.frame && findings(run[0]) == findings(r) => run.push(r),
+            _ => runs.push(vec![r]),
+        }
+    }
+    runs
+}
+
+/// How a side is named in the summary: its path, as given.
+fn name(info: &Info) -> String {
+    info.path.display().to_string()
+}
+
+/// The human verdict: one summary line naming A and B, then one line per run of alike
+/// differing frames, then notes that explain.
 fn human(s: &Summary, out: Option<&Path>, written: &[PathBuf]) -> String {
     let settings = format!("tolerance {}, max pixels {}", s.options.tolerance, s.options.max_pixels);
+    let sides = format!("{} (A) and {} (B)", name(&s.a), name(&s.b));
     let differing: Vec<&FrameResult> = s.differing().collect();
     let mut text = if s.same() {
-        format!("same: {} frames compared, {}×{} ({settings})\n", s.compared(), s.a.width, s.a.height)
+        format!("same: {sides}: {} frames compared, {}×{} ({settings})\n", s.compared(), s.a.width, s.a.height)
     } else {
         let first = differing.first().map_or(String::new(), |r| format!(", the first is frame {}", r.frame));
         let (count, total) = (differing.len(), s.frames_a.max(s.frames_b));
-        format!("different: {count} of {total} frames differ{first}; {} compared ({settings})\n", s.compared())
+        format!("different: {sides}: {count} of {total} frames differ{first}; {} compared ({settings})\n", s.compared())
     };
     if s.frames_a != s.frames_b {
         text += &format!("  frame count: A has {}, B has {}\n", s.frames_a, s.frames_b);
@@ -125,12 +197,15 @@ fn human(s: &Summary, out: Option<&Path>, written: &[PathBuf]) -> String {
     if !s.same_canvas {
         text += &format!("  canvas: A is {}×{}, B is {}×{}\n", s.a.width, s.a.height, s.b.width, s.b.height);
     }
-    for r in differing.iter().take(LISTED) {
-        text += &frame_line(r);
+    let runs = runs(&differing);
+    for run in runs.iter().take(LISTED) {
+        text += &run_line(run);
     }
-    if differing.len() > LISTED {
-        text += &format!("  … and {} more differing frames\n", differing.len() - LISTED);
+    if runs.len() > LISTED {
+        let rest: usize = runs[LISTED..].iter().map(Vec::len).sum();
+        text += &format!("  … and {rest} more differing frames in {} more stretches\n", runs.len() - LISTED);
     }
+    text += &colour_note(s);
     if s.by_hash && (s.options.tolerance > 0 || s.options.max_pixels > 0) {
         text += "note: compared by hash (a manifest side): exact, so --tolerance and --max-pixels do not apply\n";
     }
@@ -149,4 +224,50 @@ fn human(s: &Summary, out: Option<&Path>, written: &[PathBuf]) -> String {
         text += &format!("report: {} files in {}\n", written.len(), dir.display());
     }
     text
+}
+
+/// Why a side that shows a GIF's palette colours and one that shows the exact render differ,
+/// when they do: the palette, not the render.
+fn colour_note(s: &Summary) -> String {
+    if s.same() || s.a.colours == s.b.colours {
+        return String::new();
+    }
+    let (gif, exact) = if s.a.colours == PixelKind::Gif { ("A", "B") } else { ("B", "A") };
+    let describe = |info: &Info| match (info.kind, info.colours) {
+        (Kind::Manifest, PixelKind::Gif) => {
+            "hashes the colours a GIF showed (pixels: gif, as manifests written \
+             beside a GIF by earlier versions do)"
+        }
+        (Kind::Manifest, PixelKind::Rgb) => "hashes the exact render (pixels: rgb)",
+        (Kind::Gif, _) => "is a GIF",
+        (Kind::Scene, PixelKind::Gif) => "is a scene shown through its GIF's palette",
+        (Kind::Scene, PixelKind::Rgb) => "is a scene, rendered exactly",
+        (_, _) => "is a PNG sequence of the exact render",
+    };
+    let (gif_info, exact_info) = if gif == "A" { (&s.a, &s.b) } else { (&s.b, &s.a) };
+    let mut note = format!("note: {gif} {}, {exact} {}", describe(gif_info), describe(exact_info));
+    if s.by_hash {
+        note += ": where the background has more than 256 colours, a GIF's colours are quantized, so no frame \
+                 can match by hash. ";
+        note += if gif_info.kind == Kind::Manifest && exact_info.kind == Kind::Manifest {
+            "Render the reference again with this version (re-bless it): manifests now hash the exact render \
+             whatever else is written\n"
+        } else {
+            "Compare manifests with manifests (--hashes writes one beside any output), or the GIF with its scene\n"
+        };
+        return note;
+    }
+    match s.exact_colours {
+        Some(colours) if colours > 256 => {
+            let max_delta = s.results.iter().filter_map(|r| r.max_delta).max().unwrap_or(0);
+            note += &format!(
+                ": {exact}'s first frame has more than 256 colours, which a GIF can only show through its palette, \
+                 so the pixels differ by the palette's error (max delta {max_delta}). Pass --tolerance {max_delta} \
+                 to compare within it, or compare the GIF with its scene, which diff shows through the same \
+                 palette\n"
+            );
+            note
+        }
+        _ => String::new(),
+    }
 }

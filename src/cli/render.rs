@@ -7,13 +7,13 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use ripple_render::budget;
+use ripple_render::encode::Discard;
 use ripple_render::encode::gif::GifEncoder;
 use ripple_render::encode::png::PngSequence;
-use ripple_render::encode::{Discard, Encoder};
-use ripple_render::manifest::{Hashed, PixelKind};
+use ripple_render::manifest;
 use ripple_render::output::{self, Format, Staged};
 use ripple_render::provenance::Provenance;
-use ripple_render::{Background, Error, Progress, Scene, Stats};
+use ripple_render::{Background, Error, ManifestOutput, Progress, Scene, Stats};
 
 /// What to render, from the command line.
 pub struct Request<'a> {
@@ -126,48 +126,38 @@ fn encode(
     (threads, indexed_png): (usize, bool),
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats, Error> {
-    let manifest = hashes.map(|h| (h, Provenance::of(scene, background)));
+    let mut writer = match hashes {
+        Some(staged) => {
+            let size = (scene.width, scene.height, scene.fps);
+            let provenance = Provenance::of(scene, background);
+            Some(manifest::Writer::new(BufWriter::new(staged.file()?), staged.target(), size, &provenance)?)
+        }
+        None => None,
+    };
+    let manifest = writer.as_mut().map(|w| ManifestOutput { sink: w as &mut dyn manifest::Sink, background });
+    let stop = &super::signals::STOP;
     // With an encoder, its threads use the cores (compression is most of the work) and the
     // simulation runs on one; without, the simulation takes them all.
     match (format, output) {
         (Some(Format::Gif), Some(out)) => {
             let file = out.file()?;
             let gif = GifEncoder::new(BufWriter::with_capacity(1 << 20, file), scene, background)?.threads(threads);
-            with_manifest(scene, gif, manifest, PixelKind::Gif, 1, progress)
+            ripple_render::render_with(scene, gif, manifest, 1, stop, progress)
         }
         (Some(Format::PngSequence), Some(out)) => {
             if indexed_png {
                 if let Some(png) = PngSequence::indexed(out.path(), scene, background) {
-                    return with_manifest(scene, png.threads(threads), manifest, PixelKind::Rgb, 1, progress);
+                    return ripple_render::render_with(scene, png.threads(threads), manifest, 1, stop, progress);
                 }
                 eprintln!(
                     "warning: --indexed-png: the background has more than 256 colours, so the frames are RGB PNGs"
                 );
             }
             let png = PngSequence::new(out.path(), scene, background).threads(threads);
-            with_manifest(scene, png, manifest, PixelKind::Rgb, 1, progress)
+            ripple_render::render_with(scene, png, manifest, 1, stop, progress)
         }
-        _ => with_manifest(scene, Discard::new(background), manifest, PixelKind::Rgb, threads, progress),
+        _ => ripple_render::render_with(scene, Discard::new(background), manifest, threads, stop, progress),
     }
-}
-
-/// Renders into `encoder`, also writing a manifest of what it shows when asked.
-fn with_manifest<E: Encoder>(
-    scene: &Scene,
-    encoder: E,
-    manifest: Option<(&Staged, Provenance)>,
-    kind: PixelKind,
-    simulation_threads: usize,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Stats, Error> {
-    let Some((staged, provenance)) = manifest else {
-        return ripple_render::render_threads(scene, encoder, simulation_threads, &super::signals::STOP, progress);
-    };
-    let path = staged.target();
-    let file = staged.file()?;
-    let size = (scene.width, scene.height, scene.fps);
-    let hashed = Hashed::new(encoder, BufWriter::new(file), path, size, kind, &provenance)?;
-    ripple_render::render_threads(scene, hashed, simulation_threads, &super::signals::STOP, progress)
 }
 
 fn progress_bar(scene: &Scene, quiet: bool) -> ProgressBar {

@@ -43,6 +43,9 @@ pub enum Pixels {
     Rgb(Vec<u8>),
     /// Only the hash of the RGB bytes (from a manifest).
     Hash(u64),
+    /// No frame of this number, although later ones exist (a gap in a PNG sequence); the text
+    /// names what is missing.
+    Missing(String),
 }
 
 /// One frame: its pixels and, where the input has timing, its delay in centiseconds.
@@ -67,6 +70,8 @@ pub struct Info {
     pub height: u32,
     /// Who made it, if it says.
     pub provenance: Option<Provenance>,
+    /// Whether its frames show the exact render's colours or a GIF's palette colours.
+    pub colours: PixelKind,
 }
 
 /// Reads an input's frames in order.
@@ -111,7 +116,14 @@ pub fn open(path: &Path, kind: Kind, gif_pixels: bool) -> Result<(Info, Box<dyn 
         Kind::Scene => open_scene(path, gif_pixels),
         Kind::Manifest => {
             let m = manifest::read(path)?;
-            let info = Info { path: path.into(), kind, width: m.width, height: m.height, provenance: m.provenance };
+            let info = Info {
+                path: path.into(),
+                kind,
+                width: m.width,
+                height: m.height,
+                provenance: m.provenance,
+                colours: m.pixels,
+            };
             let frames =
                 m.frames.into_iter().map(|(hash, delay)| Frame { pixels: Pixels::Hash(hash), delay: Some(delay) });
             Ok((info, Box::new(ManifestFrames(frames.collect::<Vec<_>>().into_iter()))))
@@ -154,7 +166,7 @@ fn open_gif(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
     options.set_color_output(gif::ColorOutput::RGBA);
     let decoder = options.read_info(BufReader::new(file)).map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
     let (width, height) = (u32::from(decoder.width()), u32::from(decoder.height()));
-    let info = Info { path: path.into(), kind: Kind::Gif, width, height, provenance };
+    let info = Info { path: path.into(), kind: Kind::Gif, width, height, provenance, colours: PixelKind::Gif };
     let pixels = width as usize * height as usize * 4;
     let frames = GifFrames {
         path: path.into(),
@@ -226,35 +238,50 @@ impl FrameSource for GifFrames {
 }
 
 struct PngFrames {
-    files: std::vec::IntoIter<PathBuf>,
+    /// The frames' files by number, in order.
+    files: std::iter::Peekable<std::vec::IntoIter<(u64, PathBuf)>>,
+    /// The number of the next frame to yield.
+    next: u64,
     size: (u32, u32),
 }
 
-/// The `frame_N.png` files of a folder, in frame-number order.
-fn png_files(dir: &Path) -> Result<Vec<PathBuf>> {
+/// The `frame_N.png` files of a folder, by frame number, in order. Two files for one number
+/// (`frame_1.png` and `frame_0001.png`) are refused: which one is the frame?
+fn png_files(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
     let entries = std::fs::read_dir(dir).map_err(|e| bad(dir, format!("cannot read the folder: {e}")))?;
     let mut numbered = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| bad(dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let number =
-            name.strip_prefix("frame_").and_then(|n| n.strip_suffix(".png")).and_then(|n| n.parse::<u64>().ok());
+        let digits = name.strip_prefix("frame_").and_then(|n| n.strip_suffix(".png"));
+        let number = digits.filter(|d| d.bytes().all(|b| b.is_ascii_digit())).and_then(|d| d.parse::<u64>().ok());
         if let Some(n) = number {
             numbered.push((n, entry.path()));
         }
     }
     numbered.sort();
-    Ok(numbered.into_iter().map(|(_, p)| p).collect())
+    if let Some(pair) = numbered.windows(2).find(|w| w[0].0 == w[1].0) {
+        let names = |p: &PathBuf| p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        return Err(bad(
+            dir,
+            format!("holds two files for frame {}: {} and {}", pair[0].0, names(&pair[0].1), names(&pair[1].1)),
+        ));
+    }
+    if numbered.len() as u64 > crate::scene::MAX_FRAMES {
+        return Err(bad(dir, format!("holds more than {} frames", crate::scene::MAX_FRAMES)));
+    }
+    Ok(numbered)
 }
 
 fn open_png_folder(dir: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
     let files = png_files(dir)?;
-    let Some(first) = files.first() else {
+    let Some((_, first)) = files.first() else {
         return Err(bad(dir, "the folder holds no frame_NNNN.png files"));
     };
     let (w, h, _, provenance) = decode_png(first, true)?;
-    let info = Info { path: dir.into(), kind: Kind::PngSequence, width: w, height: h, provenance };
-    Ok((info, Box::new(PngFrames { files: files.into_iter(), size: (w, h) })))
+    let colours = PixelKind::Rgb;
+    let info = Info { path: dir.into(), kind: Kind::PngSequence, width: w, height: h, provenance, colours };
+    Ok((info, Box::new(PngFrames { files: files.into_iter().peekable(), next: 0, size: (w, h) })))
 }
 
 /// Decodes any PNG to 8-bit RGB (alpha dropped), with its provenance text if asked.
@@ -284,7 +311,16 @@ fn decode_png(path: &Path, want_text: bool) -> Result<(u32, u32, Vec<u8>, Option
 
 impl FrameSource for PngFrames {
     fn next_frame(&mut self) -> Result<Option<Frame>> {
-        let Some(path) = self.files.next() else { return Ok(None) };
+        let number = self.next;
+        let Some((n, _)) = self.files.peek() else { return Ok(None) };
+        self.next += 1;
+        if *n > number {
+            // A gap: later frames exist, this one does not.
+            let width = self.files.peek().map_or(4, |(_, p)| p.file_stem().map_or(10, |s| s.len()) - 6);
+            let name = format!("frame_{number:0width$}.png");
+            return Ok(Some(Frame { pixels: Pixels::Missing(name), delay: None }));
+        }
+        let Some((_, path)) = self.files.next() else { return Ok(None) };
         let (w, h, rgb, _) = decode_png(&path, false)?;
         if (w, h) != self.size {
             return Err(bad(
@@ -316,7 +352,9 @@ fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSourc
     } else {
         background.pixels
     };
-    let info = Info { path: path.into(), kind: Kind::Scene, width: scene.width, height: scene.height, provenance };
+    let colours = if gif_pixels { PixelKind::Gif } else { PixelKind::Rgb };
+    let (width, height) = (scene.width, scene.height);
+    let info = Info { path: path.into(), kind: Kind::Scene, width, height, provenance, colours };
     let frames = SceneFrames {
         fps: scene.fps,
         simulation: Simulation::new(&scene),

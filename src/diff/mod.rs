@@ -21,7 +21,7 @@ pub struct Options {
 }
 
 /// Which sides have a frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Presence {
     /// Both sides.
     Both,
@@ -29,6 +29,10 @@ pub enum Presence {
     OnlyA,
     /// Only B.
     OnlyB,
+    /// A lacks this frame although it has later ones (a gap in a PNG sequence), named here.
+    MissingInA(String),
+    /// B lacks this frame although it has later ones.
+    MissingInB(String),
 }
 
 /// The comparison of one frame.
@@ -84,6 +88,10 @@ pub struct Summary {
     pub by_hash: bool,
     /// Every frame, in order (up to the longer side's count).
     pub results: Vec<FrameResult>,
+    /// When one side shows a GIF's palette colours and the other the exact render's, pixel by
+    /// pixel: how many colours the exact side's first frame has (counted up to 257). Over 256,
+    /// a GIF cannot show it exactly.
+    pub exact_colours: Option<usize>,
 }
 
 impl Summary {
@@ -128,6 +136,18 @@ pub fn compare_pixels(a: &[u8], b: &[u8], tolerance: u8) -> (u64, u8, u64) {
         squares += u64::from(d0) * u64::from(d0) + u64::from(d1) * u64::from(d1) + u64::from(d2) * u64::from(d2);
     }
     (differing, max, squares)
+}
+
+/// How many distinct colours `rgb` holds, counting no further than `limit`.
+fn count_colours(rgb: &[u8], limit: usize) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    for p in rgb.chunks_exact(3) {
+        seen.insert([p[0], p[1], p[2]]);
+        if seen.len() >= limit {
+            break;
+        }
+    }
+    seen.len()
 }
 
 /// PSNR in dB for `channels` samples with the given sum of squared differences.
@@ -192,6 +212,7 @@ pub fn diff(
         scope.spawn(move || pump(source_a, tx_a));
         scope.spawn(move || pump(source_b, tx_b));
         let mut results = Vec::new();
+        let mut exact_colours = None;
         let (mut frames_a, mut frames_b) = (0, 0);
         let channels = u64::from(info_a.width) * u64::from(info_a.height) * 3;
         loop {
@@ -203,12 +224,19 @@ pub fn diff(
             frames_a += u64::from(fa.is_some());
             frames_b += u64::from(fb.is_some());
             let frame = results.len() as u64;
+            let missing = |f: &Option<input::Frame>| match f {
+                Some(input::Frame { pixels: Pixels::Missing(name), .. }) => Some(name.clone()),
+                _ => None,
+            };
             let presence = match (&fa, &fb) {
+                _ if missing(&fa).is_some() => Presence::MissingInA(missing(&fa).unwrap_or_default()),
+                _ if missing(&fb).is_some() => Presence::MissingInB(missing(&fb).unwrap_or_default()),
                 (Some(_), Some(_)) => Presence::Both,
                 (Some(_), None) => Presence::OnlyA,
                 _ => Presence::OnlyB,
             };
             let delays = (fa.as_ref().and_then(|f| f.delay), fb.as_ref().and_then(|f| f.delay));
+            let delay_differs = timing_compared && presence == Presence::Both && delays.0 != delays.1;
             let mut result = FrameResult {
                 frame,
                 presence,
@@ -218,9 +246,9 @@ pub fn diff(
                 hash_equal: None,
                 delays,
                 pixels_pass: false,
-                delay_differs: timing_compared && presence == Presence::Both && delays.0 != delays.1,
+                delay_differs,
             };
-            if let (Some(fa), Some(fb), true) = (&fa, &fb, same_canvas) {
+            if let (Some(fa), Some(fb), true, Presence::Both) = (&fa, &fb, same_canvas, &result.presence) {
                 match (&fa.pixels, &fb.pixels) {
                     (Pixels::Rgb(x), Pixels::Rgb(y)) => {
                         let (differing, max, squares) = compare_pixels(x, y, options.tolerance);
@@ -233,6 +261,8 @@ pub fn diff(
                         let hash = |p: &Pixels| match p {
                             Pixels::Rgb(rgb) => manifest::frame_hash(rgb),
                             Pixels::Hash(h) => *h,
+                            // Not reached: a missing frame is not compared.
+                            Pixels::Missing(_) => 0,
                         };
                         let equal = hash(x) == hash(y);
                         result.hash_equal = Some(equal);
@@ -241,6 +271,10 @@ pub fn diff(
                 }
             }
             let (a, b) = if same_canvas { (rgb_of(&fa), rgb_of(&fb)) } else { (None, None) };
+            if exact_colours.is_none() && info_a.colours != info_b.colours {
+                let exact = if info_a.colours == PixelKind::Rgb { a } else { b };
+                exact_colours = exact.map(|rgb| count_colours(rgb, 257));
+            }
             observe(&Compared { result: &result, size: (info_a.width, info_a.height), a, b })?;
             results.push(result);
         }
@@ -254,6 +288,7 @@ pub fn diff(
             timing_compared,
             by_hash,
             results,
+            exact_colours,
         })
     })
 }

@@ -280,11 +280,12 @@ fn side(info: &super::input::Info, frames: u64) -> String {
         |p| format!("{{\"version\":{},\"scene\":\"{:016x}\"}}", quote(&p.version), p.scene),
     );
     format!(
-        "{{\"path\":{},\"kind\":{},\"width\":{},\"height\":{},\"frames\":{frames},\"provenance\":{provenance}}}",
+        "{{\"path\":{},\"kind\":{},\"width\":{},\"height\":{},\"frames\":{frames},\"pixels\":{},\"provenance\":{provenance}}}",
         quote(&info.path.to_string_lossy()),
         quote(info.kind.name()),
         info.width,
-        info.height
+        info.height,
+        quote(info.colours.name()),
     )
 }
 
@@ -314,6 +315,8 @@ pub fn to_json(s: &Summary, contact_sheet: &[u64]) -> String {
             Presence::Both => "both",
             Presence::OnlyA => "only_a",
             Presence::OnlyB => "only_b",
+            Presence::MissingInA(_) => "missing_in_a",
+            Presence::MissingInB(_) => "missing_in_b",
         };
         let _ = write!(
             out,

@@ -281,10 +281,8 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         pool.submit(frame, &mut |done| write_compressed(encoder, times, done))
     }
 
-    fn rgb<'a>(&self, pixels: &'a [u8], scratch: &'a mut Vec<u8>) -> &'a [u8] {
-        scratch.clear();
-        scratch.extend(pixels.iter().flat_map(|&i| self.palette.colors[usize::from(i)]));
-        scratch
+    fn exact_rgb<'a>(&self, pixels: &'a [u8], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        self.palette.exact.then(|| super::expand(pixels, &self.palette.colors, scratch))
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {

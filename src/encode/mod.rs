@@ -40,9 +40,18 @@ pub trait Encoder {
     /// Completes the output (trailer, flush) and says where the time went.
     fn finish(self) -> Result<EncodeTimes>;
 
-    /// The RGB bytes a viewer of the output sees for `pixels` (a GIF shows its palette): the
-    /// pixels themselves when they are RGB, else converted into `scratch`.
-    fn rgb<'a>(&self, pixels: &'a [Self::Pixel], scratch: &'a mut Vec<u8>) -> &'a [u8];
+    /// The exact render's RGB bytes for `pixels`, when this encoder's pixels hold it: the pixels
+    /// themselves when they are RGB, or their palette colours (converted into `scratch`) when
+    /// the palette holds every colour exactly. `None` when they do not (a quantized palette):
+    /// the frame must then be drawn in RGB to know it.
+    fn exact_rgb<'a>(&self, pixels: &'a [Self::Pixel], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]>;
+}
+
+/// Expands palette indices to their colours' RGB bytes.
+pub(crate) fn expand<'a>(indices: &[u8], colors: &[[u8; 3]], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    scratch.clear();
+    scratch.extend(indices.iter().flat_map(|&i| colors[usize::from(i)]));
+    scratch
 }
 
 /// An encoder that writes nothing: renders RGB frames for a hash manifest alone.
@@ -72,7 +81,7 @@ impl Encoder for Discard {
         Ok(EncodeTimes::default())
     }
 
-    fn rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> &'a [u8] {
-        pixels.as_flattened()
+    fn exact_rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        Some(pixels.as_flattened())
     }
 }

@@ -210,15 +210,12 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
         Ok(self.times)
     }
 
-    fn rgb<'a>(&self, pixels: &'a [P], scratch: &'a mut Vec<u8>) -> &'a [u8] {
-        match &self.palette {
-            Some(colors) => {
-                scratch.clear();
-                scratch.extend(P::bytes(pixels).iter().flat_map(|&i| colors[usize::from(i)]));
-                scratch
-            }
+    fn exact_rgb<'a>(&self, pixels: &'a [P], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        // A palette sequence is made only from an exact palette.
+        Some(match &self.palette {
+            Some(colors) => super::expand(P::bytes(pixels), colors, scratch),
             None => P::bytes(pixels),
-        }
+        })
     }
 }
 

@@ -23,7 +23,10 @@ fn identical_renders_are_the_same() {
     render(&dir, &["-o", "a.gif"]);
     render(&dir, &["-o", "b.gif"]);
     let run = ripple(&["diff", "a.gif", "b.gif"], &dir);
-    assert_eq!((run.code, run.stdout.as_str()), (0, "same: 7 frames compared, 24×16 (tolerance 0, max pixels 0)\n"));
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "same: a.gif (A) and b.gif (B): 7 frames compared, 24×16 (tolerance 0, max pixels 0)\n")
+    );
     // A scene is rendered in memory; it has timing, so delays are compared too.
     assert_eq!(ripple(&["diff", "scene.toml", "a.gif"], &dir).code, 0);
 }
@@ -60,7 +63,9 @@ fn one_changed_pixel_is_found_and_named() {
     let mut lines = run.stdout.lines();
     assert_eq!(
         lines.next(),
-        Some("different: 1 of 7 frames differ, the first is frame 4; 7 compared (tolerance 0, max pixels 0)")
+        Some(
+            "different: a (A) and b (B): 1 of 7 frames differ, the first is frame 4; 7 compared (tolerance 0, max pixels 0)"
+        )
     );
     let line = lines.next().unwrap();
     assert!(line.starts_with("  frame 4: 1 pixel differs (max delta 16, PSNR "), "{line}");
@@ -118,7 +123,8 @@ fn the_same_frames_with_other_delays_differ() {
     render(&dir, &["-o", "b.gif"]);
     let run = ripple(&["diff", "a.gif", "b.gif"], &dir);
     assert_eq!(run.code, 1);
-    assert!(run.stdout.contains("  frame 0: delay 4 cs in A, 5 cs in B\n"), "{}", run.stdout);
+    // Three frames alike: one line.
+    assert!(run.stdout.contains("  frames 0–2: delay 4 cs in A, 5 cs in B\n"), "{}", run.stdout);
     // The scenes differ, and the renders say so.
     assert!(run.stdout.contains("note: rendered from different scenes"), "{}", run.stdout);
     // Without timing on one side, the pixels alone decide.
@@ -188,6 +194,110 @@ fn manifests_stand_in_for_renders() {
         )
     );
     assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 7);
+}
+
+/// A many-coloured scene (more than 256 colours: its GIF palette is quantized), small and short.
+const PHOTO: &str = "[video]\nwidth = 48\nheight = 32\nfps = 25\nframes = 6\n[background]\npattern = \"tiles\"\n\
+                     [[stone]]\nat = 0\nx = 24\ny = 16\nweight = 400\n";
+
+#[test]
+fn one_scene_gives_one_manifest_whatever_else_is_written() {
+    let dir = scene_dir("manifest-agree", PHOTO);
+    render(&dir, &["--hashes", "alone.txt"]);
+    render(&dir, &["-o", "x.gif", "--hashes", "gif.txt"]);
+    render(&dir, &["-o", "frames/", "--hashes", "png.txt"]);
+    let alone = std::fs::read(dir.join("alone.txt")).unwrap();
+    assert_eq!(std::fs::read(dir.join("gif.txt")).unwrap(), alone, "beside a GIF");
+    assert_eq!(std::fs::read(dir.join("png.txt")).unwrap(), alone, "beside a PNG sequence");
+    assert!(String::from_utf8(alone).unwrap().contains("\n# pixels: rgb\n"));
+    // Each hashes the exact frames: the PNG files.
+    assert_eq!(ripple(&["diff", "gif.txt", "frames"], &dir).code, 0);
+    assert_eq!(ripple(&["diff", "scene.toml", "gif.txt"], &dir).code, 0);
+}
+
+#[test]
+fn sides_of_different_kinds_say_why_they_differ() {
+    let dir = scene_dir("diff-kinds", PHOTO);
+    render(&dir, &["-o", "x.gif", "--hashes", "new.txt"]);
+    render(&dir, &["-o", "frames/"]);
+    // A manifest as earlier versions wrote it beside a GIF: the GIF's colours.
+    let run = ripple(&["diff", "x.gif", "frames", "--json"], &dir);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["a"]["pixels"], "gif");
+    assert_eq!(json["b"]["pixels"], "rgb");
+    let new = std::fs::read_to_string(dir.join("new.txt")).unwrap();
+    let gif = crate::support::decode_gif(&std::fs::read(dir.join("x.gif")).unwrap());
+    let mut old = new.lines().take(4).collect::<Vec<_>>().join("\n").replace("# pixels: rgb", "# pixels: gif");
+    for (i, frame) in gif.frames.iter().enumerate() {
+        let hash = ripple_render::manifest::frame_hash(frame);
+        old += &format!("\n{i:04} {hash:016x} {}", gif.delays[i]);
+    }
+    std::fs::write(dir.join("old.txt"), old + "\n").unwrap();
+    assert_eq!(ripple(&["diff", "old.txt", "x.gif"], &dir).code, 0, "an old manifest still matches its GIF");
+    let run = ripple(&["diff", "old.txt", "new.txt"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("  frames 0–5: pixel hashes differ\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("note: A hashes the colours a GIF showed (pixels: gif") && run.stdout.contains("re-bless"),
+        "{}",
+        run.stdout
+    );
+    let run = ripple(&["diff", "x.gif", "new.txt"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("note: A is a GIF, B hashes the exact render (pixels: rgb)"), "{}", run.stdout);
+    // Two sides of the same kind that differ get no such note.
+    let run = ripple(&["diff", "old.txt", "frames"], &dir);
+    assert!(run.stdout.contains("note: A hashes the colours a GIF showed"), "{}", run.stdout);
+    std::fs::write(dir.join("scene.toml"), PHOTO.replace("weight = 400", "weight = 300")).unwrap();
+    render(&dir, &["--hashes", "other.txt"]);
+    let run = ripple(&["diff", "new.txt", "other.txt"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(!run.stdout.contains("note: A"), "{}", run.stdout);
+}
+
+#[test]
+fn a_gif_against_exact_frames_suggests_the_tolerance_its_palette_needs() {
+    let dir = scene_dir("diff-palette", PHOTO);
+    render(&dir, &["-o", "x.gif"]);
+    render(&dir, &["-o", "frames/"]);
+    let run = ripple(&["diff", "x.gif", "frames"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("  frames 0–5: "), "alike frames share a line: {}", run.stdout);
+    let note = run.stdout.lines().find(|l| l.starts_with("note: A is a GIF")).expect(&run.stdout);
+    assert!(note.contains("more than 256 colours"), "{note}");
+    let tolerance = note.split("--tolerance ").nth(1).and_then(|t| t.split(' ').next()).expect(note);
+    // The suggested tolerance is the palette's error, so it is enough.
+    let run = ripple(&["diff", "x.gif", "frames", "--tolerance", tolerance], &dir);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    // A one-colour scene's GIF is exact: a difference there is real, and no palette is blamed.
+    let dir = scene_dir("diff-palette-exact", SCENE);
+    render(&dir, &["-o", "x.gif"]);
+    render(&dir, &["-o", "frames/"]);
+    let frame = dir.join("frames/frame_0003.png");
+    let (w, h, mut rgb) = read_png(&frame);
+    rgb[0] ^= 0x40;
+    write_png(&frame, w, h, &rgb);
+    let run = ripple(&["diff", "x.gif", "frames"], &dir);
+    assert_eq!(run.code, 1);
+    assert!(!run.stdout.contains("--tolerance"), "{}", run.stdout);
+}
+
+#[test]
+fn a_gap_in_a_png_sequence_is_a_missing_frame() {
+    let dir = scene_dir("diff-gap", SCENE);
+    render(&dir, &["-o", "a/"]);
+    render(&dir, &["-o", "b/"]);
+    std::fs::remove_file(dir.join("b/frame_0001.png")).unwrap();
+    let run = ripple(&["diff", "a", "b"], &dir);
+    assert_eq!(run.code, 1);
+    // Not "frames 1–5 differ" from shifted frames: frame 1 is missing, the rest are the same.
+    assert_eq!(run.stdout.lines().nth(1), Some("  frame 1: missing from B (no frame_0001.png)"), "{}", run.stdout);
+    assert_eq!(run.stdout.lines().filter(|l| l.starts_with("  frame")).count(), 1, "{}", run.stdout);
+    // Two files for one frame: which is it?
+    std::fs::copy(dir.join("a/frame_0002.png"), dir.join("a/frame_2.png")).unwrap();
+    let run = ripple(&["diff", "a", "b"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("holds two files for frame 2: frame_0002.png and frame_2.png"), "{}", run.stderr);
 }
 
 #[test]

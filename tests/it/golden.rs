@@ -42,8 +42,8 @@ impl Encoder for Collector<'_> {
         Ok(Default::default())
     }
 
-    fn rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> &'a [u8] {
-        pixels.as_flattened()
+    fn exact_rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        Some(pixels.as_flattened())
     }
 }
 
