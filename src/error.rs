@@ -14,7 +14,7 @@ pub enum Error {
     Scene(Box<Diagnostic>),
 
     /// The scene file could not be read.
-    #[error("cannot read scene {}: {source}", path.display())]
+    #[error("cannot read scene {}: {}", path.display(), os_reason(source))]
     SceneUnreadable {
         /// The scene path as given.
         path: PathBuf,
@@ -50,7 +50,7 @@ pub enum Error {
     },
 
     /// Writing the output failed.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}: {}", path.display(), os_reason(source))]
     Io {
         /// The file or folder being written.
         path: PathBuf,
@@ -100,10 +100,14 @@ impl Error {
                 use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
                 match source.kind() {
                     StorageFull | QuotaExceeded | FileTooLarge => vec![
-                        "no space left for the output (disk full, quota, or a file size limit such as `ulimit -f`); \
-                         nothing was written and any existing output is unchanged"
+                        "no space left for the output (a full disk, a quota, or a file size limit such as \
+                         `ulimit -f`); an output file appears whole or not at all, so none was left half-written \
+                         and an existing one is unchanged"
                             .into(),
                     ],
+                    std::io::ErrorKind::BrokenPipe => {
+                        vec!["the program reading the output stopped before the end".into()]
+                    }
                     _ => Vec::new(),
                 }
             }

@@ -38,6 +38,19 @@ pub fn detect_format(path: &Path, explicit: Option<Format>) -> Result<Format> {
     }
 }
 
+/// When `path` is an existing folder written as a PNG sequence although its name says another
+/// format (`anim.gif/`), that format's name, for a warning.
+pub fn folder_named_as_file(path: &Path, format: Format) -> Option<&'static str> {
+    if format != Format::PngSequence || !path.is_dir() {
+        return None;
+    }
+    let extension = path.extension()?.to_string_lossy().to_ascii_lowercase();
+    [("gif", "GIF"), ("png", "PNG"), ("apng", "APNG"), ("webp", "WebP"), ("mp4", "MP4"), ("webm", "WebM")]
+        .iter()
+        .find(|(e, _)| *e == extension)
+        .map(|(_, name)| *name)
+}
+
 impl Format {
     /// Whether this format is written as a folder.
     pub fn is_folder(self) -> bool {
@@ -46,7 +59,8 @@ impl Format {
 }
 
 /// An output being written: an unnamed temporary file (Linux `O_TMPFILE`), or a temporary file
-/// or folder beside the target, removed again unless [`Staged::commit`] moves it into place.
+/// or folder beside the target, removed again unless [`Staged::commit`] moves it into place; or,
+/// for a character device or a pipe, the device itself, written as a stream.
 ///
 /// A process killed outright (SIGKILL, power loss) leaves no named file behind for a GIF or
 /// manifest on Linux: the kernel drops the unnamed file. A PNG-sequence folder (or a file
@@ -54,11 +68,16 @@ impl Format {
 /// removes such leftovers of processes that no longer exist.
 #[derive(Debug)]
 pub struct Staged {
+    /// The target as given, for messages.
     target: PathBuf,
+    /// Where the output goes: the target with its final symbolic links followed.
+    resolved: PathBuf,
     temp: PathBuf,
     file: Option<fs::File>,
     /// The file has no name yet (`O_TMPFILE`); commit links it in.
     unnamed: bool,
+    /// The target is a device or a pipe, written in place: nothing to stage, nothing to rename.
+    stream: bool,
     committed: bool,
 }
 
@@ -71,15 +90,146 @@ fn non_empty_dir(path: &Path) -> bool {
     fs::read_dir(path).map(|mut d| d.next().is_some()).unwrap_or(false)
 }
 
+/// `path` with its final symbolic links followed (at most 40, as the kernel allows), whether or
+/// not what the last one names exists: where writing `path` puts the file.
+pub fn follow_links(path: &Path) -> PathBuf {
+    let mut path = strip_trailing_separator(path);
+    for _ in 0..40 {
+        let Ok(link) = fs::read_link(&path) else { break };
+        path = match path.parent() {
+            Some(parent) if link.is_relative() => parent.join(link),
+            _ => link,
+        };
+    }
+    path
+}
+
+/// Which file a path names, for telling whether two paths are one: its folder canonicalized and
+/// its name (after following final links), and, if it exists, its device and inode (which also
+/// catches hard links).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// The canonical folder joined with the name.
+    pub path: PathBuf,
+    /// Device and inode of an existing file.
+    pub inode: Option<(u64, u64)>,
+}
+
+impl Identity {
+    /// The identity of `path` (which need not exist).
+    pub fn of(path: &Path) -> Identity {
+        let resolved = follow_links(path);
+        let canonical = fs::canonicalize(&resolved).ok().unwrap_or_else(|| {
+            let parent = resolved.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let parent = fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+            parent.join(resolved.file_name().unwrap_or_default())
+        });
+        Identity { path: canonical, inode: inode(&resolved) }
+    }
+
+    /// Whether the two name the same file.
+    pub fn same(&self, other: &Identity) -> bool {
+        self.path == other.path || (self.inode.is_some() && self.inode == other.inode)
+    }
+
+    /// Whether this lies inside the folder `other` (strictly).
+    pub fn inside(&self, other: &Identity) -> bool {
+        self.path != other.path && self.path.starts_with(&other.path)
+    }
+}
+
+#[cfg(unix)]
+fn inode(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// Refuses, before anything is written, outputs of one run that name one file between them
+/// (another spelling, a symbolic link, a hard link), an output that is one of the `inputs`,
+/// and anything placed inside a folder that an output replaces. `outputs` are (path, is a
+/// folder) pairs; `what` names each in messages.
+pub fn check_distinct(outputs: &[(&Path, bool, &str)], inputs: &[&Path]) -> Result<()> {
+    let ids: Vec<Identity> = outputs.iter().map(|(p, ..)| Identity::of(p)).collect();
+    for (i, (path, folder, what)) in outputs.iter().enumerate() {
+        for input in inputs {
+            let input_id = Identity::of(input);
+            if ids[i].same(&input_id) || (*folder && input_id.inside(&ids[i])) {
+                let relation = if ids[i].same(&input_id) { "is" } else { "holds" };
+                return Err(usage(
+                    format!("the {what} {} {relation} an input of this render ({})", path.display(), input.display()),
+                    Some("choose another output path"),
+                ));
+            }
+        }
+        for (j, (other, other_folder, other_what)) in outputs.iter().enumerate().skip(i + 1) {
+            let same = ids[i].same(&ids[j]);
+            let nested = (*folder && ids[j].inside(&ids[i])) || (*other_folder && ids[i].inside(&ids[j]));
+            if same || nested {
+                let relation = if same { "are the same file" } else { "are one inside the other" };
+                return Err(usage(
+                    format!("the {what} {} and the {other_what} {} {relation}", path.display(), other.display()),
+                    Some("give each output its own path"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a file is written as a stream rather than staged and renamed: a character device
+/// (`/dev/null`) or a pipe. Anything else that is not a regular file or a folder is refused.
+fn stream_kind(meta: &fs::Metadata) -> Option<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() || kind.is_fifo() {
+            return Some(true);
+        }
+        if kind.is_block_device() || kind.is_socket() {
+            return None;
+        }
+    }
+    Some(false).filter(|_| meta.is_file() || meta.is_dir())
+}
+
+/// Whether `name` is a frame of a PNG sequence: `frame_` digits `.png`.
+fn is_frame_name(name: &str) -> bool {
+    name.strip_prefix("frame_")
+        .and_then(|n| n.strip_suffix(".png"))
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The first entry of a folder that is not a PNG-sequence frame, if any: such a folder is not
+/// ours to replace.
+fn foreign_entry(dir: &Path) -> Option<String> {
+    let entries = fs::read_dir(dir).ok()?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if !(is_file && is_frame_name(&name)) {
+            return Some(name);
+        }
+    }
+    None
+}
+
 impl Staged {
     /// Checks that `target` may be written and creates the temporary file (or, with `folder`,
     /// folder) for it. An existing output is refused unless `force`; `inputs` (scene,
-    /// background) never count as outputs.
+    /// background) never count as outputs. A symbolic link is followed: what it names is
+    /// written. A character device or a pipe is opened and written as a stream.
     pub fn begin(target: &Path, folder: bool, force: bool, inputs: &[&Path]) -> Result<Staged> {
-        let target = strip_trailing_separator(target);
+        let given = strip_trailing_separator(target);
+        let target = follow_links(&given);
         let name = match target.file_name() {
             Some(n) => n.to_string_lossy().into_owned(),
-            None => return Err(usage(format!("{} is not a file or folder name", target.display()), None)),
+            None => return Err(usage(format!("{} is not a file or folder name", given.display()), None)),
         };
         let parent = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -87,42 +237,75 @@ impl Staged {
         };
         if !parent.is_dir() {
             return Err(usage(
-                format!("cannot write {}: the folder {} does not exist", target.display(), parent.display()),
+                format!("cannot write {}: the folder {} does not exist", given.display(), parent.display()),
                 Some("create it first, or choose another output path"),
             ));
         }
-        let same_file = |a: &Path, b: &Path| match (fs::canonicalize(a), fs::canonicalize(b)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        };
-        if let Some(input) = inputs.iter().find(|i| same_file(&target, i)) {
-            return Err(usage(
-                format!("the output {} is an input of this render ({})", target.display(), input.display()),
-                Some("choose another output path"),
-            ));
+        check_distinct(&[(&given, folder, "output")], inputs)?;
+        let existing = fs::metadata(&target).ok();
+        if let Some(meta) = &existing {
+            match stream_kind(meta) {
+                None => {
+                    let kind = crate::error::file_kind(meta);
+                    return Err(usage(
+                        format!("the output {} is {kind}", given.display()),
+                        Some("write to a regular file, a folder, a pipe or a character device such as /dev/null"),
+                    ));
+                }
+                Some(true) if folder => {
+                    let kind = crate::error::file_kind(meta);
+                    return Err(usage(
+                        format!("the output {} is {kind}, and a PNG sequence is a folder", given.display()),
+                        Some("name a folder for the frames"),
+                    ));
+                }
+                Some(true) => return Staged::stream(&given, &target),
+                Some(false) => {}
+            }
         }
-        match fs::symlink_metadata(&target) {
-            Ok(meta) if meta.is_dir() && !folder => {
+        match existing {
+            Some(meta) if meta.is_dir() && !folder => {
                 return Err(usage(
-                    format!("the output {} is a folder, not a file", target.display()),
+                    format!("the output {} is a folder, not a file", given.display()),
                     Some("name a file, or pass --format png to write a PNG sequence into the folder"),
                 ));
             }
-            Ok(meta) if !force && (!meta.is_dir() || non_empty_dir(&target)) => {
+            Some(meta) if !force && (!meta.is_dir() || non_empty_dir(&target)) => {
                 let what = if meta.is_dir() { "folder" } else { "file" };
                 return Err(usage(
-                    format!("the output {what} {} already exists", target.display()),
+                    format!("the output {what} {} already exists", given.display()),
                     Some("pass --force (-f) to replace it"),
                 ));
             }
+            Some(meta) if meta.is_dir() => {
+                if let Some(entry) = foreign_entry(&target) {
+                    return Err(usage(
+                        format!(
+                            "the folder {} holds {entry}, which is not a frame of a PNG sequence: ripple-render \
+                             replaces only folders of frame_NNNN.png files",
+                            given.display()
+                        ),
+                        Some("choose a new or empty folder for the frames"),
+                    ));
+                }
+            }
             _ => {}
         }
-        sweep_stale(&parent, &name, &target);
-        let temp = parent.join(temp_name(&name, std::process::id(), "tmp"));
+        let stem = temp_stem(&name);
+        sweep_stale(&parent, &stem, &target);
+        let temp = parent.join(temp_name(&stem, std::process::id(), "tmp"));
         // A leftover from a crashed run with our process id would block us: clear it.
         remove_any(&temp);
-        let io = |source| cannot_create(&target, &parent, source);
-        let mut staged = Staged { target: target.clone(), temp, file: None, unnamed: false, committed: false };
+        let io = |source| cannot_create(&given, &parent, source);
+        let mut staged = Staged {
+            target: given.clone(),
+            resolved: target.clone(),
+            temp,
+            file: None,
+            unnamed: false,
+            stream: false,
+            committed: false,
+        };
         if folder {
             fs::create_dir(&staged.temp).map_err(io)?;
         } else if let Some(file) = unnamed_file(&parent) {
@@ -132,6 +315,28 @@ impl Staged {
             staged.file = Some(fs::File::create(&staged.temp).map_err(io)?);
         }
         Ok(staged)
+    }
+
+    /// A device or pipe, opened for writing as it is (never replaced).
+    fn stream(given: &Path, target: &Path) -> Result<Staged> {
+        let file = fs::OpenOptions::new().write(true).open(target).map_err(|source| {
+            usage(format!("cannot open {} for writing: {}", given.display(), crate::error::os_reason(&source)), None)
+        })?;
+        if std::io::IsTerminal::is_terminal(&file) {
+            return Err(usage(
+                format!("the output {} is a terminal, which cannot show an animation", given.display()),
+                Some("write to a file, or pipe the output into another program"),
+            ));
+        }
+        Ok(Staged {
+            target: given.to_path_buf(),
+            resolved: target.to_path_buf(),
+            temp: target.to_path_buf(),
+            file: Some(file),
+            unnamed: false,
+            stream: true,
+            committed: false,
+        })
     }
 
     /// Where to write a PNG sequence: the temporary folder. For a file output this is the name
@@ -146,7 +351,7 @@ impl Staged {
         file.try_clone().map_err(|source| Error::io(&self.target, source))
     }
 
-    /// The final path.
+    /// The final path, as given.
     pub fn target(&self) -> &Path {
         &self.target
     }
@@ -154,29 +359,34 @@ impl Staged {
     /// Moves the finished output into place, replacing what was there.
     pub fn commit(mut self) -> Result<()> {
         let io = |source| Error::io(&self.target, source);
+        if self.stream {
+            self.committed = true;
+            return Ok(());
+        }
+        let target = self.resolved.clone();
         if let Some(file) = self.file.take() {
             file.sync_all().map_err(io)?;
             if self.unnamed {
-                link_unnamed(&file, &self.temp, &self.target).map_err(io)?;
+                link_unnamed(&file, &self.temp, &target).map_err(io)?;
             } else {
-                fs::rename(&self.temp, &self.target).map_err(io)?;
+                fs::rename(&self.temp, &target).map_err(io)?;
             }
-        } else if !self.target.exists() || fs::remove_dir(&self.target).is_ok() {
+        } else if !target.exists() || fs::remove_dir(&target).is_ok() {
             // Nothing there, or an empty folder (just removed): a plain rename.
-            fs::rename(&self.temp, &self.target).map_err(io)?;
+            fs::rename(&self.temp, &target).map_err(io)?;
         } else {
             // A non-empty folder or a file, and --force was given.
-            replace_folder(&self.temp, &self.target).map_err(io)?;
+            replace_folder(&self.temp, &target).map_err(io)?;
         }
         self.committed = true;
-        sync_parent(&self.target);
+        sync_parent(&target);
         Ok(())
     }
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
-        if !self.committed && !self.unnamed {
+        if !self.committed && !self.unnamed && !self.stream {
             remove_any(&self.temp);
         }
     }
@@ -195,26 +405,42 @@ fn cannot_create(target: &Path, parent: &Path, source: std::io::Error) -> Error 
     usage(format!("cannot create {}: {reason}", target.display()), Some("choose a folder you can write to"))
 }
 
-/// `.NAME.ripple-PID.KIND`: the temporaries of one run, hidden, and recognisable by the sweep.
-fn temp_name(name: &str, pid: u32, kind: &str) -> String {
-    format!(".{name}.ripple-{pid}.{kind}")
+/// The part of a temporary's name that stands for its target: the target's name, or, when that
+/// is too long for a temporary's name to stay within 255 bytes, its first bytes and a hash of
+/// the whole.
+fn temp_stem(name: &str) -> String {
+    const ROOM: usize = 255 - ".".len() - ".ripple-4294967295.tmp".len();
+    if name.len() <= ROOM {
+        return name.to_string();
+    }
+    let mut cut = ROOM - 17;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}~{:016x}", &name[..cut], xxhash_rust::xxh3::xxh3_64(name.as_bytes()))
 }
 
-/// The process id in a temporary's name made for target `name`, and its kind (`tmp`, `old`).
-fn parse_temp_name<'a>(entry: &'a str, name: &str) -> Option<(u32, &'a str)> {
-    let rest = entry.strip_prefix('.')?.strip_prefix(name)?.strip_prefix(".ripple-")?;
+/// `.STEM.ripple-PID.KIND`: the temporaries of one run, hidden, and recognisable by the sweep.
+fn temp_name(stem: &str, pid: u32, kind: &str) -> String {
+    format!(".{stem}.ripple-{pid}.{kind}")
+}
+
+/// The process id in a temporary's name made for a target of this stem, and its kind (`tmp`,
+/// `old`).
+fn parse_temp_name<'a>(entry: &'a str, stem: &str) -> Option<(u32, &'a str)> {
+    let rest = entry.strip_prefix('.')?.strip_prefix(stem)?.strip_prefix(".ripple-")?;
     let (pid, kind) = rest.split_once('.')?;
     let pid = pid.parse().ok().filter(|_| pid.bytes().all(|b| b.is_ascii_digit()))?;
     matches!(kind, "tmp" | "old").then_some((pid, kind))
 }
 
-/// Removes the temporaries a killed run left for this target. A moved-aside old output whose
-/// replacement never arrived is moved back.
-fn sweep_stale(parent: &Path, name: &str, target: &Path) {
+/// Removes the temporaries a killed run left for this target (named by its stem). A moved-aside
+/// old output whose replacement never arrived is moved back.
+fn sweep_stale(parent: &Path, stem: &str, target: &Path) {
     let Ok(entries) = fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
         let file_name = entry.file_name().to_string_lossy().into_owned();
-        let Some((pid, kind)) = parse_temp_name(&file_name, name) else { continue };
+        let Some((pid, kind)) = parse_temp_name(&file_name, stem) else { continue };
         if pid == std::process::id() || !is_stale(pid, &entry.path()) {
             continue;
         }
@@ -294,7 +520,7 @@ fn replace_folder(temp: &Path, target: &Path) -> std::io::Result<()> {
     // Elsewhere: move the old one aside, the new one in, then delete the old one. A run killed
     // between the two renames leaves the old one aside, and the next run moves it back.
     let name = target.file_name().unwrap_or_default().to_string_lossy().into_owned();
-    let aside = temp.with_file_name(temp_name(&name, std::process::id(), "old"));
+    let aside = temp.with_file_name(temp_name(&temp_stem(&name), std::process::id(), "old"));
     remove_any(&aside);
     fs::rename(target, &aside)?;
     if let Err(e) = fs::rename(temp, target) {

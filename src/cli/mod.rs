@@ -158,6 +158,11 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Prints a warning line on stderr.
+pub(crate) fn warn(message: &str) {
+    eprintln!("warning: {message}");
+}
+
 fn report(e: &Error) -> ExitCode {
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "error: {e}");

@@ -39,6 +39,20 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     }
     let mut inputs = vec![request.scene];
     inputs.extend(scene.background.image.as_deref());
+    // Outputs that would land on one file, or on an input, are refused before any work.
+    let mut outputs = Vec::new();
+    if let (Some(path), Some(format)) = (request.output, format) {
+        outputs.push((path, format.is_folder(), "output"));
+        if let Some(named) = output::folder_named_as_file(path, format) {
+            super::warn(&format!(
+                "{} is an existing folder, so the frames are written into it as a PNG sequence, although its \
+                 name says {named}",
+                path.display()
+            ));
+        }
+    }
+    outputs.extend(request.hashes.map(|h| (h, false, "manifest")));
+    output::check_distinct(&outputs, &inputs)?;
     // Nothing large is allocated before the estimate is within the budget.
     let image = ripple_render::background::image_header(&scene)?;
     let kind = match format {
@@ -52,9 +66,6 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
         _ => None,
     };
-    if let Some(out) = &staged_output {
-        inputs.push(out.target());
-    }
     let staged_hashes = request.hashes.map(|h| Staged::begin(h, false, request.force, &inputs)).transpose()?;
 
     let bar = progress_bar(&scene, request.quiet);

@@ -185,8 +185,12 @@ fn existing_output_needs_force() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("the output folder full already exists"), "{}", run.stderr);
     assert!(dir.join("full/keep.txt").exists());
+    // Even with --force, only a folder of frames is replaced (tests/it/outputs.rs).
+    assert_eq!(ripple(&["scene.toml", "-o", "full/", "-f", "-q"], &dir).code, 2);
+    std::fs::remove_file(dir.join("full/keep.txt")).unwrap();
+    std::fs::write(dir.join("full/frame_0099.png"), b"x").unwrap();
     assert_eq!(ripple(&["scene.toml", "-o", "full/", "-f", "-q"], &dir).code, 0);
-    assert!(!dir.join("full/keep.txt").exists() && dir.join("full/frame_0000.png").exists());
+    assert!(!dir.join("full/frame_0099.png").exists() && dir.join("full/frame_0000.png").exists());
     std::fs::create_dir(dir.join("empty")).unwrap();
     assert_eq!(ripple(&["scene.toml", "-o", "empty", "-q"], &dir).code, 0);
     assert!(dir.join("empty/frame_0006.png").exists());

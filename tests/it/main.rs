@@ -8,6 +8,7 @@ mod golden;
 mod hostile;
 mod images;
 mod kill;
+mod outputs;
 mod properties;
 mod support;
 
