@@ -96,6 +96,7 @@ impl Error {
             Error::Scene(d) => d.hint.iter().cloned().collect(),
             Error::Output { hint, .. } => hint.iter().cloned().collect(),
             Error::Budget { hint, .. } => vec![hint.clone()],
+            Error::Io { path, .. } if path.as_os_str() == "standard output" => Vec::new(),
             Error::Io { source, .. } => {
                 use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
                 match source.kind() {

@@ -158,10 +158,16 @@ pub fn check_distinct(outputs: &[(&Path, bool, &str)], inputs: &[&Path]) -> Resu
     for (i, (path, folder, what)) in outputs.iter().enumerate() {
         for input in inputs {
             let input_id = Identity::of(input);
-            if ids[i].same(&input_id) || (*folder && input_id.inside(&ids[i])) {
-                let relation = if ids[i].same(&input_id) { "is" } else { "holds" };
+            if ids[i].same(&input_id) || (*folder && input_id.inside(&ids[i])) || ids[i].inside(&input_id) {
+                let relation = if ids[i].same(&input_id) {
+                    "is"
+                } else if ids[i].inside(&input_id) {
+                    "lies inside"
+                } else {
+                    "holds"
+                };
                 return Err(usage(
-                    format!("the {what} {} {relation} an input of this render ({})", path.display(), input.display()),
+                    format!("the {what} {} {relation} an input of this run ({})", path.display(), input.display()),
                     Some("choose another output path"),
                 ));
             }
@@ -205,18 +211,83 @@ fn is_frame_name(name: &str) -> bool {
         .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The first entry of a folder that is not a PNG-sequence frame, if any: such a folder is not
-/// ours to replace.
-fn foreign_entry(dir: &Path) -> Option<String> {
+/// The first entry of a folder that is not a regular file with an `ours` name, if any: such a
+/// folder is not ours to replace.
+fn foreign_entry(dir: &Path, ours: fn(&str) -> bool) -> Option<String> {
     let entries = fs::read_dir(dir).ok()?;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-        if !(is_file && is_frame_name(&name)) {
+        if !(is_file && ours(&name)) {
             return Some(name);
         }
     }
     None
+}
+
+/// Refuses to replace an existing regular file or folder that the policy does not allow.
+fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, policy: Policy) -> Result<()> {
+    let exists = |what: &str| {
+        usage(format!("the output {what} {} already exists", given.display()), Some("pass --force (-f) to replace it"))
+    };
+    match policy {
+        Policy::File { .. } if meta.is_dir() => Err(usage(
+            format!("the output {} is a folder, not a file", given.display()),
+            Some("name a file, or pass --format png to write a PNG sequence into the folder"),
+        )),
+        Policy::File { force: false } => Err(exists("file")),
+        Policy::File { force: true } => Ok(()),
+        Policy::Frames { force } if meta.is_dir() => match foreign_entry(target, is_frame_name) {
+            _ if !non_empty_dir(target) => Ok(()),
+            _ if !force => Err(exists("folder")),
+            None => Ok(()),
+            Some(entry) => Err(usage(
+                format!(
+                    "the folder {} holds {entry}, which is not a frame of a PNG sequence: ripple-render replaces \
+                     only folders of frame_NNNN.png files",
+                    given.display()
+                ),
+                Some("choose a new or empty folder for the frames"),
+            )),
+        },
+        Policy::Frames { force } => {
+            if force {
+                Ok(())
+            } else {
+                Err(exists("file"))
+            }
+        }
+        Policy::Report if !meta.is_dir() => Err(usage(
+            format!("--out {} is a file, not a folder", given.display()),
+            Some("name a new or empty folder for the report, or the folder of an earlier report"),
+        )),
+        Policy::Report => match foreign_entry(target, is_report_name) {
+            None => Ok(()),
+            Some(entry) => Err(usage(
+                format!(
+                    "--out {} holds {entry}, which is not part of a diff report: a report folder is replaced whole",
+                    given.display()
+                ),
+                Some("name a new or empty folder for the report, or the folder of an earlier report"),
+            )),
+        },
+    }
+}
+
+/// What an existing output may be replaced by, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Policy {
+    /// A file: an existing regular file with `--force`.
+    File { force: bool },
+    /// A PNG sequence: an empty folder, or with `--force` a folder of frames.
+    Frames { force: bool },
+    /// A diff report: an empty folder, or the folder of an earlier report.
+    Report,
+}
+
+/// The files a diff report is made of: an earlier report's folder holds nothing else.
+fn is_report_name(name: &str) -> bool {
+    matches!(name, "report.json" | "contact.png" | "heat.gif") || is_frame_name(name)
 }
 
 impl Staged {
@@ -225,8 +296,26 @@ impl Staged {
     /// background) never count as outputs. A symbolic link is followed: what it names is
     /// written. A character device or a pipe is opened and written as a stream.
     pub fn begin(target: &Path, folder: bool, force: bool, inputs: &[&Path]) -> Result<Staged> {
+        let policy = if folder { Policy::Frames { force } } else { Policy::File { force } };
+        Staged::begin_with(target, policy, inputs)
+    }
+
+    /// A folder for a diff report: new, empty, or holding an earlier report (which is replaced
+    /// whole, in one step, when this one is committed). A folder with anything else in it, a
+    /// file, or a folder that is, holds or lies inside an input is refused.
+    pub fn begin_report(target: &Path, inputs: &[&Path]) -> Result<Staged> {
+        Staged::begin_with(target, Policy::Report, inputs)
+    }
+
+    fn begin_with(target: &Path, policy: Policy, inputs: &[&Path]) -> Result<Staged> {
+        let folder = !matches!(policy, Policy::File { .. });
+        let what = if policy == Policy::Report { "report folder" } else { "output" };
         let given = strip_trailing_separator(target);
-        let target = follow_links(&given);
+        let mut target = follow_links(&given);
+        if target.file_name().is_none() {
+            // `.` or `..`: the folder they name.
+            target = fs::canonicalize(&target).unwrap_or(target);
+        }
         let name = match target.file_name() {
             Some(n) => n.to_string_lossy().into_owned(),
             None => return Err(usage(format!("{} is not a file or folder name", given.display()), None)),
@@ -241,55 +330,31 @@ impl Staged {
                 Some("create it first, or choose another output path"),
             ));
         }
-        check_distinct(&[(&given, folder, "output")], inputs)?;
+        check_distinct(&[(&given, folder, what)], inputs)?;
         let existing = fs::metadata(&target).ok();
         if let Some(meta) = &existing {
             match stream_kind(meta) {
                 None => {
                     let kind = crate::error::file_kind(meta);
                     return Err(usage(
-                        format!("the output {} is {kind}", given.display()),
+                        format!("the {what} {} is {kind}", given.display()),
                         Some("write to a regular file, a folder, a pipe or a character device such as /dev/null"),
                     ));
                 }
                 Some(true) if folder => {
                     let kind = crate::error::file_kind(meta);
+                    let needs = if policy == Policy::Report { "a report" } else { "a PNG sequence" };
                     return Err(usage(
-                        format!("the output {} is {kind}, and a PNG sequence is a folder", given.display()),
-                        Some("name a folder for the frames"),
+                        format!("the {what} {} is {kind}, and {needs} is a folder", given.display()),
+                        Some("name a folder"),
                     ));
                 }
                 Some(true) => return Staged::stream(&given, &target),
                 Some(false) => {}
             }
         }
-        match existing {
-            Some(meta) if meta.is_dir() && !folder => {
-                return Err(usage(
-                    format!("the output {} is a folder, not a file", given.display()),
-                    Some("name a file, or pass --format png to write a PNG sequence into the folder"),
-                ));
-            }
-            Some(meta) if !force && (!meta.is_dir() || non_empty_dir(&target)) => {
-                let what = if meta.is_dir() { "folder" } else { "file" };
-                return Err(usage(
-                    format!("the output {what} {} already exists", given.display()),
-                    Some("pass --force (-f) to replace it"),
-                ));
-            }
-            Some(meta) if meta.is_dir() => {
-                if let Some(entry) = foreign_entry(&target) {
-                    return Err(usage(
-                        format!(
-                            "the folder {} holds {entry}, which is not a frame of a PNG sequence: ripple-render \
-                             replaces only folders of frame_NNNN.png files",
-                            given.display()
-                        ),
-                        Some("choose a new or empty folder for the frames"),
-                    ));
-                }
-            }
-            _ => {}
+        if let Some(meta) = existing {
+            check_replace(&given, &target, &meta, policy)?;
         }
         let stem = temp_stem(&name);
         sweep_stale(&parent, &stem, &target);

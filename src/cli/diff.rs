@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use ripple_render::Error;
 use ripple_render::diff::input::{Info, Kind};
-use ripple_render::diff::report::{self, ReportWriter};
+use ripple_render::diff::report::{self, Contents, ReportWriter};
 use ripple_render::diff::{self, FrameResult, Options, Presence, Summary};
 use ripple_render::manifest::PixelKind;
+use ripple_render::output::Staged;
 
 /// Differing frames listed one per line before the rest are counted.
 const LISTED: usize = 20;
@@ -38,49 +39,43 @@ pub struct DiffArgs {
     #[arg(short, long)]
     quiet: bool,
 
-    /// Write pictures of the differences here: A | heat map | B for each differing frame (the
-    /// first 20), contact.png, heat.gif and report.json.
+    /// Write pictures of the differences into this folder (new, empty, or an earlier report's,
+    /// which is replaced whole): A | heat map | B for the first 20 differing frames,
+    /// contact.png (at most 40 frames), heat.gif (the differing stretch) and report.json.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
 
 pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
     let options = Options { tolerance: args.tolerance, max_pixels: args.max_pixels };
+    // The report folder is checked and staged before any work: it may not be, hold or lie
+    // inside an input, and it is replaced whole when the report is complete.
+    let staged = args.out.as_deref().map(|dir| Staged::begin_report(dir, &[&args.a, &args.b])).transpose()?;
+    let names = (args.a.display().to_string(), args.b.display().to_string());
     let mut writer: Option<ReportWriter> = None;
-    let mut report_error = None;
     let summary = diff::diff(&args.a, &args.b, options, &mut |compared| {
-        let Some(dir) = &args.out else { return Ok(()) };
-        if writer.is_none() && report_error.is_none() {
-            let size = compared.size;
-            match ReportWriter::new(dir, size.0, size.1, options.tolerance) {
-                Ok(w) => writer = Some(w),
-                Err(e) => report_error = Some(e),
-            }
-        }
-        match &mut writer {
-            Some(w) => w.observe(compared),
-            None => Ok(()),
-        }
+        let Some(staged) = &staged else { return Ok(()) };
+        let w = writer.get_or_insert_with(|| {
+            ReportWriter::new(staged.path(), staged.target(), names.clone(), compared.size, options.tolerance)
+        });
+        w.observe(compared)
     })?;
-    if let Some(e) = report_error {
-        return Err(e);
-    }
-    let written = match (writer, &args.out) {
-        (Some(w), _) => w.finish(&summary)?,
-        (None, Some(dir)) => {
-            // No frames had pixels to draw: still leave the report.
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
-            let path = dir.join("report.json");
-            std::fs::write(&path, report::to_json(&summary, &[]))
-                .map_err(|source| Error::Io { path: path.clone(), source })?;
-            vec![path]
+    let contents = match (writer, &staged) {
+        (Some(w), _) => Some(w.finish(&summary)?),
+        (None, Some(staged)) => {
+            // No frames had pixels to draw: the report is its JSON alone.
+            report::write_json(staged.path(), &summary, Some(&Contents::default()))?;
+            Some(Contents { files: vec![staged.target().join("report.json")], ..Contents::default() })
         }
-        (None, None) => Vec::new(),
+        (None, None) => None,
     };
+    if let Some(staged) = staged {
+        staged.commit()?;
+    }
     if args.json {
-        print!("{}", report::to_json(&summary, &[]));
+        super::print_out(&report::to_json(&summary, contents.as_ref()))?;
     } else if !args.quiet {
-        print!("{}", human(&summary, args.out.as_deref(), &written));
+        super::print_out(&human(&summary, args.out.as_deref(), contents.as_ref()))?;
     }
     Ok(ExitCode::from(if summary.same() { 0 } else { 1 }))
 }
@@ -180,7 +175,7 @@ fn name(info: &Info) -> String {
 
 /// The human verdict: one summary line naming A and B, then one line per run of alike
 /// differing frames, then notes that explain.
-fn human(s: &Summary, out: Option<&Path>, written: &[PathBuf]) -> String {
+fn human(s: &Summary, out: Option<&Path>, contents: Option<&Contents>) -> String {
     let settings = format!("tolerance {}, max pixels {}", s.options.tolerance, s.options.max_pixels);
     let sides = format!("{} (A) and {} (B)", name(&s.a), name(&s.b));
     let differing: Vec<&FrameResult> = s.differing().collect();
@@ -220,8 +215,30 @@ fn human(s: &Summary, out: Option<&Path>, written: &[PathBuf]) -> String {
             text += &format!("note: rendered from different scenes: A {:016x}, B {:016x}\n", pa.scene, pb.scene);
         }
     }
-    if let Some(dir) = out {
-        text += &format!("report: {} files in {}\n", written.len(), dir.display());
+    if let (Some(dir), Some(contents)) = (out, contents) {
+        text += &format!("report: {} files in {}", contents.files.len(), dir.display());
+        let mut left_out = Vec::new();
+        if contents.drawable > contents.sheet.len() as u64 {
+            left_out.push(format!(
+                "contact.png shows {} of {} differing frames",
+                contents.sheet.len(),
+                contents.drawable
+            ));
+        }
+        if contents.drawable > contents.panels.len() as u64 && !contents.panels.is_empty() {
+            left_out.push(format!("panels for the first {}", contents.panels.len()));
+        }
+        if let Some(h) = &contents.heat {
+            let shrink = if h.shrink > 1 { format!(", at 1/{} size", h.shrink) } else { String::new() };
+            let covered = h.last - h.first + 1;
+            if covered > h.frames as u64 || h.shrink > 1 {
+                left_out.push(format!("heat.gif shows {} of frames {}–{}{shrink}", h.frames, h.first, h.last));
+            }
+        }
+        if !left_out.is_empty() {
+            text += &format!(" ({})", left_out.join("; "));
+        }
+        text.push('\n');
     }
     text
 }

@@ -158,6 +158,17 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Writes `text` to standard output. A reader that stopped early (`| head`) ends the output
+/// quietly; any other failure (`> /dev/full`) is an I/O error.
+pub(crate) fn print_out(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(source) => Err(Error::Io { path: "standard output".into(), source }),
+        Ok(()) => Ok(()),
+    }
+}
+
 /// Prints a warning line on stderr.
 pub(crate) fn warn(message: &str) {
     eprintln!("warning: {message}");

@@ -1,6 +1,7 @@
 //! `diff`: compares two renders frame by frame as a viewer sees them, the frame count, canvas
 //! size, per-frame delays (where both sides have timing) and pixels.
 
+pub mod draw;
 pub mod input;
 pub mod report;
 

@@ -1,23 +1,41 @@
-//! What a diff leaves behind: its JSON summary, and with `--out DIR` pictures to look at — for
-//! each differing frame (the first 20) A | heat map | B, a contact sheet of the heat maps of all
-//! differing frames, an animated heat-map GIF of every frame, and `report.json`.
+//! What a diff leaves behind: its JSON summary, and with `--out DIR` pictures to look at, each
+//! labelled and of bounded size whatever the render's length:
+//!
+//! - `frame_NNNN.png` for the first 20 differing frames: A | heat map | B with their names and
+//!   the frame number, a legend, and for a small change a zoomed crop around it;
+//! - `contact.png`: the heat maps of at most 40 differing frames chosen evenly, each numbered;
+//! - `heat.gif`: the heat map of the differing stretch (first to last differing frame), at most
+//!   320 pixels wide and 120 frames long (every k-th frame when longer);
+//! - `report.json`: the verdict, every frame's figures, and what the pictures left out.
 
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
+use super::draw::{self, CHAR, Canvas, LINE};
 use super::{Compared, Presence, Summary};
 use crate::error::{Error, Result};
 
 /// Differing frames that get a three-panel picture.
 pub const PANELS: usize = 20;
 /// Differing frames shown on the contact sheet at most.
-const SHEET_LIMIT: usize = 1000;
+pub const SHEET_FRAMES: usize = 40;
+/// Frames of the heat GIF at most.
+pub const HEAT_FRAMES: usize = 120;
+/// Widest heat GIF.
+const HEAT_WIDTH: usize = 320;
 /// Largest thumbnail width on the contact sheet.
 const THUMB_WIDTH: usize = 160;
-/// Grey between panels and thumbnails.
+/// Panels narrower than this are enlarged, wider than [`PANEL_MAX`] shrunk.
+const PANEL_MIN: usize = 160;
+const PANEL_MAX: usize = 640;
+/// Grey between panels and thumbnails, and the colour of text.
 const GAP: [u8; 3] = [96, 96, 96];
+const BACK: [u8; 3] = [32, 32, 32];
+const INK: [u8; 3] = [235, 235, 235];
+/// The frame drawn around the changed area.
+const MARK: [u8; 3] = [0, 220, 255];
 
 /// The heat-map colour of one pixel: within tolerance a dimmed grey of A, else a ramp from red
 /// (small differences) through yellow to white (large).
@@ -31,24 +49,6 @@ fn heat(a: &[u8], delta: u8, tolerance: u8) -> [u8; 3] {
     [255, (64 + d * 3 / 2).min(255) as u8, d.saturating_sub(128).saturating_mul(2).min(255) as u8]
 }
 
-/// Writes the pictures and `report.json` into a folder as frames are compared.
-pub struct ReportWriter {
-    dir: PathBuf,
-    width: usize,
-    height: usize,
-    tolerance: u8,
-    panels: Vec<PathBuf>,
-    thumbs: Vec<(u64, Vec<u8>)>,
-    thumb_size: (usize, usize),
-    heat_gif: Option<gif::Encoder<BufWriter<File>>>,
-    heat: Vec<u8>,
-    deltas: Vec<u8>,
-}
-
-fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io { path: path.to_path_buf(), source }
-}
-
 /// The heat GIF's palette: 64 greys, then 192 steps of the heat ramp.
 fn heat_palette(tolerance: u8) -> Vec<u8> {
     let mut palette: Vec<u8> = (0..64u32).flat_map(|g| [g as u8, g as u8, g as u8]).collect();
@@ -59,41 +59,180 @@ fn heat_palette(tolerance: u8) -> Vec<u8> {
     palette
 }
 
+/// The heat GIF palette index of a pixel of heat colour `h` and difference `delta`.
+fn heat_index(h: &[u8], delta: u8, tolerance: u8) -> u8 {
+    let (delta, tolerance) = (u32::from(delta), u32::from(tolerance));
+    if delta <= tolerance {
+        h[0].min(63)
+    } else {
+        (64 + ((delta - tolerance - 1) * 192 / (255 - tolerance).max(1)).min(191)) as u8
+    }
+}
+
+/// An even sample of a stream of unknown length: every `stride`-th item is kept, and when twice
+/// `cap` are kept the stride doubles and every other one goes. At the end at most `cap` are
+/// chosen evenly from those kept.
+struct Sample<T> {
+    cap: usize,
+    stride: u64,
+    seen: u64,
+    kept: Vec<(u64, T)>,
+}
+
+impl<T> Sample<T> {
+    fn new(cap: usize) -> Self {
+        Sample { cap, stride: 1, seen: 0, kept: Vec::new() }
+    }
+
+    /// Whether the next item offered will be kept (so it is worth making).
+    fn wants_next(&self) -> bool {
+        self.seen.is_multiple_of(self.stride)
+    }
+
+    /// Offers the next item; `make` runs only if it is kept.
+    fn offer(&mut self, make: impl FnOnce() -> T) {
+        if self.wants_next() {
+            self.kept.push((self.seen, make()));
+            if self.kept.len() > 2 * self.cap {
+                self.stride *= 2;
+                let stride = self.stride;
+                self.kept.retain(|(n, _)| n.is_multiple_of(stride));
+            }
+        }
+        self.seen += 1;
+    }
+
+    /// Passes over the next item, which the sample does not want.
+    fn skip(&mut self) {
+        debug_assert!(!self.wants_next());
+        self.seen += 1;
+    }
+
+    /// At most `cap` of the kept items, evenly spread over them.
+    fn finish(self) -> Vec<T> {
+        let n = self.kept.len();
+        if n <= self.cap {
+            return self.kept.into_iter().map(|(_, t)| t).collect();
+        }
+        let picks: Vec<usize> = (0..self.cap).map(|i| i * (n - 1) / (self.cap - 1)).collect();
+        self.kept.into_iter().enumerate().filter(|(i, _)| picks.contains(i)).map(|(_, (_, t))| t).collect()
+    }
+}
+
+/// One frame of the heat GIF: its number, delay and reduced palette indices.
+struct HeatFrame {
+    frame: u64,
+    delay: u16,
+    indices: Vec<u8>,
+}
+
+/// A zoomed crop: A | heat | B enlarged, its caption, and the area it shows (inclusive).
+type Zoom = (Canvas, String, [usize; 4]);
+
+/// What the pictures show and leave out, for `report.json` and the summary.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Contents {
+    /// The files written, in the report folder as it will be named.
+    pub files: Vec<PathBuf>,
+    /// Frames with a panel picture, each with the area its zoomed crop shows (x0, y0, x1, y1,
+    /// inclusive), if it has one.
+    pub panels: Vec<(u64, Option<[usize; 4]>)>,
+    /// Frames on the contact sheet.
+    pub sheet: Vec<u64>,
+    /// Differing frames with pixels to draw.
+    pub drawable: u64,
+    /// The heat GIF's first and last frame, its frame count, and its size.
+    pub heat: Option<HeatGif>,
+}
+
+/// What `heat.gif` covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeatGif {
+    /// First frame shown (the first differing frame).
+    pub first: u64,
+    /// Last frame shown (at most the last differing frame).
+    pub last: u64,
+    /// Frames in the GIF.
+    pub frames: usize,
+    /// Render pixels per heat-map pixel along each axis.
+    pub shrink: usize,
+}
+
+/// Writes the pictures and `report.json` into a folder as frames are compared.
+pub struct ReportWriter {
+    dir: PathBuf,
+    shown_dir: PathBuf,
+    names: (String, String),
+    width: usize,
+    height: usize,
+    tolerance: u8,
+    panels: Vec<(u64, Option<[usize; 4]>)>,
+    sheet: Sample<(u64, Canvas)>,
+    heat_frames: Sample<HeatFrame>,
+    heat_shrink: usize,
+    first_differing: Option<u64>,
+    last_differing: Option<u64>,
+    drawable: u64,
+    heat: Vec<u8>,
+    deltas: Vec<u8>,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io { path: path.to_path_buf(), source }
+}
+
 impl ReportWriter {
-    /// Creates `dir` (if needed) for a comparison of `width`×`height` frames.
-    pub fn new(dir: &Path, width: u32, height: u32, tolerance: u8) -> Result<Self> {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    /// A report of `width`×`height` frames written into the existing folder `dir`, which will
+    /// be shown to the user as `shown_dir`; `names` are A's and B's paths as given.
+    pub fn new(
+        dir: &Path,
+        shown_dir: &Path,
+        names: (String, String),
+        (width, height): (u32, u32),
+        tolerance: u8,
+    ) -> Self {
         let (width, height) = (width as usize, height as usize);
-        let step = width.div_ceil(THUMB_WIDTH).max(1);
-        let heat_gif = if width > 0 && width <= 65535 && height <= 65535 {
-            let path = dir.join("heat.gif");
-            let file = File::create(&path).map_err(io(&path))?;
-            let mut encoder =
-                gif::Encoder::new(BufWriter::new(file), width as u16, height as u16, &heat_palette(tolerance))
-                    .map_err(|e| Error::Encode(e.to_string()))?;
-            encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| Error::Encode(e.to_string()))?;
-            Some(encoder)
-        } else {
-            None
-        };
-        Ok(ReportWriter {
+        ReportWriter {
             dir: dir.to_path_buf(),
+            shown_dir: shown_dir.to_path_buf(),
+            names,
             width,
             height,
             tolerance,
             panels: Vec::new(),
-            thumbs: Vec::new(),
-            thumb_size: (width.div_ceil(step), height.div_ceil(step)),
-            heat_gif,
+            sheet: Sample::new(SHEET_FRAMES),
+            heat_frames: Sample::new(HEAT_FRAMES),
+            heat_shrink: width.div_ceil(HEAT_WIDTH).max(1),
+            first_differing: None,
+            last_differing: None,
+            drawable: 0,
             heat: Vec::new(),
             deltas: Vec::new(),
-        })
+        }
     }
 
-    /// Takes one compared frame: adds it to the heat GIF and, if it differs, to the pictures.
+    /// Takes one compared frame: its heat map joins the pictures that want it.
     pub fn observe(&mut self, c: &Compared<'_>) -> Result<()> {
         let (Some(a), Some(b)) = (c.a, c.b) else { return Ok(()) };
         if a.len() != b.len() || a.len() != self.width * self.height * 3 {
+            return Ok(());
+        }
+        let differs = c.result.differs() && c.result.presence == Presence::Both;
+        if differs {
+            self.first_differing.get_or_insert(c.result.frame);
+            self.last_differing = Some(c.result.frame);
+        }
+        let in_stretch = self.first_differing.is_some();
+        let wanted = differs && (self.panels.len() < PANELS || self.sheet.wants_next())
+            || in_stretch && self.heat_frames.wants_next();
+        if !wanted {
+            if differs {
+                self.drawable += 1;
+                self.sheet.skip();
+            }
+            if in_stretch {
+                self.heat_frames.skip();
+            }
             return Ok(());
         }
         self.heat.clear();
@@ -103,152 +242,318 @@ impl ReportWriter {
             self.deltas.push(delta);
             self.heat.extend(heat(pa, delta, self.tolerance));
         }
-        if let Some(encoder) = &mut self.heat_gif {
-            let tolerance = u32::from(self.tolerance);
-            let indices: Vec<u8> = self
-                .heat
-                .chunks_exact(3)
-                .zip(&self.deltas)
-                .map(|(h, &delta)| {
-                    let delta = u32::from(delta);
-                    if delta <= tolerance {
-                        h[0].min(63)
-                    } else {
-                        (64 + ((delta - tolerance - 1) * 192 / (255 - tolerance).max(1)).min(191)) as u8
-                    }
-                })
-                .collect();
+        if in_stretch {
             let delay = c.result.delays.0.or(c.result.delays.1).unwrap_or(4);
-            let frame = gif::Frame {
-                width: self.width as u16,
-                height: self.height as u16,
-                delay,
-                buffer: std::borrow::Cow::Owned(indices),
-                ..gif::Frame::default()
-            };
-            encoder.write_frame(&frame).map_err(|e| Error::Encode(e.to_string()))?;
+            let frame = c.result.frame;
+            let indices = self.heat_indices();
+            self.heat_frames.offer(|| HeatFrame { frame, delay, indices });
         }
-        if !c.result.differs() || c.result.presence != Presence::Both {
-            return Ok(());
-        }
-        if self.panels.len() < PANELS {
-            let path = self.dir.join(format!("frame_{:04}.png", c.result.frame));
-            self.write_panels(&path, a, b)?;
-            self.panels.push(path);
-        }
-        if self.thumbs.len() < SHEET_LIMIT {
+        if differs {
+            self.drawable += 1;
+            if self.panels.len() < PANELS {
+                let path = self.dir.join(format!("frame_{:04}.png", c.result.frame));
+                let (panel, zoom) = self.panel(c, a, b);
+                panel.write_png(&path)?;
+                self.panels.push((c.result.frame, zoom));
+            }
+            let frame = c.result.frame;
             let thumb = self.thumbnail();
-            self.thumbs.push((c.result.frame, thumb));
+            self.sheet.offer(|| (frame, thumb));
         }
         Ok(())
     }
 
-    /// The heat map shrunk for the contact sheet: each thumbnail pixel shows the most different
-    /// pixel of its block, so a single changed pixel still shows.
-    fn thumbnail(&self) -> Vec<u8> {
-        let step = self.width.div_ceil(THUMB_WIDTH).max(1);
-        let mut thumb = Vec::with_capacity(self.thumb_size.0 * self.thumb_size.1 * 3);
-        for by in (0..self.height).step_by(step) {
-            for bx in (0..self.width).step_by(step) {
-                let mut pick = by * self.width + bx;
-                for y in by..(by + step).min(self.height) {
-                    for x in bx..(bx + step).min(self.width) {
-                        if self.deltas[y * self.width + x] > self.deltas[pick] {
-                            pick = y * self.width + x;
-                        }
-                    }
-                }
-                thumb.extend_from_slice(&self.heat[pick * 3..pick * 3 + 3]);
-            }
-        }
-        thumb
+    /// The heat map as a canvas.
+    fn heat_canvas(&self) -> Canvas {
+        Canvas::from_rgb(self.width, self.height, self.heat.clone())
     }
 
-    /// The heat map with a frame drawn around the differing pixels, so that a few changed
-    /// pixels are easy to find.
-    fn marked_heat(&self) -> Vec<u8> {
-        let mut heat = self.heat.clone();
+    /// Picks the most different pixel of a block, so that a single changed pixel still shows.
+    fn most_different<'a>(&'a self) -> impl Fn(&[usize]) -> usize + 'a {
+        |block: &[usize]| block.iter().copied().max_by_key(|&i| (self.deltas[i], usize::MAX - i)).unwrap_or(0)
+    }
+
+    /// The heat map shrunk for the heat GIF, as palette indices.
+    fn heat_indices(&self) -> Vec<u8> {
+        let step = self.heat_shrink;
         let (w, h) = (self.width, self.height);
-        let differing = |i: usize| self.deltas[i] > self.tolerance;
-        let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
-        for i in (0..w * h).filter(|&i| differing(i)) {
+        let mut indices = Vec::with_capacity(w.div_ceil(step) * h.div_ceil(step));
+        let pick = self.most_different();
+        for by in (0..h).step_by(step) {
+            for bx in (0..w).step_by(step) {
+                let block: Vec<usize> =
+                    (by..(by + step).min(h)).flat_map(|y| (bx..(bx + step).min(w)).map(move |x| y * w + x)).collect();
+                let i = pick(&block);
+                indices.push(heat_index(&self.heat[i * 3..i * 3 + 3], self.deltas[i], self.tolerance));
+            }
+        }
+        indices
+    }
+
+    /// The heat map shrunk for the contact sheet.
+    fn thumbnail(&self) -> Canvas {
+        let step = self.width.div_ceil(THUMB_WIDTH).max(1);
+        self.heat_canvas().shrunk(step, self.most_different())
+    }
+
+    /// The bounding box of the pixels that differ beyond the tolerance, if any.
+    fn changed_box(&self) -> Option<(usize, usize, usize, usize)> {
+        let w = self.width;
+        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+        for (i, _) in self.deltas.iter().enumerate().filter(|(_, d)| **d > self.tolerance) {
             let (x, y) = (i % w, i / w);
             (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
         }
-        if x0 > x1 {
-            return heat;
-        }
-        let (x0, y0) = (x0.saturating_sub(3), y0.saturating_sub(3));
-        let (x1, y1) = ((x1 + 3).min(w - 1), (y1 + 3).min(h - 1));
-        let mut mark = |x: usize, y: usize| heat[(y * w + x) * 3..][..3].copy_from_slice(&[0, 220, 255]);
-        for x in x0..=x1 {
-            mark(x, y0);
-            mark(x, y1);
-        }
-        for y in y0..=y1 {
-            mark(x0, y);
-            mark(x1, y);
-        }
-        heat
+        (x0 != usize::MAX).then_some((x0, y0, x1, y1))
     }
 
-    fn write_panels(&self, path: &Path, a: &[u8], b: &[u8]) -> Result<()> {
+    /// A | heat map | B with a title, names, a legend and, for a small change, a zoomed crop
+    /// (whose area comes back too).
+    fn panel(&self, c: &Compared<'_>, a: &[u8], b: &[u8]) -> (Canvas, Option<[usize; 4]>) {
         let (w, h) = (self.width, self.height);
-        let total = w * 3 + 4;
-        let heat = self.marked_heat();
-        let mut sheet = Vec::with_capacity(total * h * 3);
-        for y in 0..h {
-            let row = y * w * 3..(y + 1) * w * 3;
-            sheet.extend_from_slice(&a[row.clone()]);
-            sheet.extend(GAP.iter().chain(&GAP));
-            sheet.extend_from_slice(&heat[row.clone()]);
-            sheet.extend(GAP.iter().chain(&GAP));
-            sheet.extend_from_slice(&b[row]);
+        let (up, down) = if w < PANEL_MIN { (PANEL_MIN.div_ceil(w).min(8), 1) } else { (1, w.div_ceil(PANEL_MAX)) };
+        let resize = |canvas: Canvas, most_different: bool| -> Canvas {
+            if down > 1 {
+                if most_different {
+                    canvas.shrunk(down, self.most_different())
+                } else {
+                    canvas.shrunk(down, |block| block[0])
+                }
+            } else {
+                canvas.scaled_up(up)
+            }
+        };
+        let mut heat = self.heat_canvas();
+        let changed = self.changed_box();
+        if let Some((x0, y0, x1, y1)) = changed {
+            let (x0, y0) = (x0.saturating_sub(3), y0.saturating_sub(3));
+            heat.outline(x0, y0, (x1 + 3).min(w - 1), (y1 + 3).min(h - 1), MARK);
         }
-        write_rgb_png(path, total, h, &sheet)
+        let views = [
+            resize(Canvas::from_rgb(w, h, a.to_vec()), false),
+            resize(heat, true),
+            resize(Canvas::from_rgb(w, h, b.to_vec()), false),
+        ];
+        let (pw, ph) = (views[0].width, views[0].height);
+        let zoom = changed.and_then(|bounds| self.zoom(bounds, a, b));
+        let legend = legend(self.tolerance);
+        let row = 3 * pw + 2 * 4;
+        let title = frame_title(c);
+        let zoom_size =
+            zoom.as_ref().map_or((0, 0), |(z, caption, _)| (z.width.max(draw::text_width(caption)), z.height));
+        let width = (row.max(draw::text_width(&title)).max(legend.width).max(zoom_size.0)) + 8;
+        let zoom_height = if zoom.is_some() { LINE + zoom_size.1 + 6 } else { 0 };
+        let height = 4 + LINE + 2 + LINE + ph + 6 + legend.height + 4 + zoom_height;
+        let mut sheet = Canvas::new(width, height, BACK);
+        let mut y = 4;
+        sheet.text(4, y, &title, INK, None);
+        y += LINE + 2;
+        let labels = [
+            format!("A: {}", self.names.0),
+            format!("difference (tolerance {})", self.tolerance),
+            format!("B: {}", self.names.1),
+        ];
+        for (i, (label, view)) in labels.iter().zip(&views).enumerate() {
+            let x = 4 + i * (pw + 4);
+            sheet.text(x, y, &draw::fit_text(label, pw.max(CHAR * 6)), INK, None);
+            sheet.blit(x, y + LINE, view);
+        }
+        y += LINE + ph + 6;
+        sheet.blit(4, y, &legend);
+        y += legend.height + 4;
+        let area = zoom.map(|(zoomed, caption, area)| {
+            sheet.text(4, y, &caption, INK, None);
+            sheet.blit(4, y + LINE, &zoomed);
+            area
+        });
+        (sheet, area)
     }
 
-    /// Writes the contact sheet and `report.json`, and closes the heat GIF.
-    pub fn finish(mut self, summary: &Summary) -> Result<Vec<PathBuf>> {
-        let mut written = std::mem::take(&mut self.panels);
-        if let Some(encoder) = self.heat_gif.take() {
-            encoder.into_inner().map_err(|e| Error::Encode(e.to_string()))?;
-            written.push(self.dir.join("heat.gif"));
+    /// A | heat | B cropped around a small change and enlarged, with its caption; `None` when
+    /// the change is not small (the panels show it well enough).
+    fn zoom(&self, (x0, y0, x1, y1): (usize, usize, usize, usize), a: &[u8], b: &[u8]) -> Option<Zoom> {
+        let (w, h) = (self.width, self.height);
+        let (bw, bh) = (x1 - x0 + 1, y1 - y0 + 1);
+        if bw * 4 > w || bh * 4 > h {
+            return None;
         }
-        if !self.thumbs.is_empty() {
-            let path = self.dir.join("contact.png");
-            let (tw, th) = self.thumb_size;
-            let columns = self.thumbs.len().min(8);
-            let rows = self.thumbs.len().div_ceil(columns);
-            let (sw, sh) = (columns * (tw + 2) + 2, rows * (th + 2) + 2);
-            let mut sheet: Vec<u8> = GAP.iter().copied().cycle().take(sw * sh * 3).collect();
-            for (n, (_, thumb)) in self.thumbs.iter().enumerate() {
-                let (ox, oy) = (2 + (n % columns) * (tw + 2), 2 + (n / columns) * (th + 2));
-                for y in 0..th {
-                    let src = &thumb[y * tw * 3..(y + 1) * tw * 3];
-                    let at = ((oy + y) * sw + ox) * 3;
-                    sheet[at..at + tw * 3].copy_from_slice(src);
-                }
+        // At least 16 pixels a side, centred on the change, within the frame.
+        let side = |lo: usize, len: usize, size: usize| {
+            let want = (len + 8).max(16).min(size);
+            let start = (lo + len / 2).saturating_sub(want / 2).min(size - want);
+            (start, start + want)
+        };
+        let (cx0, cx1) = side(x0, bw, w);
+        let (cy0, cy1) = side(y0, bh, h);
+        let factor = (200 / (cx1 - cx0)).clamp(2, 16);
+        let crops = [
+            Canvas::from_rgb(w, h, a.to_vec()).crop(cx0, cy0, cx1, cy1),
+            self.heat_canvas().crop(cx0, cy0, cx1, cy1),
+            Canvas::from_rgb(w, h, b.to_vec()).crop(cx0, cy0, cx1, cy1),
+        ];
+        let views: Vec<Canvas> = crops.iter().map(|c| c.scaled_up(factor)).collect();
+        let (vw, vh) = (views[0].width, views[0].height);
+        let mut row = Canvas::new(3 * vw + 8, vh, BACK);
+        for (i, view) in views.iter().enumerate() {
+            row.blit(i * (vw + 4), 0, view);
+        }
+        let caption = format!("zoom x{factor}: x {cx0}..{}, y {cy0}..{} (A | difference | B)", cx1 - 1, cy1 - 1);
+        Some((row, caption, [cx0, cy0, cx1 - 1, cy1 - 1]))
+    }
+
+    /// Writes the contact sheet, the heat GIF and `report.json`; says what they hold.
+    pub fn finish(self, summary: &Summary) -> Result<Contents> {
+        let mut contents = Contents { panels: self.panels.clone(), drawable: self.drawable, ..Contents::default() };
+        contents.files = self.panels.iter().map(|(f, _)| self.shown_dir.join(format!("frame_{f:04}.png"))).collect();
+        let sheet = self.sheet.finish();
+        contents.sheet = sheet.iter().map(|(f, _)| *f).collect();
+        if !sheet.is_empty() {
+            contact_sheet(&sheet, self.drawable, self.tolerance).write_png(&self.dir.join("contact.png"))?;
+            contents.files.push(self.shown_dir.join("contact.png"));
+        }
+        if let (Some(first), Some(last)) = (self.first_differing, self.last_differing) {
+            let mut frames = self.heat_frames.finish();
+            frames.retain(|f| f.frame <= last && !f.indices.is_empty());
+            if !frames.is_empty() {
+                let shrink = self.heat_shrink;
+                let size = (self.width.div_ceil(shrink), self.height.div_ceil(shrink));
+                write_heat_gif(&self.dir.join("heat.gif"), size, &frames, self.tolerance)?;
+                let last_shown = frames.last().map_or(first, |f| f.frame);
+                contents.heat = Some(HeatGif { first, last: last_shown, frames: frames.len(), shrink });
+                contents.files.push(self.shown_dir.join("heat.gif"));
             }
-            write_rgb_png(&path, sw, sh, &sheet)?;
-            written.push(path);
         }
-        let path = self.dir.join("report.json");
-        let sheet_frames: Vec<u64> = self.thumbs.iter().map(|t| t.0).collect();
-        std::fs::write(&path, to_json(summary, &sheet_frames)).map_err(io(&path))?;
-        written.push(path);
-        Ok(written)
+        write_json(&self.dir, summary, Some(&contents))?;
+        contents.files.push(self.shown_dir.join("report.json"));
+        Ok(contents)
     }
 }
 
-fn write_rgb_png(path: &Path, width: usize, height: usize, rgb: &[u8]) -> Result<()> {
+/// "frame 12: 340 pixels differ (max delta 255, PSNR 31.2 dB)".
+fn frame_title(c: &Compared<'_>) -> String {
+    let r = c.result;
+    let mut title = format!("frame {}", r.frame);
+    if let Some(n) = r.differing_pixels {
+        let noun = if n == 1 { "pixel differs" } else { "pixels differ" };
+        title += &format!(": {n} {noun} (max delta {}", r.max_delta.unwrap_or(0));
+        if let Some(p) = r.psnr {
+            title += &format!(", PSNR {p:.1} dB");
+        }
+        title.push(')');
+    }
+    if r.delay_differs {
+        title += &format!("; delay {} cs in A, {} cs in B", r.delays.0.unwrap_or(0), r.delays.1.unwrap_or(0));
+    }
+    title
+}
+
+/// The heat map's key: grey for pixels within the tolerance, then the ramp from the smallest
+/// difference counted to 255.
+fn legend(tolerance: u8) -> Canvas {
+    let ramp = 192;
+    let lead = "difference per channel:";
+    let x_ramp = draw::text_width(lead) + 8 + 14 + draw::text_width(" same ") + 8;
+    let mut c = Canvas::new(x_ramp + ramp + 8 * CHAR, 2 * LINE + 2, BACK);
+    c.text(0, 2, lead, INK, None);
+    let x = draw::text_width(lead) + 8;
+    c.fill(x, 1, 12, 10, [40, 40, 40]);
+    c.outline(x, 1, x + 11, 10, GAP);
+    c.text(x + 14, 2, " same", INK, None);
+    for i in 0..ramp {
+        let delta = (u32::from(tolerance) + 1 + i as u32 * (255 - u32::from(tolerance)) / ramp as u32).min(255) as u8;
+        c.fill(x_ramp + i, 1, 1, 10, heat(&[0, 0, 0], delta, tolerance));
+    }
+    let low = format!("{}", u32::from(tolerance) + 1);
+    c.text(x_ramp, LINE + 2, &low, INK, None);
+    c.text(x_ramp + ramp - draw::text_width("255"), LINE + 2, "255", INK, None);
+    c
+}
+
+/// Numbered heat-map thumbnails of the chosen frames, with a heading that says how many of the
+/// differing frames they are.
+fn contact_sheet(thumbs: &[(u64, Canvas)], drawable: u64, tolerance: u8) -> Canvas {
+    let (tw, th) = (thumbs[0].1.width, thumbs[0].1.height);
+    let label_width = thumbs.iter().map(|(f, _)| draw::text_width(&format!("frame {f}"))).max().unwrap_or(0);
+    let cell = tw.max(label_width) + 4;
+    let columns = thumbs.len().min(8);
+    let rows = thumbs.len().div_ceil(columns);
+    let heading = if thumbs.len() as u64 == drawable {
+        format!("heat maps of all {drawable} differing frames")
+    } else {
+        format!("heat maps of {} of {drawable} differing frames, chosen evenly", thumbs.len())
+    };
+    let legend = legend(tolerance);
+    let width = (columns * cell + 4).max(draw::text_width(&heading) + 8).max(legend.width + 8);
+    let top = 4 + LINE + 2;
+    let height = top + rows * (th + LINE + 4) + legend.height + 8;
+    let mut sheet = Canvas::new(width, height, BACK);
+    sheet.text(4, 4, &heading, INK, None);
+    for (n, (frame, thumb)) in thumbs.iter().enumerate() {
+        let (x, y) = (4 + (n % columns) * cell, top + (n / columns) * (th + LINE + 4));
+        sheet.blit(x, y, thumb);
+        sheet.text(x, y + th + 2, &format!("frame {frame}"), INK, None);
+    }
+    sheet.blit(4, top + rows * (th + LINE + 4) + 4, &legend);
+    sheet
+}
+
+/// The heat GIF: each frame numbered in its corner, lasting as long as the frames it stands for.
+fn write_heat_gif(path: &Path, (width, height): (usize, usize), frames: &[HeatFrame], tolerance: u8) -> Result<()> {
     let file = File::create(path).map_err(io(path))?;
-    let pixels: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
-    crate::encode::png::write_png(BufWriter::new(file), width as u32, height as u32, &pixels, None).map_err(|e| match e
-    {
-        png::EncodingError::IoError(source) => Error::Io { path: path.to_path_buf(), source },
+    let encode = |e: gif::EncodingError| match e {
+        gif::EncodingError::Io(source) => Error::Io { path: path.to_path_buf(), source },
         other => Error::Encode(other.to_string()),
-    })
+    };
+    let mut encoder = gif::Encoder::new(BufWriter::new(file), width as u16, height as u16, &heat_palette(tolerance))
+        .map_err(encode)?;
+    encoder.set_repeat(gif::Repeat::Infinite).map_err(encode)?;
+    for (i, f) in frames.iter().enumerate() {
+        let mut indices = f.indices.clone();
+        let label = format!("frame {}", f.frame);
+        let (lw, lh) = (draw::text_width(&label) + 2, CHAR + 2);
+        for y in 0..lh.min(height) {
+            for x in 0..lw.min(width) {
+                indices[y * width + x] = 0;
+            }
+        }
+        for (dx, dy) in draw::text_pixels(&label) {
+            if 1 + dx < width && 1 + dy < height {
+                indices[(1 + dy) * width + 1 + dx] = 255;
+            }
+        }
+        // A frame stands for every frame up to the next one shown.
+        let span = frames.get(i + 1).map_or(1, |next| next.frame - f.frame);
+        let delay = (u64::from(f.delay) * span).min(u64::from(u16::MAX)) as u16;
+        let frame = gif::Frame {
+            width: width as u16,
+            height: height as u16,
+            delay,
+            buffer: std::borrow::Cow::Owned(indices),
+            ..gif::Frame::default()
+        };
+        encoder.write_frame(&frame).map_err(encode)?;
+    }
+    encoder.into_inner().map_err(encode)?;
+    Ok(())
+}
+
+impl Canvas {
+    /// Writes the canvas as an 8-bit RGB PNG.
+    fn write_png(&self, path: &Path) -> Result<()> {
+        let file = File::create(path).map_err(io(path))?;
+        let pixels: Vec<[u8; 3]> = self.rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+        crate::encode::png::write_png(BufWriter::new(file), self.width as u32, self.height as u32, &pixels, None)
+            .map_err(|e| match e {
+                png::EncodingError::IoError(source) => Error::Io { path: path.to_path_buf(), source },
+                other => Error::Encode(other.to_string()),
+            })
+    }
+}
+
+/// Writes `report.json` into `dir`.
+pub fn write_json(dir: &Path, summary: &Summary, contents: Option<&Contents>) -> Result<()> {
+    let path = dir.join("report.json");
+    std::fs::write(&path, to_json(summary, contents)).map_err(io(&path))
 }
 
 /// A JSON string literal.
@@ -289,14 +594,44 @@ fn side(info: &super::input::Info, frames: u64) -> String {
     )
 }
 
-/// The summary as one JSON object: the verdict, both sides, and every frame's figures.
-/// `contact_sheet` lists the frames on the contact sheet, in order (empty without `--out`).
-pub fn to_json(s: &Summary, contact_sheet: &[u64]) -> String {
+/// What the report's pictures hold, as JSON fields (empty without `--out`).
+fn pictures_json(contents: Option<&Contents>) -> String {
+    let Some(c) = contents else {
+        return "\"panels\":[],\"contact_sheet\":[],\"contact_sheet_left_out\":0,\"heat_gif\":null".to_string();
+    };
+    let heat = c.heat.as_ref().map_or_else(
+        || "null".to_string(),
+        |h| {
+            format!(
+                "{{\"first_frame\":{},\"last_frame\":{},\"frames\":{},\"shrink\":{}}}",
+                h.first, h.last, h.frames, h.shrink
+            )
+        },
+    );
+    let panels: Vec<String> = c
+        .panels
+        .iter()
+        .map(|(frame, zoom)| {
+            let zoom = zoom.map_or_else(|| "null".to_string(), |[x0, y0, x1, y1]| format!("[{x0},{y0},{x1},{y1}]"));
+            format!("{{\"frame\":{frame},\"zoom\":{zoom}}}")
+        })
+        .collect();
+    format!(
+        "\"panels\":[{}],\"contact_sheet\":{:?},\"contact_sheet_left_out\":{},\"heat_gif\":{heat}",
+        panels.join(","),
+        c.sheet,
+        c.drawable.saturating_sub(c.sheet.len() as u64)
+    )
+}
+
+/// The summary as one JSON object: the verdict, both sides, what the pictures hold (with
+/// `--out`) and every frame's figures.
+pub fn to_json(s: &Summary, contents: Option<&Contents>) -> String {
     let first = s.differing().next().map(|r| r.frame);
     let mut out = format!(
         "{{\"same\":{},\"frames_compared\":{},\"differing_frames\":{},\"first_differing_frame\":{},\
          \"tolerance\":{},\"max_pixels\":{},\"same_canvas\":{},\"timing_compared\":{},\"compared_by_hash\":{},\
-         \"a\":{},\"b\":{},\"contact_sheet\":{:?},\"frames\":[",
+         \"a\":{},\"b\":{},{},\"frames\":[",
         s.same(),
         s.compared(),
         s.differing().count(),
@@ -308,23 +643,24 @@ pub fn to_json(s: &Summary, contact_sheet: &[u64]) -> String {
         s.by_hash,
         side(&s.a, s.frames_a),
         side(&s.b, s.frames_b),
-        contact_sheet,
+        pictures_json(contents),
     );
     for (i, r) in s.results.iter().enumerate() {
-        let presence = match r.presence {
-            Presence::Both => "both",
-            Presence::OnlyA => "only_a",
-            Presence::OnlyB => "only_b",
-            Presence::MissingInA(_) => "missing_in_a",
-            Presence::MissingInB(_) => "missing_in_b",
+        let (presence, missing) = match &r.presence {
+            Presence::Both => ("both", None),
+            Presence::OnlyA => ("only_a", None),
+            Presence::OnlyB => ("only_b", None),
+            Presence::MissingInA(name) => ("missing_in_a", Some(name)),
+            Presence::MissingInB(name) => ("missing_in_b", Some(name)),
         };
         let _ = write!(
             out,
-            "{}\n{{\"frame\":{},\"differs\":{},\"present\":\"{presence}\",\"differing_pixels\":{},\"max_delta\":{},\
-             \"psnr\":{},\"hash_equal\":{},\"delay_a\":{},\"delay_b\":{}}}",
+            "{}\n{{\"frame\":{},\"differs\":{},\"present\":\"{presence}\",\"missing\":{},\"differing_pixels\":{},\
+             \"max_delta\":{},\"psnr\":{},\"hash_equal\":{},\"delay_a\":{},\"delay_b\":{}}}",
             if i == 0 { "" } else { "," },
             r.frame,
             r.differs(),
+            missing.map_or_else(|| "null".to_string(), |n| quote(n)),
             opt(r.differing_pixels),
             opt(r.max_delta),
             r.psnr.map_or_else(|| "null".to_string(), |p| format!("{p:.3}")),
@@ -352,5 +688,27 @@ mod tests {
         assert_eq!(heat(&[200, 200, 200], 4, 3)[0], 255);
         assert_eq!(heat(&[0, 0, 0], 255, 0), [255, 255, 254]);
         assert_eq!(heat_palette(0).len(), 256 * 3);
+    }
+
+    #[test]
+    fn a_sample_is_even_and_bounded() {
+        let mut sample = Sample::new(40);
+        for i in 0..1998u64 {
+            sample.offer(|| i);
+        }
+        let kept = sample.finish();
+        assert_eq!(kept.len(), 40);
+        assert_eq!(kept[0], 0);
+        // Evenly spread: the gaps differ by at most a factor of two, and the sample reaches the
+        // last quarter of the stream.
+        let gaps: Vec<u64> = kept.windows(2).map(|w| w[1] - w[0]).collect();
+        let (lo, hi) = (gaps.iter().min().unwrap(), gaps.iter().max().unwrap());
+        assert!(hi <= &(2 * lo), "{gaps:?}");
+        assert!(*kept.last().unwrap() >= 1500, "{kept:?}");
+        let mut few = Sample::new(40);
+        for i in 0..7u64 {
+            few.offer(|| i);
+        }
+        assert_eq!(few.finish(), (0..7).collect::<Vec<_>>());
     }
 }

@@ -306,7 +306,7 @@ fn bad_output_paths() {
     assert!(run.stderr.contains("the folder no/such/dir does not exist"), "{}", run.stderr);
     let run = ripple(&["scene.toml", "-o", "scene.toml", "--format", "gif", "-f"], &dir);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("is an input of this render"), "{}", run.stderr);
+    assert!(run.stderr.contains("is an input of this run"), "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(dir.join("scene.toml")).unwrap(), SMALL);
     let run = ripple(&["scene.toml", "-o", "out.gif", "--format", "mp4"], &dir);
     assert_eq!(run.code, 2);

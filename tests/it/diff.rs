@@ -94,12 +94,138 @@ fn one_changed_pixel_is_found_and_named() {
     let run = ripple(&["diff", "a", "b", "--out", "report"], &dir);
     assert_eq!(run.code, 1);
     assert!(run.stdout.ends_with("report: 4 files in report\n"), "{}", run.stdout);
+    // A 24-pixel-wide render is enlarged to be seen: three panels side by side, at least 160
+    // pixels each, under a title and the names.
     let (pw, ph, _) = read_png(&dir.join("report/frame_0004.png"));
-    assert_eq!((pw, ph), (24 * 3 + 4, 16));
+    assert!(pw >= 3 * 160 && ph > 16 * 7, "{pw}×{ph}");
     assert!(dir.join("report/contact.png").exists() && dir.join("report/heat.gif").exists());
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report/report.json")).unwrap()).unwrap();
     assert_eq!(report["contact_sheet"], serde_json::json!([4]));
+    // One changed pixel is a small change: its panel has a zoomed crop around (5, 3).
+    let zoom = &report["panels"][0]["zoom"];
+    assert_eq!(report["panels"][0]["frame"], 4);
+    let [x0, y0, x1, y1] = [0, 1, 2, 3].map(|i| zoom[i].as_u64().unwrap());
+    assert!(x0 <= 5 && 5 <= x1 && y0 <= 3 && 3 <= y1 && x1 - x0 < 24, "{zoom}");
+}
+
+/// The frames of a decoded report picture, as RGB rows, to look for its labels.
+fn ink_rows(path: &Path) -> Vec<usize> {
+    let (w, h, rgb) = read_png(path);
+    // The labels' colour on the report's dark ground.
+    (0..h).filter(|y| rgb[y * w * 3..(y + 1) * w * 3].chunks_exact(3).any(|p| p == [235, 235, 235])).collect()
+}
+
+#[test]
+fn report_pictures_are_labelled() {
+    let dir = scene_dir("report-labels", SCENE);
+    render(&dir, &["-o", "a/"]);
+    render(&dir, &["-o", "b/"]);
+    for i in 2..5 {
+        let frame = dir.join(format!("b/frame_{i:04}.png"));
+        let (w, h, mut rgb) = read_png(&frame);
+        rgb[(8 * w + 12) * 3 + 1] ^= 0x80;
+        write_png(&frame, w, h, &rgb);
+    }
+    assert_eq!(ripple(&["diff", "a", "b", "--out", "report", "-q"], &dir).code, 1);
+    // Text on the panel: the title row, the names row above the pictures, the legend below.
+    let rows = ink_rows(&dir.join("report/frame_0002.png"));
+    assert!(rows.iter().any(|&y| y < 12), "a title: {rows:?}");
+    assert!(rows.iter().any(|&y| (12..24).contains(&y)), "names over the panels: {rows:?}");
+    // The contact sheet numbers each heat map.
+    let (_, sh, _) = read_png(&dir.join("report/contact.png"));
+    assert!(ink_rows(&dir.join("report/contact.png")).iter().any(|&y| y > 20 && y < sh - 24));
+    let heat = crate::support::decode_gif(&std::fs::read(dir.join("report/heat.gif")).unwrap());
+    assert_eq!(heat.frames.len(), 3, "the differing stretch, frames 2–4");
+}
+
+#[test]
+fn a_report_folder_holds_exactly_one_report() {
+    let dir = scene_dir("report-fresh", SCENE);
+    render(&dir, &["-o", "a/"]);
+    render(&dir, &["-o", "b/"]);
+    let frame = dir.join("b/frame_0003.png");
+    let (w, h, mut rgb) = read_png(&frame);
+    rgb[0] ^= 0x40;
+    write_png(&frame, w, h, &rgb);
+    assert_eq!(ripple(&["diff", "a", "b", "--out", "report", "-q"], &dir).code, 1);
+    assert!(dir.join("report/frame_0003.png").exists());
+    // The next run's report replaces the last one whole: a "same" report leaves no panels behind.
+    let run = ripple(&["diff", "a", "a", "--out", "report"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let left: Vec<String> = std::fs::read_dir(dir.join("report"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, vec!["report.json".to_string()]);
+    assert!(crate::cli::temporaries(&dir).is_empty());
+    // A folder with anything else in it is not a report's to replace.
+    std::fs::write(dir.join("report/notes.txt"), b"mine").unwrap();
+    let run = ripple(&["diff", "a", "b", "--out", "report"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: --out report holds notes.txt, which is not part of a diff report"));
+    assert_eq!(std::fs::read(dir.join("report/notes.txt")).unwrap(), b"mine");
+    // A file is not a folder.
+    let run = ripple(&["diff", "a", "b", "--out", "scene.toml"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: --out scene.toml is a file, not a folder\nhint: "), "{}", run.stderr);
+}
+
+#[test]
+fn a_report_never_lands_on_an_input() {
+    let dir = scene_dir("report-inputs", SCENE);
+    render(&dir, &["-o", "a/"]);
+    render(&dir, &["-o", "b/"]);
+    render(&dir, &["-o", "c.gif"]);
+    let before: Vec<Vec<u8>> =
+        (0..7).map(|i| std::fs::read(dir.join(format!("b/frame_{i:04}.png"))).unwrap()).collect();
+    for (args, says) in [
+        (vec!["a", "b", "--out", "b"], "is an input"),
+        (vec!["a", "b", "--out", "b/report"], "lies inside an input"),
+        (vec!["a", "b", "--out", "."], "holds an input"),
+        (vec!["c.gif", "b", "--out", "c.gif"], "is an input"),
+        (vec!["scene.toml", "a", "--out", "scene.toml"], "is an input"),
+    ] {
+        let mut all = vec!["diff"];
+        all.extend(&args);
+        let run = ripple(&all, &dir);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+    }
+    let after: Vec<Vec<u8>> = (0..7).map(|i| std::fs::read(dir.join(format!("b/frame_{i:04}.png"))).unwrap()).collect();
+    assert_eq!(before, after, "B's frames untouched");
+    assert!(!dir.join("b/report").exists());
+}
+
+#[test]
+fn reports_on_long_renders_stay_small() {
+    // 400 frames, every one different (rain with another seed).
+    let body = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 400\n[background]\npattern = \"tiles\"\n[rain]\ndrops_per_second = 50\nseed = 1\n";
+    let dir = scene_dir("report-long", body);
+    render(&dir, &["-o", "a.gif"]);
+    std::fs::write(dir.join("scene.toml"), body.replace("seed = 1", "seed = 2")).unwrap();
+    render(&dir, &["-o", "b.gif"]);
+    let run = ripple(&["diff", "a.gif", "b.gif", "--out", "report"], &dir);
+    assert_eq!(run.code, 1);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report/report.json")).unwrap()).unwrap();
+    let differing = report["differing_frames"].as_u64().unwrap();
+    assert!(differing > 300, "{differing}");
+    let sheet = report["contact_sheet"].as_array().unwrap();
+    assert_eq!(sheet.len(), 40);
+    assert_eq!(report["contact_sheet_left_out"].as_u64().unwrap() + 40, differing);
+    assert_eq!(report["panels"].as_array().unwrap().len(), 20);
+    // The sheet's frames span the render, not just its start.
+    assert!(sheet.last().unwrap().as_u64().unwrap() > 300, "{sheet:?}");
+    let heat = crate::support::decode_gif(&std::fs::read(dir.join("report/heat.gif")).unwrap());
+    assert!((60..=120).contains(&heat.frames.len()), "{}", heat.frames.len());
+    assert_eq!(report["heat_gif"]["frames"].as_u64(), Some(heat.frames.len() as u64));
+    // It plays as long as the stretch it stands for, about 16 s at 25 fps.
+    let total: u32 = heat.delays.iter().map(|&d| u32::from(d)).sum();
+    assert!((1400..=1700).contains(&total), "{total} cs");
+    // The summary says what the pictures leave out.
+    assert!(run.stdout.contains("contact.png shows 40 of "), "{}", run.stdout);
+    assert!(run.stdout.contains("heat.gif shows "), "{}", run.stdout);
 }
 
 #[test]

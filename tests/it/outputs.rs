@@ -58,7 +58,7 @@ fn two_outputs_on_one_file_are_refused_before_rendering() {
     std::fs::hard_link(dir.join("scene.toml"), dir.join("scene-link.gif")).unwrap();
     let run = ripple(&["scene.toml", "-o", "scene-link.gif", "-f"], &dir);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("is an input of this render"), "{}", run.stderr);
+    assert!(run.stderr.contains("is an input of this run"), "{}", run.stderr);
 }
 
 #[test]
