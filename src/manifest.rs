@@ -23,6 +23,8 @@ use crate::error::{Error, Result};
 use crate::provenance::Provenance;
 
 const MAGIC: &str = "# ripple-render frame hashes v1";
+/// The largest manifest read: far more than a million frames' lines.
+const MAX_BYTES: u64 = 64 << 20;
 
 /// The hash of one frame's RGB bytes.
 pub fn frame_hash(rgb: &[u8]) -> u64 {
@@ -121,7 +123,10 @@ pub fn looks_like_manifest(bytes: &[u8]) -> bool {
 /// Reads a manifest file.
 pub fn read(path: &Path) -> Result<Manifest> {
     let bad = |reason: String| Error::Input { path: path.to_path_buf(), reason };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    // A line is about 25 bytes, and a render at most a million frames.
+    let bytes = crate::scene::read_limited(path, MAX_BYTES, "manifests")
+        .map_err(|e| bad(format!("cannot read it: {}", crate::error::os_reason(&e))))?;
+    let text = String::from_utf8(bytes).map_err(|_| bad("not a hash manifest: it is not UTF-8 text".into()))?;
     parse(&text).map_err(bad)
 }
 

@@ -81,6 +81,30 @@ pub struct Staged {
     committed: bool,
 }
 
+/// The named temporaries of outputs in progress, so that a process that must end at once (a
+/// signal during a long frame) can remove them first: see [`remove_temporaries`].
+static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Whether any output's named temporary is still on disk.
+pub fn temporaries_pending() -> bool {
+    !pending().is_empty()
+}
+
+/// Removes every output's named temporary now, and holds off any commit until the process ends:
+/// for a process about to end by a signal without reaching its own clean-up. (Unnamed
+/// temporaries vanish with the process by themselves.)
+pub fn remove_temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    let mut pending = pending();
+    for path in pending.drain(..) {
+        remove_any(&path);
+    }
+    pending
+}
+
 fn usage(message: String, hint: Option<&str>) -> Error {
     Error::Output { message, hint: hint.map(str::to_string) }
 }
@@ -371,6 +395,7 @@ impl Staged {
             stream: false,
             committed: false,
         };
+        let mut pending = pending();
         if folder {
             fs::create_dir(&staged.temp).map_err(io)?;
         } else if let Some(file) = unnamed_file(&parent) {
@@ -378,6 +403,9 @@ impl Staged {
             staged.unnamed = true;
         } else {
             staged.file = Some(fs::File::create(&staged.temp).map_err(io)?);
+        }
+        if !staged.unnamed {
+            pending.push(staged.temp.clone());
         }
         Ok(staged)
     }
@@ -429,6 +457,9 @@ impl Staged {
             return Ok(());
         }
         let target = self.resolved.clone();
+        // The temporary is renamed and forgotten in one step for anyone removing temporaries.
+        let mut pending = pending();
+        pending.retain(|p| *p != self.temp);
         if let Some(file) = self.file.take() {
             file.sync_all().map_err(io)?;
             if self.unnamed {
@@ -452,7 +483,9 @@ impl Staged {
 impl Drop for Staged {
     fn drop(&mut self) {
         if !self.committed && !self.unnamed && !self.stream {
+            let mut pending = pending();
             remove_any(&self.temp);
+            pending.retain(|p| *p != self.temp);
         }
     }
 }

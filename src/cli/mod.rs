@@ -133,10 +133,19 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            // --help and --version print to stdout: a reader that stopped early is fine, a
+            // stdout that cannot be written is not.
+            if let Err(source) = e.print()
+                && !e.use_stderr()
+                && source.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return report(&Error::Io { path: "standard output".into(), source });
+            }
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // Signals are honoured from here on, whatever the run is doing (reading a pipe included).
+    signals::watch();
     // A panic is a bug: report it in one line, without a backtrace, and exit 3. Unwinding runs
     // the destructors that remove temporary output.
     std::panic::set_hook(Box::new(|info| {
@@ -146,7 +155,7 @@ pub fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        eprintln!("error: internal error: {message} (this is a bug in ripple-render; please report it)");
+        tell(&format!("error: internal error: {message} (this is a bug in ripple-render; please report it)"));
     }));
     let outcome = std::panic::catch_unwind(|| run(cli));
     match outcome {
@@ -169,16 +178,22 @@ pub(crate) fn print_out(text: &str) -> Result<(), Error> {
     }
 }
 
+/// Writes a line to stderr. A stderr that cannot be written (a closed pipe, a full disk) never
+/// turns a run into a crash: the line is dropped.
+pub(crate) fn tell(line: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{line}");
+}
+
 /// Prints a warning line on stderr.
 pub(crate) fn warn(message: &str) {
-    eprintln!("warning: {message}");
+    tell(&format!("warning: {message}"));
 }
 
 fn report(e: &Error) -> ExitCode {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "error: {e}");
+    tell(&format!("error: {e}"));
     for hint in e.hints() {
-        let _ = writeln!(stderr, "hint: {hint}");
+        tell(&format!("hint: {hint}"));
     }
     ExitCode::from(if e.is_input() { 2 } else { 3 })
 }

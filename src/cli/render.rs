@@ -31,7 +31,6 @@ pub struct Request<'a> {
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let started = Instant::now();
-    super::signals::watch();
     let scene = Scene::load(request.scene)?;
     let format = request.output.map(|o| output::detect_format(o, request.format)).transpose()?;
     if format == Some(Format::Gif) {
@@ -39,7 +38,10 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     }
     let mut inputs = vec![request.scene];
     inputs.extend(scene.background.image.as_deref());
-    // Outputs that would land on one file, or on an input, are refused before any work.
+    // Nothing large is allocated before the estimate is within the budget.
+    let image = ripple_render::background::image_header(&scene)?;
+    // Outputs that would land on one file, or on an input, are refused before any work (after
+    // the inputs themselves are checked, so a broken input is named as such).
     let mut outputs = Vec::new();
     if let (Some(path), Some(format)) = (request.output, format) {
         outputs.push((path, format.is_folder(), "output"));
@@ -53,8 +55,6 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     }
     outputs.extend(request.hashes.map(|h| (h, false, "manifest")));
     output::check_distinct(&outputs, &inputs)?;
-    // Nothing large is allocated before the estimate is within the budget.
-    let image = ripple_render::background::image_header(&scene)?;
     let kind = match format {
         Some(Format::Gif) => budget::Output::Gif,
         Some(Format::PngSequence) => budget::Output::Png,
@@ -104,7 +104,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     }
     if request.stats {
         let write = stats.write + started_commit.elapsed();
-        eprintln!(
+        super::tell(&format!(
             "{{\"frames\":{},\"simulate_s\":{:.6},\"refract_s\":{:.6},\"encode_s\":{:.6},\"write_s\":{:.6},\"total_s\":{:.6},\"threads\":{}}}",
             stats.frames,
             stats.simulate.as_secs_f64(),
@@ -113,17 +113,17 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
             write.as_secs_f64(),
             started.elapsed().as_secs_f64(),
             request.threads
-        );
+        ));
     }
     if !request.quiet {
-        eprintln!(
+        super::tell(&format!(
             "wrote {}: {} frames, {}×{}, in {:.2} s",
             written.join(" and "),
             scene.frames,
             scene.width,
             scene.height,
             started.elapsed().as_secs_f64()
-        );
+        ));
     }
     Ok(())
 }
@@ -160,9 +160,7 @@ fn encode(
                 if let Some(png) = PngSequence::indexed(out.path(), scene, background) {
                     return ripple_render::render_with(scene, png.threads(threads), manifest, 1, stop, progress);
                 }
-                eprintln!(
-                    "warning: --indexed-png: the background has more than 256 colours, so the frames are RGB PNGs"
-                );
+                super::warn("--indexed-png: the background has more than 256 colours, so the frames are RGB PNGs");
             }
             let png = PngSequence::new(out.path(), scene, background).threads(threads);
             ripple_render::render_with(scene, png, manifest, 1, stop, progress)

@@ -1,10 +1,16 @@
-//! SIGINT, SIGTERM and SIGHUP during a render: the first asks the render to stop before its
-//! next frame (so the temporary output is removed and an existing output is left as it was), and
-//! the process then ends by the same signal, so a shell sees 130, 143 or 129. A second signal
-//! ends the process at once. SIGXFSZ is caught so a file size limit is an error, not a death.
+//! SIGINT, SIGTERM and SIGHUP, in every phase of a run. The first asks the render to stop before
+//! its next frame (so the temporary output is removed and an existing output is left as it
+//! was), and the process then ends by the same signal, so a shell sees 130, 143 or 129.
+//!
+//! A run cannot always reach its next check soon: it may be blocked opening a pipe nobody
+//! writes, or deep in a frame of heavy rain. A watcher thread sees to it: with no temporary on
+//! disk it ends the process at once; otherwise it allows the run [`GRACE`] to clean up, then
+//! removes the temporaries itself and ends the process. A second signal ends the process at
+//! once. SIGXFSZ is caught so a file size limit is an error, not a death.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
 use signal_hook::flag;
@@ -13,8 +19,10 @@ use signal_hook::flag;
 pub static STOP: AtomicBool = AtomicBool::new(false);
 /// Which signal arrived.
 static SIGNAL: AtomicUsize = AtomicUsize::new(0);
+/// How long a run has, after a signal, to stop by itself.
+const GRACE: Duration = Duration::from_millis(800);
 
-/// Installs the handlers (once is enough; later calls add nothing harmful).
+/// Installs the handlers and the watcher (once, before any input is read).
 pub fn watch() {
     for signal in [SIGINT, SIGTERM, SIGHUP] {
         // Order matters: the "second signal" action must look at STOP before the first sets it.
@@ -26,6 +34,25 @@ pub fn watch() {
     // the process and so skips the clean-up. Handled, the write fails with EFBIG instead, and
     // the render stops with a clear error (exit 3) like on a full disk.
     let _ = flag::register(SIGXFSZ, &FILE_TOO_LARGE);
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        std::thread::spawn(move || {
+            if signals.forever().next().is_some() {
+                end_when_stuck();
+            }
+        });
+    }
+}
+
+/// After the first signal: waits for the run to clean up and end by itself, and if it cannot
+/// within [`GRACE`], removes its temporaries and ends the process.
+fn end_when_stuck() {
+    let deadline = Instant::now() + GRACE;
+    while ripple_render::output::temporaries_pending() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Held until the process ends, so that no output is committed after its temporary is gone.
+    let _removed = ripple_render::output::remove_temporaries();
+    die_by_pending_signal();
 }
 
 /// Set when a write went past the file size limit (the write itself reports the error).

@@ -6,7 +6,7 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use crate::encode::gif::{Palette, delay_cs};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, file_kind, os_reason};
 use crate::manifest::{self, PixelKind};
 use crate::provenance::{self, Provenance};
 use crate::{Background, Scene, Simulation};
@@ -84,15 +84,37 @@ fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
     Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
 }
 
+/// Refuses a canvas larger than a render can be (a header claiming 65535×65535 would otherwise
+/// allocate gigabytes before anything is compared).
+fn check_size(path: &Path, (w, h): (u32, u32)) -> Result<()> {
+    let (side, area) = (crate::scene::MAX_SIDE as u64, crate::scene::MAX_AREA as u64);
+    let pixels = u64::from(w) * u64::from(h);
+    if u64::from(w) > side || u64::from(h) > side || pixels > area {
+        return Err(bad(
+            path,
+            format!("it claims {w}×{h} = {pixels} pixels: renders are at most {side} a side and {area} pixels"),
+        ));
+    }
+    Ok(())
+}
+
 /// Guesses a path's kind: a folder, a `.toml` file, a manifest or a GIF by their first bytes.
+/// Only files and folders are read: a pipe or a device could be endless, and is not read twice.
 pub fn kind_of(path: &Path) -> Result<Kind> {
-    let meta = std::fs::metadata(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let meta = std::fs::metadata(path).map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))))?;
     if meta.is_dir() {
         return Ok(Kind::PngSequence);
     }
+    if !meta.is_file() {
+        return Err(bad(
+            path,
+            format!("it is {}: diff compares files and folders (save the render to a file first)", file_kind(&meta)),
+        ));
+    }
     let mut head = [0u8; 64];
-    let n =
-        File::open(path).and_then(|mut f| f.read(&mut head)).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let n = File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))))?;
     let head = &head[..n];
     if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
         Ok(Kind::Gif)
@@ -154,6 +176,8 @@ struct GifFrames {
     /// The previous frame's rectangle and disposal, applied before the next frame.
     pending: Option<(usize, usize, usize, usize, gif::DisposalMethod)>,
     width: usize,
+    /// Frames read so far.
+    frames: u64,
 }
 
 fn open_gif(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
@@ -164,8 +188,12 @@ fn open_gif(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
     let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
     let mut options = gif::DecodeOptions::new();
     options.set_color_output(gif::ColorOutput::RGBA);
+    // A frame's buffer may hold at most a whole canvas of the largest render.
+    let most = std::num::NonZeroU64::new(4 * crate::scene::MAX_AREA as u64).unwrap_or(std::num::NonZeroU64::MIN);
+    options.set_memory_limit(gif::MemoryLimit::Bytes(most));
     let decoder = options.read_info(BufReader::new(file)).map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
     let (width, height) = (u32::from(decoder.width()), u32::from(decoder.height()));
+    check_size(path, (width, height))?;
     let info = Info { path: path.into(), kind: Kind::Gif, width, height, provenance, colours: PixelKind::Gif };
     let pixels = width as usize * height as usize * 4;
     let frames = GifFrames {
@@ -175,6 +203,7 @@ fn open_gif(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
         saved: Vec::new(),
         pending: None,
         width: width as usize,
+        frames: 0,
     };
     Ok((info, Box::new(frames)))
 }
@@ -196,11 +225,15 @@ impl FrameSource for GifFrames {
                 _ => {}
             }
         }
+        if self.frames == crate::scene::MAX_FRAMES {
+            return Err(bad(&self.path, format!("it has more than {} frames", crate::scene::MAX_FRAMES)));
+        }
         let frame = match self.decoder.read_next_frame() {
             Ok(Some(frame)) => frame,
             Ok(None) => return Ok(None),
             Err(e) => return Err(bad(&self.path, format!("cannot decode it: {e}"))),
         };
+        self.frames += 1;
         let (left, top) = (usize::from(frame.left), usize::from(frame.top));
         let (w, h) = (usize::from(frame.width), usize::from(frame.height));
         if frame.dispose == gif::DisposalMethod::Previous {
@@ -256,6 +289,10 @@ fn png_files(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
         let digits = name.strip_prefix("frame_").and_then(|n| n.strip_suffix(".png"));
         let number = digits.filter(|d| d.bytes().all(|b| b.is_ascii_digit())).and_then(|d| d.parse::<u64>().ok());
         if let Some(n) = number {
+            let meta = std::fs::metadata(entry.path()).map_err(|e| bad(&entry.path(), os_reason(&e)))?;
+            if !meta.is_file() {
+                return Err(bad(&entry.path(), format!("it is {}, not a PNG file", file_kind(&meta))));
+            }
             numbered.push((n, entry.path()));
         }
     }
@@ -286,10 +323,13 @@ fn open_png_folder(dir: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
 
 /// Decodes any PNG to 8-bit RGB (alpha dropped), with its provenance text if asked.
 fn decode_png(path: &Path, want_text: bool) -> Result<(u32, u32, Vec<u8>, Option<Provenance>)> {
-    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
-    let mut decoder = png::Decoder::new(BufReader::new(file));
+    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))))?;
+    // The decoder may hold a whole frame of the largest render, 16-bit RGBA.
+    let limits = png::Limits { bytes: 8 * crate::scene::MAX_AREA as usize };
+    let mut decoder = png::Decoder::new_with_limits(BufReader::new(file), limits);
     decoder.set_transformations(png::Transformations::normalize_to_color8());
     let mut reader = decoder.read_info().map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+    check_size(path, (reader.info().width, reader.info().height))?;
     let provenance = if want_text {
         reader.info().uncompressed_latin1_text.iter().find_map(|t| Provenance::parse(&t.text))
     } else {
@@ -343,7 +383,10 @@ struct SceneFrames {
 
 fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>)> {
     let scene = Scene::load(path)?;
-    let background = Background::for_scene(&scene)?;
+    let header = crate::background::image_header(&scene)?;
+    let budget = crate::budget::DEFAULT_BUDGET;
+    crate::budget::Estimate::for_render(&scene, header.as_ref(), crate::budget::Output::Nothing, 1).check(budget)?;
+    let background = Background::for_scene_within(&scene, budget)?;
     let provenance = Some(Provenance::of(&scene, &background));
     // As a GIF shows it: each background pixel replaced by its palette colour.
     let pixels = if gif_pixels {

@@ -222,17 +222,8 @@ const COORD: std::ops::RangeInclusive<i64> = -65536..=65536;
 impl Scene {
     /// Reads and validates a scene file. Relative paths in it are relative to its folder.
     pub fn load(path: &Path) -> Result<Scene> {
-        let unreadable = |source| Error::SceneUnreadable { path: path.to_path_buf(), source };
-        let meta = std::fs::metadata(path).map_err(unreadable)?;
-        if meta.is_dir() {
-            let source = std::io::Error::other("it is a folder, not a scene file");
-            return Err(unreadable(source));
-        }
-        if meta.len() > MAX_SCENE_BYTES {
-            let message = format!("is {} bytes: scene files are limited to {MAX_SCENE_BYTES} bytes", meta.len());
-            return Err(unreadable(std::io::Error::other(message)));
-        }
-        let bytes = std::fs::read(path).map_err(unreadable)?;
+        let bytes = read_limited(path, MAX_SCENE_BYTES, "scene files")
+            .map_err(|source| Error::SceneUnreadable { path: path.to_path_buf(), source })?;
         Scene::from_bytes(bytes, path)
     }
 
@@ -333,6 +324,31 @@ impl Scene {
             None => Error::Output { message, hint },
         })
     }
+}
+
+/// Reads a file of at most `limit` bytes, whatever it is: a regular file, or a pipe or device
+/// (`/dev/stdin`, `<(…)`), of which at most `limit + 1` bytes are read, so an endless one is
+/// refused without filling memory. A folder is refused.
+/// `what` names such files in the message ("scene files").
+pub fn read_limited(path: &Path, limit: u64, what: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("it is a folder, not a file"));
+    }
+    let too_large = |size: String| {
+        let shown = crate::units::show(limit);
+        std::io::Error::other(format!("it holds {size} bytes: {what} are limited to {limit} bytes ({shown})"))
+    };
+    if meta.is_file() && meta.len() > limit {
+        return Err(too_large(meta.len().to_string()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(format!("more than {limit}")));
+    }
+    Ok(bytes)
 }
 
 /// The frame a time belongs to: `floor(t·fps + 0.5)` in f64 (2.5 rounds up to 3). Times too

@@ -567,6 +567,59 @@ fn signals_stop_the_render_and_leave_no_trace() {
     assert!(temporaries(&dir).is_empty());
 }
 
+/// Waits for `child` to end, at most `limit`; a child still running then is killed and counts as
+/// not ended (so a test of a hang fails instead of hanging).
+#[cfg(unix)]
+fn ended_within(child: &mut std::process::Child, limit: std::time::Duration) -> Option<std::process::ExitStatus> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[cfg(unix)]
+#[test]
+fn signals_are_honoured_while_blocked_on_a_pipe_and_inside_a_long_frame() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scene_dir("signals-stuck", SMALL);
+    // A scene read from a pipe nobody writes: the open blocks.
+    assert!(Command::new("mkfifo").arg(dir.join("pipe.toml")).status().unwrap().success());
+    for args in [vec!["pipe.toml", "-o", "out.gif"], vec!["plan", "pipe.toml"]] {
+        let mut child =
+            Command::new(env!("CARGO_BIN_EXE_ripple-render")).args(&args).current_dir(&dir).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+        let status = ended_within(&mut child, std::time::Duration::from_secs(5));
+        assert_eq!(status.and_then(|s| s.signal()), Some(15), "{args:?}: SIGTERM while reading a pipe");
+    }
+    // One frame that takes many seconds: 100,000 large raindrops at 1 fps.
+    let heavy = "[video]\nwidth = 1024\nheight = 768\nfps = 1\nframes = 3\n[rain]\ndrops_per_second = 100000\n\
+                 radius = [200, 256]\n";
+    std::fs::write(dir.join("scene.toml"), heavy).unwrap();
+    for output in ["heavy.gif", "heavy/"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+            .args(["scene.toml", "-o", output, "-q"])
+            .current_dir(&dir)
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while !writing(&dir, child.id()) && started.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+        let status = ended_within(&mut child, std::time::Duration::from_secs(5));
+        assert_eq!(status.and_then(|s| s.signal()), Some(15), "{output}: SIGTERM inside a long frame");
+        assert!(temporaries(&dir).is_empty(), "{output}: {:?}", temporaries(&dir));
+        assert!(!dir.join("heavy.gif").exists() && !dir.join("heavy").exists());
+    }
+}
+
 /// A PNG whose header claims `width`×`height` grey pixels, with almost no data behind it.
 pub fn png_claiming(width: u32, height: u32) -> Vec<u8> {
     let chunk = |kind: &[u8], data: &[u8]| {

@@ -10,6 +10,7 @@ mod images;
 mod kill;
 mod outputs;
 mod properties;
+mod streams;
 mod support;
 
 /// The command-line helpers, shared with the diff tests.

@@ -1,0 +1,150 @@
+//! Inputs and standard streams as batch scripts meet them: endless inputs, special files as
+//! images, headers that claim huge sizes, and pipes closed on either end.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use crate::cli::{png_claiming, ripple, scene_dir};
+
+const SMALL: &str = "[video]\nwidth = 24\nheight = 16\nfps = 25\nframes = 5\n[[stone]]\nat = 0\nx = 12\ny = 8\n";
+
+fn binary() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ripple-render"));
+    command.env_remove("RUST_BACKTRACE");
+    command
+}
+
+#[test]
+fn endless_scenes_are_refused_at_the_size_limit() {
+    let dir = scene_dir("endless", SMALL);
+    let run = ripple(&["/dev/zero", "-o", "out.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: cannot read scene /dev/zero: it holds more than 16777216 bytes"));
+    // An endless pipe on standard input: read to the limit, then refused; the writer sees the
+    // pipe close.
+    let mut child = binary()
+        .args(["plan", "/dev/stdin"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let block = b"# a comment line, again and again\n".repeat(1000);
+        let mut written = 0u64;
+        while stdin.write_all(&block).is_ok() {
+            written += block.len() as u64;
+        }
+        written
+    });
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(2), "{stderr}");
+    assert!(stderr.contains("it holds more than 16777216 bytes"), "{stderr}");
+    let written = writer.join().unwrap();
+    assert!(written < 64 << 20, "read {written} bytes of an endless pipe");
+    // A scene that is a pipe and ends is read like a file.
+    let mut child = binary()
+        .args(["plan", "/dev/stdin", "--json"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(SMALL.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("{\"width\":24,"));
+}
+
+#[test]
+fn a_background_that_is_not_a_file_is_named_for_what_it_is() {
+    let dir = scene_dir("special-background", "");
+    assert!(Command::new("mkfifo").arg(dir.join("pipe.png")).status().unwrap().success());
+    for (image, says) in [
+        ("/dev/zero", "/dev/zero: it is a character device, not an image file"),
+        ("pipe.png", "pipe.png: it is a named pipe (FIFO), not an image file"),
+        (".", "it is a folder, not an image"),
+    ] {
+        let scene = format!("{SMALL}[background]\nimage = \"{image}\"\n");
+        std::fs::write(dir.join("scene.toml"), scene).unwrap();
+        for command in [vec!["scene.toml", "-o", "out.gif"], vec!["plan", "scene.toml"]] {
+            let run = ripple(&command, &dir);
+            assert_eq!(run.code, 2, "{image}: {}", run.stderr);
+            assert!(run.stderr.contains(says), "{image}: {}", run.stderr);
+            assert!(!run.stderr.contains("empty"), "{image}: {}", run.stderr);
+        }
+    }
+}
+
+#[test]
+fn diff_refuses_huge_claims_from_headers_at_once() {
+    let dir = scene_dir("huge-claims", SMALL);
+    assert_eq!(ripple(&["scene.toml", "-o", "ok.gif", "-q"], &dir).code, 0);
+    // A GIF whose screen claims 65535×65535, with one 1×1 frame.
+    let mut gif = b"GIF89a\xff\xff\xff\xff\x80\x00\x00".to_vec();
+    gif.extend_from_slice(&[0; 6]);
+    gif.extend_from_slice(b"\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x4c\x01\x00\x3b");
+    std::fs::write(dir.join("huge.gif"), gif).unwrap();
+    let run = ripple(&["diff", "huge.gif", "ok.gif"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.starts_with("error: huge.gif: it claims 65535×65535 = 4294836225 pixels"), "{}", run.stderr);
+    // A PNG sequence whose frame claims 100000×100000.
+    std::fs::create_dir(dir.join("huge")).unwrap();
+    std::fs::write(dir.join("huge/frame_0000.png"), png_claiming(100_000, 100_000)).unwrap();
+    let run = ripple(&["diff", "huge", "ok.gif"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("it claims 100000×100000 = 10000000000 pixels"), "{}", run.stderr);
+    // Special files are not read as renders.
+    let run = ripple(&["diff", "/dev/zero", "ok.gif"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: /dev/zero: it is a character device: diff compares files and folders"));
+}
+
+#[test]
+fn closed_pipes_end_quietly_and_full_streams_are_errors() {
+    let dir = scene_dir("closed-pipes", SMALL);
+    // A render whose stderr nobody reads still succeeds and writes its output.
+    let mut child =
+        binary().args(["scene.toml", "-o", "out.gif"]).current_dir(&dir).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(crate::support::decode_gif(&std::fs::read(dir.join("out.gif")).unwrap()).frames.len(), 5);
+    // A failing render with nobody reading stderr: its exit code alone says so.
+    let mut child =
+        binary().args(["nowhere.toml", "-o", "x.gif"]).current_dir(&dir).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(2));
+    // `diff --json | head -c 100`: the verdict stays the exit code, with nothing on stderr.
+    let checker = "[background]\npattern = \"checker\"\n";
+    std::fs::write(dir.join("scene.toml"), format!("{SMALL}{checker}")).unwrap();
+    assert_eq!(ripple(&["scene.toml", "-o", "out.gif", "-q", "-f"], &dir).code, 0);
+    std::fs::write(dir.join("scene.toml"), format!("{}{checker}", SMALL.replace("x = 12", "x = 6"))).unwrap();
+    assert_eq!(ripple(&["scene.toml", "-o", "other.gif", "-q"], &dir).code, 0);
+    for (args, code) in [
+        (vec!["diff", "out.gif", "other.gif", "--json"], 1),
+        (vec!["plan", "scene.toml", "--events"], 0),
+        (vec!["--help"], 0),
+    ] {
+        let mut child =
+            binary().args(&args).current_dir(&dir).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut head = [0u8; 100];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // A standard output that cannot be written is a plain error.
+    for args in [vec!["plan", "scene.toml"], vec!["diff", "out.gif", "other.gif"]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = binary().args(&args).current_dir(&dir).stdout(full).output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: cannot write standard output: No space left on device\n",
+            "{args:?}"
+        );
+    }
+}
