@@ -41,8 +41,7 @@ pub struct Estimate {
 
 /// Points of a swipe's polyline once rasterized (SPEC §3), counted without rasterizing it.
 pub fn swipe_points(path: &[[i64; 2]]) -> u64 {
-    let segments = path.windows(2).map(|w| (w[1][0] - w[0][0]).unsigned_abs().max((w[1][1] - w[0][1]).unsigned_abs()));
-    u64::from(!path.is_empty()) + segments.sum::<u64>()
+    crate::timeline::point_count(path)
 }
 
 /// Fixed costs: code, thread stacks, the LZW and deflate tables, I/O buffers.
@@ -50,13 +49,37 @@ const BASE: u64 = 16 << 20;
 /// The name of the fixed cost of the program itself.
 const PROGRAM: &str = "program, threads and tables";
 /// Bytes per rasterized swipe point.
-const SWIPE_POINT: u64 = 16;
+const SWIPE_POINT: u64 = std::mem::size_of::<[i64; 2]>() as u64;
+/// The most the scene parser holds per byte of scene text, at its peak (its token stream and
+/// tree beside the text itself): measured at up to 125 for the densest text (`[1,1,1,…]`), and
+/// about 95 for lists of stones or of path points.
+pub const PARSE_PER_BYTE: u64 = 160;
 
 impl Estimate {
-    /// The timeline alone (what `plan` needs): the rasterized swipes.
+    /// Reading (parsing) a scene file of `bytes` bytes: checked before it is parsed.
+    pub fn for_scene_text(bytes: u64) -> Estimate {
+        let parsing = bytes.saturating_mul(PARSE_PER_BYTE + 1);
+        Estimate { fixed: Vec::new(), phases: vec![("reading the scene", vec![("scene text", parsing)])] }
+    }
+
+    /// The scene as parsed and its timeline (what `plan` needs): the stones, damping changes and
+    /// swipes, each held by the scene and copied by the timeline, and the rasterized swipes.
     pub fn for_timeline(scene: &Scene) -> Estimate {
+        use std::mem::size_of;
         let points: u64 = scene.swipes.iter().map(|s| swipe_points(&s.path)).sum();
-        Estimate { fixed: vec![("swipe paths", points.saturating_mul(SWIPE_POINT))], phases: Vec::new() }
+        let corners: u64 = scene.swipes.iter().map(|s| s.path.len() as u64).sum();
+        let count = |n: usize, each: usize| (n as u64).saturating_mul(each as u64);
+        let held = count(scene.stones.len(), size_of::<crate::scene::Stone>() + crate::timeline::STONE_BYTES)
+            .saturating_add(count(scene.damping.len(), 2 * size_of::<crate::scene::DampingChange>()))
+            .saturating_add(count(scene.swipes.len(), size_of::<crate::scene::Swipe>() + crate::timeline::SWIPE_BYTES))
+            .saturating_add(corners.saturating_mul(SWIPE_POINT));
+        Estimate {
+            fixed: vec![("scene and timeline", held), ("swipe paths", points.saturating_mul(SWIPE_POINT))],
+            phases: vec![(
+                "reading the scene",
+                vec![("scene text", scene.source_bytes.saturating_mul(PARSE_PER_BYTE + 1))],
+            )],
+        }
     }
 
     /// A render of `scene` into `output`, with `threads` encoder threads (each keeps up to two
@@ -135,6 +158,7 @@ impl Estimate {
         let remedy = match biggest.map(|(name, _)| *name) {
             _ if program >= budget => format!(" (the program itself takes {})", show(program)),
             Some("swipe paths") => ", or shorten the swipe paths".into(),
+            Some("scene text") | Some("scene and timeline") => ", or make the scene smaller".into(),
             Some("image") => ", or use a smaller background image".into(),
             _ => ", or make the canvas smaller".into(),
         };

@@ -71,7 +71,6 @@ pub struct Simulation {
     first_frame: u64,
     width: usize,
     refraction_q8: i64,
-    events: Vec<Event>,
 }
 
 impl Simulation {
@@ -86,7 +85,6 @@ impl Simulation {
             first_frame: scene.first_frame,
             width: scene.width as usize,
             refraction_q8: scene.water.refraction_q8,
-            events: Vec::new(),
         }
     }
 
@@ -101,13 +99,11 @@ impl Simulation {
     /// Simulates the next frame (its events, then its steps) and returns its number, or `None`
     /// after frame K0+N-1.
     pub fn advance(&mut self) -> Option<u64> {
-        let k = self.timeline.next_frame(&mut self.events)?;
-        for event in &self.events {
-            match event {
-                Event::Damping { shift } => self.damping_shift = *shift,
-                Event::Drop(drop) => self.water.drop(drop),
-            }
-        }
+        let (water, damping_shift) = (&mut self.water, &mut self.damping_shift);
+        let k = self.timeline.next_frame_each(|_, event| match event {
+            Event::Damping { shift } => *damping_shift = *shift,
+            Event::Drop(drop) => water.drop(drop),
+        })?;
         for _ in 0..self.steps_per_frame {
             self.water.step(self.damping_shift, self.pool.as_deref());
         }

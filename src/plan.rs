@@ -8,13 +8,17 @@ use crate::timeline::{Drop, Event, Source, Timeline};
 /// Calls `each(frame, event)` for every event with frame < K0+N, in the order applied.
 pub fn for_each_event(scene: &Scene, mut each: impl FnMut(u64, &Event) -> io::Result<()>) -> io::Result<()> {
     let mut timeline = Timeline::new(scene);
-    let mut events = Vec::new();
-    while let Some(k) = timeline.next_frame(&mut events) {
-        for event in &events {
-            each(k, event)?;
-        }
-    }
-    Ok(())
+    let mut result = Ok(());
+    while result.is_ok()
+        && timeline
+            .next_frame_each(|k, event| {
+                if result.is_ok() {
+                    result = each(k, event);
+                }
+            })
+            .is_some()
+    {}
+    result
 }
 
 /// Writes the plan as one JSON object: the settings on the first line, then one event a line.

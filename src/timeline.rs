@@ -7,7 +7,7 @@ use crate::scene::frame_of;
 use crate::scene::{Rain, Scene};
 
 /// What made a drop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Source {
     /// The `[[stone]]` of this index (from 0, in file order).
     Stone(u32),
@@ -77,9 +77,17 @@ pub fn bresenham(a: [i64; 2], b: [i64; 2], out: &mut Vec<[i64; 2]>) {
     }
 }
 
+/// How many points a polyline rasterizes to (SPEC §3), counted without rasterizing it: the
+/// first corner, then each segment's longer side.
+pub fn point_count(path: &[[i64; 2]]) -> u64 {
+    let segments = path.windows(2).map(|w| (w[1][0] - w[0][0]).unsigned_abs().max((w[1][1] - w[0][1]).unsigned_abs()));
+    u64::from(!path.is_empty()) + segments.sum::<u64>()
+}
+
 /// The swipe's points P_0..P_{M-1}: the first corner, then each segment's Bresenham points.
+/// Allocated once at its exact size (a long swipe is millions of points).
 pub fn rasterize(path: &[[i64; 2]]) -> Vec<[i64; 2]> {
-    let mut points = Vec::with_capacity(path.len());
+    let mut points = Vec::with_capacity(point_count(path) as usize);
     points.extend(path.first().copied());
     for pair in path.windows(2) {
         bresenham(pair[0], pair[1], &mut points);
@@ -95,6 +103,11 @@ fn swipe_index(count: usize, kf: u64, kt: u64, k: u64) -> usize {
     }
     (last * u128::from(k - kf) / u128::from(kt - kf)) as usize
 }
+
+/// Bytes the timeline holds per stone (its copy, sorted by frame) and per swipe (beside its
+/// rasterized points), for the memory budget.
+pub(crate) const STONE_BYTES: usize = std::mem::size_of::<(u64, Drop)>();
+pub(crate) const SWIPE_BYTES: usize = std::mem::size_of::<SwipeTrack>();
 
 struct SwipeTrack {
     /// The swipe's index in the file.
@@ -121,8 +134,8 @@ pub struct Timeline {
     height: i64,
     next: u64,
     end: u64,
-    /// (frame, shift) sorted by frame, file order kept within a frame.
-    damping: Vec<(u64, u32)>,
+    /// (frame, index in the file, shift) sorted by frame, file order kept within a frame.
+    damping: Vec<(u64, u32, u32)>,
     /// Stones sorted by frame, file order kept within a frame.
     stones: Vec<(u64, Drop)>,
     swipes: Vec<SwipeTrack>,
@@ -134,8 +147,11 @@ pub struct Timeline {
 impl Timeline {
     /// A timeline positioned before frame 0.
     pub fn new(scene: &Scene) -> Self {
-        let mut damping: Vec<(u64, u32)> = scene.damping.iter().map(|d| (d.frame, d.shift)).collect();
-        damping.sort_by_key(|d| d.0);
+        // Sorted by frame, file order kept within a frame: the index breaks ties, so an unstable
+        // sort (in place, no scratch copy of a long list) gives the order a stable one would.
+        let mut damping: Vec<(u64, u32, u32)> =
+            scene.damping.iter().enumerate().map(|(i, d)| (d.frame, i as u32, d.shift)).collect();
+        damping.sort_unstable_by_key(|&(frame, i, _)| (frame, i));
         let mut stones: Vec<(u64, Drop)> = scene
             .stones
             .iter()
@@ -146,22 +162,18 @@ impl Timeline {
                 (s.frame, drop)
             })
             .collect();
-        stones.sort_by_key(|s| s.0);
+        stones.sort_unstable_by_key(|(frame, drop)| (*frame, drop.source));
         let end = scene.end_frame();
-        let swipes = scene
-            .swipes
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.first_frame < end)
-            .map(|(i, s)| SwipeTrack {
-                index: i as u32,
-                points: rasterize(&s.path),
-                first_frame: s.first_frame,
-                last_frame: s.last_frame,
-                radius: s.radius,
-                weight: s.weight,
-            })
-            .collect();
+        // Listed at their exact number: a scene may hold thousands.
+        let mut swipes = Vec::with_capacity(scene.swipes.iter().filter(|s| s.first_frame < end).count());
+        swipes.extend(scene.swipes.iter().enumerate().filter(|(_, s)| s.first_frame < end).map(|(i, s)| SwipeTrack {
+            index: i as u32,
+            points: rasterize(&s.path),
+            first_frame: s.first_frame,
+            last_frame: s.last_frame,
+            radius: s.radius,
+            weight: s.weight,
+        }));
         let rain = scene.rain.as_ref().map(|r| RainState {
             per_frame: r.drops_per_second / f64::from(scene.fps),
             acc: 0.0,
@@ -184,22 +196,29 @@ impl Timeline {
     }
 
     /// Replaces `out` with the next frame's events and returns that frame's number, or `None`
-    /// after frame K0+N-1.
+    /// after frame K0+N-1. (A frame's events are many at times, a whole swipe or heavy rain:
+    /// [`Timeline::next_frame_each`] hands them over one by one instead of holding them all.)
     pub fn next_frame(&mut self, out: &mut Vec<Event>) -> Option<u64> {
+        out.clear();
+        self.next_frame_each(|_, event| out.push(*event))
+    }
+
+    /// Calls `each` with the next frame's number and each of its events, in the order applied,
+    /// and returns that frame's number, or `None` after frame K0+N-1.
+    pub fn next_frame_each(&mut self, mut each: impl FnMut(u64, &Event)) -> Option<u64> {
         if self.next >= self.end {
             return None;
         }
         let k = self.next;
         self.next += 1;
-        out.clear();
 
-        while let Some(&(frame, shift)) = self.damping.get(self.damping_at).filter(|d| d.0 <= k) {
+        while let Some(&(frame, _, shift)) = self.damping.get(self.damping_at).filter(|d| d.0 <= k) {
             debug_assert_eq!(frame, k);
-            out.push(Event::Damping { shift });
+            each(k, &Event::Damping { shift });
             self.damping_at += 1;
         }
         while let Some(&(_, drop)) = self.stones.get(self.stone_at).filter(|s| s.0 <= k) {
-            out.push(Event::Drop(drop));
+            each(k, &Event::Drop(drop));
             self.stone_at += 1;
         }
         for swipe in &self.swipes {
@@ -212,7 +231,7 @@ impl Timeline {
             for &[x, y] in swipe.points.get(from..=to).unwrap_or(&[]) {
                 let drop =
                     Drop { x, y, radius: swipe.radius, weight: swipe.weight, source: Source::Swipe(swipe.index) };
-                out.push(Event::Drop(drop));
+                each(k, &Event::Drop(drop));
             }
         }
         if let Some(rain) = &mut self.rain
@@ -226,7 +245,7 @@ impl Timeline {
                 let y = rain.rng.in_range(1, self.height - 2);
                 let radius = rain.rng.in_range(rain.rain.radius[0], rain.rain.radius[1]);
                 let weight = rain.rng.in_range(rain.rain.weight[0], rain.rain.weight[1]);
-                out.push(Event::Drop(Drop { x, y, radius, weight, source: Source::Rain }));
+                each(k, &Event::Drop(Drop { x, y, radius, weight, source: Source::Rain }));
             }
         }
         Some(k)

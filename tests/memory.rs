@@ -57,6 +57,81 @@ fn peak_during(work: impl FnOnce()) -> usize {
 fn memory_is_flat_in_frames_and_within_the_estimate() {
     memory_does_not_grow_with_frame_count();
     the_estimate_bounds_the_peak();
+    the_estimate_bounds_large_timelines();
+}
+
+/// Scenes whose timelines are what is large: the estimate (fixed part aside) bounds the peak
+/// heap of reading the scene and rendering it, and the render alone stays within the scene,
+/// timeline and rendering parts.
+fn the_estimate_bounds_large_timelines() {
+    use ripple_render::budget::{Estimate, Output};
+    let video = "[video]\nwidth = 96\nheight = 64\nfps = 1\nframes = 3\n";
+    let mut stones = video.to_string();
+    for i in 0..20_000 {
+        stones += &format!("[[stone]]\nat = {}\nx = {}\ny = 7\n", i % 3, i % 96);
+    }
+    let mut swipes = video.to_string();
+    for i in 0..5_000 {
+        swipes +=
+            &format!("[[swipe]]\nfrom = 0\nuntil = 2\npath = [[{i}, 0], [0, {i}]]\n[[damping]]\nat = 1\nshift = 3\n");
+    }
+    let mut corners = format!("{video}[[swipe]]\nfrom = 1\nuntil = 1\npath = [");
+    for i in 0..20_000 {
+        corners += &format!("[{}, {}], ", i % 97, i % 61);
+    }
+    corners += "]\n";
+    let cases = [
+        (
+            "a 262,145-point swipe on one frame",
+            format!("{video}[[swipe]]\nfrom = 0\nuntil = 0\npath = [[-65536, 3], [65536, 3], [-65536, 3]]\n"),
+        ),
+        ("20,000 stones", stones),
+        ("5,000 swipes and damping changes", swipes),
+        ("a swipe of 20,000 corners", corners),
+        ("100,000 raindrops a frame", format!("{video}[rain]\ndrops_per_second = 100000\nradius = 1\n")),
+    ];
+    for (name, src) in &cases {
+        for output in [Output::Nothing, Output::Gif] {
+            // Reading the scene, then rendering it with the scene held (measured one after the
+            // other: a measurement resets the peak).
+            let start = CURRENT.load(Ordering::SeqCst);
+            let mut read = None;
+            let parse_peak = peak_during(|| read = Some(Scene::from_toml_str(src, std::path::Path::new("large.toml"))));
+            let scene = read.unwrap().unwrap();
+            let background = Background::for_scene(&scene).unwrap();
+            let held_before = CURRENT.load(Ordering::SeqCst) - start;
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let render_peak = peak_during(|| {
+                let done = match output {
+                    Output::Gif => {
+                        let gif = GifEncoder::new(std::io::sink(), &scene, &background).unwrap().threads(1);
+                        ripple_render::render_threads(&scene, gif, 1, &stop, &mut |_| {})
+                    }
+                    _ => {
+                        let discard = ripple_render::encode::Discard::new(&background);
+                        ripple_render::render_threads(&scene, discard, 1, &stop, &mut |_| {})
+                    }
+                };
+                done.unwrap();
+            });
+            let peak = parse_peak.max(held_before + render_peak);
+            let render_peak = held_before + render_peak;
+            let scene = Scene::from_toml_str(src, std::path::Path::new("large.toml")).unwrap();
+            let estimate = Estimate::for_render(&scene, None, output, 1);
+            let variable = estimate.total() - estimate.fixed[0].1;
+            eprintln!("{name}, {output:?}: peak {peak} bytes (render {render_peak}), estimate {variable} bytes");
+            assert!(peak as u64 <= variable, "{name}, {output:?}: peak {peak} over the estimate {estimate:?}");
+            assert!(peak as u64 * 3 >= variable, "{name}, {output:?}: peak {peak}, a loose {estimate:?}");
+            // The render (the scene already read) within what is held beside the rendering phase.
+            let held: u64 = estimate.fixed[1..].iter().map(|(_, b)| b).sum();
+            let rendering: u64 =
+                estimate.phases.iter().find(|(n, _)| *n == "rendering").unwrap().1.iter().map(|(_, b)| b).sum();
+            assert!(
+                render_peak as u64 <= held + rendering,
+                "{name}, {output:?}: render peak {render_peak} over {held} + {rendering}"
+            );
+        }
+    }
 }
 
 /// The budget's estimate, fixed part aside, is an upper bound of the heap a render uses, and not a

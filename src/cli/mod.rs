@@ -231,8 +231,16 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
+/// Reads a scene within the memory budget: a file whose parsing alone would take more is
+/// refused before it is parsed.
+pub(crate) fn load_scene(path: &Path, max_memory: u64) -> Result<Scene, Error> {
+    let bytes = Scene::read_file(path)?;
+    ripple_render::budget::Estimate::for_scene_text(bytes.len() as u64).check(max_memory)?;
+    Scene::from_bytes(bytes, path)
+}
+
 fn plan(path: &Path, json: bool, detail: Detail, max_memory: u64) -> Result<(), Error> {
-    let scene = Scene::load(path)?;
+    let scene = load_scene(path, max_memory)?;
     // What the render would refuse, plan refuses too: the background is checked from its header
     // (without decoding the pixels), so a plan can gate CI.
     ripple_render::background::image_header(&scene)?;

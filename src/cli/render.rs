@@ -31,7 +31,7 @@ pub struct Request<'a> {
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let started = Instant::now();
-    let scene = Scene::load(request.scene)?;
+    let scene = super::load_scene(request.scene, request.max_memory)?;
     let format = request.output.map(|o| output::detect_format(o, request.format)).transpose()?;
     if format == Some(Format::Gif) {
         scene.check_gif_fps()?;

@@ -382,9 +382,11 @@ struct SceneFrames {
 }
 
 fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>)> {
-    let scene = Scene::load(path)?;
-    let header = crate::background::image_header(&scene)?;
     let budget = crate::budget::DEFAULT_BUDGET;
+    let bytes = Scene::read_file(path)?;
+    crate::budget::Estimate::for_scene_text(bytes.len() as u64).check(budget)?;
+    let scene = Scene::from_bytes(bytes, path)?;
+    let header = crate::background::image_header(&scene)?;
     crate::budget::Estimate::for_render(&scene, header.as_ref(), crate::budget::Output::Nothing, 1).check(budget)?;
     let background = Background::for_scene_within(&scene, budget)?;
     let provenance = Some(Provenance::of(&scene, &background));

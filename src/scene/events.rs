@@ -40,16 +40,13 @@ pub(super) fn read_swipe(t: &Table<'_, '_>, fps: u32) -> Result<Swipe> {
     if points.is_empty() {
         return Err(path_value.error("is empty: a swipe needs at least one [x, y] point"));
     }
-    let path = points
-        .iter()
-        .map(|p| {
-            let xy = p.array("an [x, y] pair of integers")?;
-            if xy.len() != 2 {
-                return Err(p.error("is not an [x, y] pair of integers"));
-            }
-            Ok([xy[0].int(COORD)?, xy[1].int(COORD)?])
-        })
-        .collect::<Result<_>>()?;
+    let path = super::read_all(&points, |p| {
+        let xy = p.array("an [x, y] pair of integers")?;
+        if xy.len() != 2 {
+            return Err(p.error("is not an [x, y] pair of integers"));
+        }
+        Ok([xy[0].int(COORD)?, xy[1].int(COORD)?])
+    })?;
     let radius = t.get("radius").map(|v| v.int(RADIUS)).transpose()?.unwrap_or(2);
     let weight = t.get("weight").map(|v| v.int(WEIGHT)).transpose()?.unwrap_or(40);
     Ok(Swipe { first_frame: frame_of(from_s, fps), last_frame: frame_of(until_s, fps), path, radius, weight })

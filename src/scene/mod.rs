@@ -63,6 +63,8 @@ pub struct Scene {
     pub(crate) fps_site: Option<Diagnostic>,
     /// XXH3-64 of the scene text (for provenance).
     pub source_hash: u64,
+    /// The scene text's length in bytes (for the memory budget).
+    pub source_bytes: u64,
 }
 
 /// How the background picture is made and fitted.
@@ -222,9 +224,14 @@ const COORD: std::ops::RangeInclusive<i64> = -65536..=65536;
 impl Scene {
     /// Reads and validates a scene file. Relative paths in it are relative to its folder.
     pub fn load(path: &Path) -> Result<Scene> {
-        let bytes = read_limited(path, MAX_SCENE_BYTES, "scene files")
-            .map_err(|source| Error::SceneUnreadable { path: path.to_path_buf(), source })?;
-        Scene::from_bytes(bytes, path)
+        Scene::from_bytes(Scene::read_file(path)?, path)
+    }
+
+    /// A scene file's bytes, at most [`MAX_SCENE_BYTES`] of them whatever the file is (to check
+    /// what parsing them takes before [`Scene::from_bytes`]).
+    pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+        read_limited(path, MAX_SCENE_BYTES, "scene files")
+            .map_err(|source| Error::SceneUnreadable { path: path.to_path_buf(), source })
     }
 
     /// Validates scene bytes, which must be UTF-8 text. `file` names it in messages; its folder
@@ -280,10 +287,10 @@ impl Scene {
         let looping = opt(video.as_ref(), "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
         let water = water::read_water(water.as_ref())?;
 
-        let stones = stones.iter().map(|t| events::read_stone(t, fps, width, height)).collect::<Result<_>>()?;
-        let swipes = swipes.iter().map(|t| events::read_swipe(t, fps)).collect::<Result<_>>()?;
+        let stones = read_all(&stones, |t| events::read_stone(t, fps, width, height))?;
+        let swipes = read_all(&swipes, |t| events::read_swipe(t, fps))?;
         let rain = rain.as_ref().map(|t| events::read_rain(t, fps)).transpose()?;
-        let damping = damping.iter().map(|t| events::read_damping(t, fps)).collect::<Result<_>>()?;
+        let damping = read_all(&damping, |t| events::read_damping(t, fps))?;
 
         Ok(Scene {
             file: file.to_path_buf(),
@@ -301,6 +308,7 @@ impl Scene {
             damping,
             fps_site,
             source_hash: xxhash_rust::xxh3::xxh3_64(src.as_bytes()),
+            source_bytes: src.len() as u64,
         })
     }
 
@@ -349,6 +357,16 @@ pub fn read_limited(path: &Path, limit: u64, what: &str) -> std::io::Result<Vec<
         return Err(too_large(format!("more than {limit}")));
     }
     Ok(bytes)
+}
+
+/// Reads each of `items` into a list of exactly their number (a scene may hold a great many,
+/// and the memory budget counts them at their size).
+pub(crate) fn read_all<I, T>(items: &[I], read: impl Fn(&I) -> Result<T>) -> Result<Vec<T>> {
+    let mut all = Vec::with_capacity(items.len());
+    for item in items {
+        all.push(read(item)?);
+    }
+    Ok(all)
 }
 
 /// The frame a time belongs to: `floor(t·fps + 0.5)` in f64 (2.5 rounds up to 3). Times too
