@@ -177,6 +177,9 @@ pub struct Diagnostic {
     pub underline: usize,
     /// A suggestion such as "did you mean `radius`?".
     pub hint: Option<String>,
+    /// Whether the text is a `--set KEY=VALUE` override from the command line, not a line of
+    /// the file.
+    pub from_set: bool,
 }
 
 impl Diagnostic {
@@ -190,7 +193,22 @@ impl Diagnostic {
         let column = source[line_start..start].chars().count() + 1;
         let source_line = source[line_start..line_end].trim_end_matches('\r').to_string();
         let underline = source[start..end.min(line_end).max(start)].chars().count().max(1);
-        Diagnostic { file: file.to_path_buf(), line, column, message, source_line, underline, hint: None }
+        Diagnostic {
+            file: file.to_path_buf(),
+            line,
+            column,
+            message,
+            source_line,
+            underline,
+            hint: None,
+            from_set: false,
+        }
+    }
+
+    /// Builds a diagnostic for the byte range `span` of a `--set` override's text.
+    pub fn for_override(text: &str, span: std::ops::Range<usize>, message: String) -> Self {
+        let diagnostic = Diagnostic::at(std::path::Path::new("--set"), text, span, message);
+        Diagnostic { from_set: true, ..diagnostic }
     }
 
     pub(crate) fn with_hint(mut self, hint: Option<String>) -> Self {
@@ -208,8 +226,12 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)?;
-        let number = self.line.to_string();
+        if self.from_set {
+            writeln!(f, "--set {}: {}", self.source_line, self.message)?;
+        } else {
+            writeln!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)?;
+        }
+        let number = if self.from_set { "--set".to_string() } else { self.line.to_string() };
         let pad = " ".repeat(number.len());
         // Control characters (a NUL byte, say) would garble a terminal: show them as `?`.
         let shown: String =

@@ -88,6 +88,11 @@ struct Cli {
     /// stage (simulate_s, refract_s, encode_s, write_s, total_s).
     #[arg(long)]
     stats: bool,
+
+    /// Override a scene key, validated like the file (repeatable): --set water.refraction=0.4
+    /// --set 'stone[0].x=10'. A value that is not TOML is taken as a string (--set water.model=spring).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -112,6 +117,9 @@ enum Command {
         /// Refuse a timeline estimated to need more memory than SIZE (its swipe paths).
         #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = memory_size)]
         max_memory: u64,
+        /// Override a scene key, validated like the file (repeatable): --set video.fps=50.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
 }
 
@@ -200,8 +208,9 @@ fn report(e: &Error) -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Some(Command::Plan { scene, json, events, max_memory }) => {
+        Some(Command::Plan { scene, json, events, max_memory, set }) => {
             let detail = if events { Detail::Events } else { Detail::Summary };
+            let scene = load_scene(&scene, &set, max_memory)?;
             plan(&scene, json, detail, max_memory).map(|()| ExitCode::SUCCESS)
         }
         Some(Command::Diff(args)) => diff::run(&args),
@@ -225,6 +234,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 stats: cli.stats,
                 max_memory: cli.max_memory,
                 indexed_png: cli.indexed_png,
+                overrides: &cli.set,
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }
@@ -233,24 +243,25 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
 
 /// Reads a scene within the memory budget: a file whose parsing alone would take more is
 /// refused before it is parsed.
-pub(crate) fn load_scene(path: &Path, max_memory: u64) -> Result<Scene, Error> {
+/// `overrides` are the `--set KEY=VALUE` arguments.
+pub(crate) fn load_scene(path: &Path, overrides: &[String], max_memory: u64) -> Result<Scene, Error> {
     let bytes = Scene::read_file(path)?;
-    ripple_render::budget::Estimate::for_scene_text(bytes.len() as u64).check(max_memory)?;
-    Scene::from_bytes(bytes, path)
+    let text = bytes.len() + overrides.iter().map(String::len).sum::<usize>();
+    ripple_render::budget::Estimate::for_scene_text(text as u64).check(max_memory)?;
+    Scene::from_bytes_with(bytes, path, overrides)
 }
 
-fn plan(path: &Path, json: bool, detail: Detail, max_memory: u64) -> Result<(), Error> {
-    let scene = load_scene(path, max_memory)?;
+fn plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64) -> Result<(), Error> {
     // What the render would refuse, plan refuses too: the background is checked from its header
     // (without decoding the pixels), so a plan can gate CI.
-    ripple_render::background::image_header(&scene)?;
-    ripple_render::budget::Estimate::for_timeline(&scene).check(max_memory)?;
+    ripple_render::background::image_header(scene)?;
+    ripple_render::budget::Estimate::for_timeline(scene).check(max_memory)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if json {
-        ripple_render::plan::write_json(&scene, &mut out)
+        ripple_render::plan::write_json(scene, &mut out)
     } else {
-        ripple_render::plan::write_text(&scene, detail, &mut out)
+        ripple_render::plan::write_text(scene, detail, &mut out)
     };
     match written.and_then(|()| out.flush()) {
         // A reader that stopped early (`| head`) is not an error.

@@ -27,11 +27,12 @@ pub struct Request<'a> {
     pub stats: bool,
     pub max_memory: u64,
     pub indexed_png: bool,
+    pub overrides: &'a [String],
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let started = Instant::now();
-    let scene = super::load_scene(request.scene, request.max_memory)?;
+    let scene = super::load_scene(request.scene, request.overrides, request.max_memory)?;
     let format = request.output.map(|o| output::detect_format(o, request.format)).transpose()?;
     if format == Some(Format::Gif) {
         scene.check_gif_fps()?;

@@ -5,12 +5,11 @@ use std::path::Path;
 
 use super::toml_reader::{Document, Table};
 use super::{BackgroundSpec, Pattern, opt};
-use crate::error::{Diagnostic, Result};
+use crate::error::Result;
 use crate::picture::Fit;
 
 pub(super) fn read_background(doc: &Document<'_>, t: Option<&Table<'_, '_>>, base: &Path) -> Result<BackgroundSpec> {
-    let image_site = opt(t, "image")
-        .map(|v| Diagnostic::at(doc.file, doc.src, v.span.clone(), format!("{} = {}", v.path, v.text())));
+    let image_site = opt(t, "image").map(|v| doc.diagnostic(v.span.clone(), format!("{} = {}", v.path, v.text())));
     let image = match opt(t, "image") {
         Some(v) => {
             let s = v.string("the path of an image file")?;

@@ -6,6 +6,7 @@
 
 mod background;
 mod events;
+mod overrides;
 mod toml_reader;
 mod video;
 mod water;
@@ -237,6 +238,11 @@ impl Scene {
     /// Validates scene bytes, which must be UTF-8 text. `file` names it in messages; its folder
     /// anchors relative paths.
     pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<Scene> {
+        Scene::from_bytes_with(bytes, path, &[])
+    }
+
+    /// [`Scene::from_bytes`] with `--set` overrides (see [`Scene::from_toml_str_with`]).
+    pub fn from_bytes_with(bytes: Vec<u8>, path: &Path, overrides: &[String]) -> Result<Scene> {
         let src = match String::from_utf8(bytes) {
             Ok(s) => s,
             Err(e) => {
@@ -247,18 +253,29 @@ impl Scene {
                 return Err(Error::Scene(Box::new(Diagnostic::at(path, &lossy, prefix..prefix + 1, message))));
             }
         };
-        Scene::from_toml_str(&src, path)
+        Scene::from_toml_str_with(&src, path, overrides)
     }
 
     /// Validates scene text. `file` names it in messages; its folder anchors relative paths.
     pub fn from_toml_str(src: &str, file: &Path) -> Result<Scene> {
+        Scene::from_toml_str_with(src, file, &[])
+    }
+
+    /// [`Scene::from_toml_str`] with `--set KEY=VALUE` overrides (`water.refraction=0.4`,
+    /// `stone[0].x=10`), each validated like the file and named in messages. The scene's hash
+    /// (provenance) is of the text and its overrides.
+    pub fn from_toml_str_with(src: &str, file: &Path, overrides: &[String]) -> Result<Scene> {
         // A byte-order mark is not part of the text: without it, columns count from the first key.
         let src = src.strip_prefix('\u{feff}').unwrap_or(src);
-        let doc = Document { file, src };
+        let placed = overrides::Override::place(src.len(), overrides);
+        let doc = Document { file, src, overrides: &placed };
         if let Some(at) = src.find('\0') {
             return Err(doc.error(at..at + 1, "the scene contains a NUL byte".into()));
         }
-        let root = doc.parse()?;
+        let mut root = doc.parse()?;
+        for o in &placed {
+            overrides::apply(&doc, root.get_mut(), o)?;
+        }
         let top = doc.table(String::new(), 0..0, root.get_ref(), TOP_KEYS)?;
         let section = |key: &str, allowed: &[&str]| -> Result<Option<Table<'_, '_>>> {
             top.get(key).map(|v| v.table(allowed, &format!("a table, written [{key}]"))).transpose()
@@ -282,7 +299,7 @@ impl Scene {
             Some(v) => v.int(1..=100)?,
             None => 25,
         } as u32;
-        let fps_site = opt(video.as_ref(), "fps").map(|v| Diagnostic::at(file, src, v.span, String::new()));
+        let fps_site = opt(video.as_ref(), "fps").map(|v| doc.diagnostic(v.span, String::new()));
         let (first_frame, frames) = video::read_length(&doc, video.as_ref(), fps)?;
         let looping = opt(video.as_ref(), "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
         let water = water::read_water(water.as_ref())?;
@@ -307,8 +324,8 @@ impl Scene {
             rain,
             damping,
             fps_site,
-            source_hash: xxhash_rust::xxh3::xxh3_64(src.as_bytes()),
-            source_bytes: src.len() as u64,
+            source_hash: source_hash(src, overrides),
+            source_bytes: (src.len() + overrides.iter().map(String::len).sum::<usize>()) as u64,
         })
     }
 
@@ -357,6 +374,17 @@ pub fn read_limited(path: &Path, limit: u64, what: &str) -> std::io::Result<Vec<
         return Err(too_large(format!("more than {limit}")));
     }
     Ok(bytes)
+}
+
+/// XXH3-64 of the scene text, followed by each override (none: the text's own hash, as always).
+fn source_hash(src: &str, overrides: &[String]) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(src.as_bytes());
+    for o in overrides {
+        hasher.update(b"\n--set ");
+        hasher.update(o.as_bytes());
+    }
+    hasher.digest()
 }
 
 /// Reads each of `items` into a list of exactly their number (a scene may hold a great many,

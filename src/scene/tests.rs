@@ -321,3 +321,29 @@ fn background_keys() {
     .unwrap();
     assert_eq!(s.background.image, Some(PathBuf::from("dir/pics/a.png")));
 }
+
+fn with_set(src: &str, overrides: &[&str]) -> Result<Scene> {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    Scene::from_toml_str_with(src, Path::new("scene.toml"), &overrides)
+}
+
+#[test]
+fn overrides_replace_add_and_point_into_themselves() {
+    let src = "[video]\nframes = 2\n[[swipe]]\nfrom = 0\nuntil = 1\npath = [[0, 0]]\n";
+    let s = with_set(src, &["swipe[0].path = [[1, 2], [3, 4]]", "water.refraction= 0.5", "video.loop=false"]).unwrap();
+    assert_eq!(s.swipes[0].path, vec![[1, 2], [3, 4]]);
+    assert_eq!((s.water.refraction_q8, s.looping), (128, false));
+    // The last of two overrides of one key wins.
+    assert_eq!(with_set(src, &["video.frames=3", "video.frames=4"]).unwrap().frames, 4);
+    // An error deep inside an override's value points at it, column by column.
+    let Err(Error::Scene(d)) = with_set(src, &["swipe[0].path=[[1, \"a\"]]"]) else { panic!() };
+    assert!(d.from_set);
+    assert_eq!(d.source_line, "swipe[0].path=[[1, \"a\"]]");
+    assert_eq!((d.column, d.underline), (20, 3));
+    assert_eq!(d.message, "swipe[0].path[0][1] = \"a\" is a string: expected an integer in -65536..=65536");
+    // Overrides change the scene's hash; none leave it as the text's own.
+    let plain = parse(src).unwrap();
+    assert_eq!(plain.source_hash, xxhash_rust::xxh3::xxh3_64(src.as_bytes()));
+    assert_eq!(with_set(src, &[]).unwrap().source_hash, plain.source_hash);
+    assert_ne!(with_set(src, &["video.frames=2"]).unwrap().source_hash, plain.source_hash);
+}

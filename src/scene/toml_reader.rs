@@ -7,17 +7,47 @@ use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use super::overrides::Override;
 use crate::error::{Diagnostic, Error, Result};
 
-/// A scene document being read: the source text for diagnostics and the parsed tree.
+/// A scene document being read: the source text for diagnostics and the parsed tree, and the
+/// `--set` overrides spliced into it, whose spans lie past the end of the text.
 pub(crate) struct Document<'s> {
     pub file: &'s Path,
     pub src: &'s str,
+    pub overrides: &'s [Override],
 }
 
 impl<'s> Document<'s> {
+    /// The override a span lies in, if it lies past the scene's text.
+    fn override_of(&self, span: &Range<usize>) -> Option<&'s Override> {
+        if span.start <= self.src.len() {
+            return None;
+        }
+        self.overrides.iter().rev().find(|o| span.start >= o.base)
+    }
+
+    /// A diagnostic at `span`, in the file or in an override.
+    pub fn diagnostic(&self, span: Range<usize>, message: String) -> Diagnostic {
+        match self.override_of(&span) {
+            Some(o) => {
+                let local = span.start - o.base..span.end.saturating_sub(o.base).max(span.start - o.base);
+                Diagnostic::for_override(&o.text, local, message)
+            }
+            None => Diagnostic::at(self.file, self.src, span, message),
+        }
+    }
+
+    /// The text at `span`, in the file or in an override.
+    pub fn slice(&self, span: Range<usize>) -> &'s str {
+        match self.override_of(&span) {
+            Some(o) => o.text.get(span.start - o.base..span.end.saturating_sub(o.base)).unwrap_or(""),
+            None => self.src.get(span).unwrap_or(""),
+        }
+    }
+
     pub fn error(&self, span: Range<usize>, message: String) -> Error {
-        Error::Scene(Box::new(Diagnostic::at(self.file, self.src, span, message)))
+        Error::Scene(Box::new(self.diagnostic(span, message)))
     }
 
     pub fn parse(&self) -> Result<Spanned<DeTable<'s>>> {
@@ -52,7 +82,7 @@ impl<'s> Document<'s> {
                     format!("unknown key `{full}`: allowed keys in {header} are {listed}")
                 };
                 let hint = closest(name, allowed).map(|s| format!("did you mean `{s}`?"));
-                let diagnostic = Diagnostic::at(self.file, self.src, key.span(), message).with_hint(hint);
+                let diagnostic = self.diagnostic(key.span(), message).with_hint(hint);
                 return Err(Error::Scene(Box::new(diagnostic)));
             }
         }
@@ -101,7 +131,7 @@ pub(crate) struct Value<'t, 's> {
 impl<'t, 's> Value<'t, 's> {
     /// The value as written in the file (shortened when long), for messages.
     pub fn text(&self) -> String {
-        let raw = self.doc.src.get(self.span.clone()).unwrap_or("").trim();
+        let raw = self.doc.slice(self.span.clone()).trim();
         let one_line = raw.lines().next().unwrap_or("");
         if one_line.chars().count() > 40 || one_line.len() < raw.len() {
             let head: String = one_line.chars().take(40).collect();
@@ -132,7 +162,10 @@ impl<'t, 's> Value<'t, 's> {
     /// Whether this value is a table header line (`[video]`, `[[stone]]`) rather than a value
     /// after `key =`: nothing but blanks stands before it on its line.
     fn is_header(&self) -> bool {
-        let before = &self.doc.src[..self.span.start.min(self.doc.src.len())];
+        if self.span.start > self.doc.src.len() {
+            return false;
+        }
+        let before = &self.doc.src[..self.span.start];
         let line = before.rsplit('\n').next().unwrap_or("");
         matches!(self.value, DeValue::Table(_) | DeValue::Array(_)) && line.trim().is_empty()
     }

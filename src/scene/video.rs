@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use super::toml_reader::{Document, Table, Value};
 use super::{BackgroundSpec, DEFAULT_SIZE, MAX_AREA, MAX_FRAMES, MAX_SIDE, MAX_START_FRAME, frame_of, opt};
-use crate::error::{Diagnostic, Error, Result};
+use crate::error::{Error, Result};
 
 pub(super) fn read_canvas(
     doc: &Document<'_>,
@@ -100,7 +100,7 @@ pub(super) fn read_length(doc: &Document<'_>, video: Option<&Table<'_, '_>>, fps
             let message = "missing video length: give video.duration (seconds) or video.frames".to_string();
             let span = video.map_or(0..0, |t| t.span.clone());
             let hint = Some("add `duration = 4.0` under [video]".to_string());
-            let diagnostic = Diagnostic::at(doc.file, doc.src, span, message).with_hint(hint);
+            let diagnostic = doc.diagnostic(span, message).with_hint(hint);
             return Err(Error::Scene(Box::new(diagnostic)));
         }
         (Some(d), None) => {

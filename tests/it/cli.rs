@@ -423,6 +423,71 @@ fn plan_refuses_what_the_render_refuses() {
 }
 
 #[test]
+fn set_overrides_a_key_as_if_the_file_said_so() {
+    let dir = scene_dir("set", SMALL);
+    // The override renders what an edited file renders.
+    let run = ripple(&["scene.toml", "-o", "set.gif", "--set", "stone[0].x=3", "--set", "video.fps=10", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::write(dir.join("edited.toml"), SMALL.replace("x = 12", "x = 3").replace("fps = 30", "fps = 10")).unwrap();
+    assert_eq!(ripple(&["edited.toml", "-o", "edited.gif", "-q"], &dir).code, 0);
+    let set = decode_gif(&std::fs::read(dir.join("set.gif")).unwrap());
+    let edited = decode_gif(&std::fs::read(dir.join("edited.gif")).unwrap());
+    assert_eq!((set.frames, set.delays), (edited.frames, edited.delays));
+    // A key the file lacks, in a table it lacks, is added.
+    let run = ripple(
+        &["plan", "scene.toml", "--json", "--set", "water.model=spring", "--set", "rain.drops_per_second=30"],
+        &dir,
+    );
+    let plan: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(plan["model"], "spring");
+    assert!(plan["events"].as_array().unwrap().iter().any(|e| e["source"] == "rain"));
+    // Provenance hashes the scene as overridden.
+    let comment = |name: &str| {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        ripple_render::provenance::gif_comments(&bytes).join("")
+    };
+    assert_ne!(comment("set.gif"), comment("edited.gif"));
+    assert_eq!(ripple(&["scene.toml", "-o", "plain.gif", "-q"], &dir).code, 0);
+    assert_ne!(comment("set.gif"), comment("plain.gif"));
+}
+
+#[test]
+fn a_bad_override_is_refused_like_a_bad_file_naming_the_override() {
+    let dir = scene_dir("set-bad", SMALL);
+    for (set, first_line) in [
+        (
+            "water.refraction=40",
+            "error: --set water.refraction=40: water.refraction = 40 is out of range: allowed 0..=16",
+        ),
+        (
+            "stone[0].x=100",
+            "error: --set stone[0].x=100: stone[0].x = 100 is off the canvas: allowed 0..=23 (canvas 24×16)",
+        ),
+        ("stone[1].x=1", "error: --set stone[1].x=1: there is no stone[1]: the scene has one, stone[0]"),
+        ("stone.x=1", "error: --set stone.x=1: stone is a list of [[stone]] tables: say which, as stone[0]"),
+        ("video.fsp=10", "error: --set video.fsp=10: unknown key `video.fsp`: allowed keys in [video] are "),
+        (
+            "water.model=sprung",
+            "error: --set water.model=sprung: water.model = sprung is not allowed: expected \"classic\" or \"spring\"",
+        ),
+        ("video.fps=fast", "error: --set video.fps=fast: video.fps = fast is a string: expected an integer in 1..=100"),
+        ("refraction", "error: --set refraction: is not KEY=VALUE"),
+        ("stone[x].y=1", "error: --set stone[x].y=1: `stone[x]` is not a step of a key path"),
+    ] {
+        for command in [vec!["scene.toml", "-o", "out.gif", "--set", set], vec!["plan", "scene.toml", "--set", set]] {
+            let run = ripple(&command, &dir);
+            assert_eq!(run.code, 2, "{set}: {}", run.stderr);
+            assert!(run.stderr.starts_with(first_line), "{set}:\n{}", run.stderr);
+            // The override is shown with a caret under what is wrong.
+            assert!(run.stderr.contains(&format!("--set | {set}\n")), "{set}:\n{}", run.stderr);
+            assert!(!dir.join("out.gif").exists());
+        }
+    }
+    let run = ripple(&["scene.toml", "-o", "out.gif", "--set", "video.fsp=10"], &dir);
+    assert!(run.stderr.contains("hint: did you mean `fps`?"), "{}", run.stderr);
+}
+
+#[test]
 fn plan_lists_pre_roll_and_damping_in_order() {
     let body = "[video]\nfps = 10\nframes = 3\nstart = 0.5\n[[stone]]\nat = 0.7\nx = 5\ny = 5\n\
                 [[stone]]\nat = 0.2\nx = 6\ny = 6\n[[stone]]\nat = 0.8\nx = 7\ny = 7\n\
