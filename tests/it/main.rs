@@ -10,6 +10,7 @@ mod images;
 mod kill;
 mod outputs;
 mod properties;
+mod readme;
 mod streams;
 mod support;
 
