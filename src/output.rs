@@ -38,10 +38,12 @@ pub fn detect_format(path: &Path, explicit: Option<Format>) -> Result<Format> {
     }
 }
 
-/// When `path` is an existing folder written as a PNG sequence although its name says another
-/// format (`anim.gif/`), that format's name, for a warning.
+/// When `path` is a folder (an existing one, or one named with a final `/`) written as a PNG
+/// sequence although its name says another format (`anim.gif/`), that format's name, for a
+/// warning.
 pub fn folder_named_as_file(path: &Path, format: Format) -> Option<&'static str> {
-    if format != Format::PngSequence || !path.is_dir() {
+    let ends_in_separator = path.as_os_str().to_string_lossy().ends_with(std::path::MAIN_SEPARATOR);
+    if format != Format::PngSequence || !(path.is_dir() || ends_in_separator) {
         return None;
     }
     let extension = path.extension()?.to_string_lossy().to_ascii_lowercase();
@@ -78,6 +80,8 @@ pub struct Staged {
     unnamed: bool,
     /// The target is a device or a pipe, written in place: nothing to stage, nothing to rename.
     stream: bool,
+    /// What may be replaced, checked again when the output is moved into place.
+    policy: Policy,
     committed: bool,
 }
 
@@ -126,6 +130,29 @@ pub fn follow_links(path: &Path) -> PathBuf {
         };
     }
     path
+}
+
+/// Whether `path` names one of this process's open descriptors (`/dev/stdout`, `/dev/fd/3`,
+/// `/proc/self/fd/1`), directly or through links: the caller's stream, whatever it is, to be
+/// written in place (a shell's `> file` has already made the file).
+fn names_a_descriptor(path: &Path) -> bool {
+    let is_descriptor = |p: &Path| {
+        p.starts_with("/proc/self/fd")
+            || p.starts_with("/dev/fd")
+            || ["/dev/stdout", "/dev/stderr"].iter().any(|d| p == Path::new(d))
+    };
+    let mut path = strip_trailing_separator(path);
+    for _ in 0..40 {
+        if is_descriptor(&path) {
+            return true;
+        }
+        let Ok(link) = fs::read_link(&path) else { return false };
+        path = match path.parent() {
+            Some(parent) if link.is_relative() => parent.join(link),
+            _ => link,
+        };
+    }
+    false
 }
 
 /// Which file a path names, for telling whether two paths are one: its folder canonicalized and
@@ -335,6 +362,9 @@ impl Staged {
         let folder = !matches!(policy, Policy::File { .. });
         let what = if policy == Policy::Report { "report folder" } else { "output" };
         let given = strip_trailing_separator(target);
+        if !folder && names_a_descriptor(&given) {
+            return Staged::stream(&given, &given);
+        }
         let mut target = follow_links(&given);
         if target.file_name().is_none() {
             // `.` or `..`: the folder they name.
@@ -393,6 +423,7 @@ impl Staged {
             file: None,
             unnamed: false,
             stream: false,
+            policy,
             committed: false,
         };
         let mut pending = pending();
@@ -412,7 +443,10 @@ impl Staged {
 
     /// A device or pipe, opened for writing as it is (never replaced).
     fn stream(given: &Path, target: &Path) -> Result<Staged> {
-        let file = fs::OpenOptions::new().write(true).open(target).map_err(|source| {
+        // A regular file behind a descriptor (`> out.gif`) starts empty; a device or pipe cannot
+        // be truncated and is not.
+        let regular = fs::metadata(target).is_ok_and(|m| m.is_file());
+        let file = fs::OpenOptions::new().write(true).truncate(regular).open(target).map_err(|source| {
             usage(format!("cannot open {} for writing: {}", given.display(), crate::error::os_reason(&source)), None)
         })?;
         if std::io::IsTerminal::is_terminal(&file) {
@@ -428,6 +462,7 @@ impl Staged {
             file: Some(file),
             unnamed: false,
             stream: true,
+            policy: Policy::File { force: true },
             committed: false,
         })
     }
@@ -457,15 +492,28 @@ impl Staged {
             return Ok(());
         }
         let target = self.resolved.clone();
+        // What appeared at the target while rendering (another program, another run) is judged
+        // as at the start: replaced only if the policy allows.
+        if let Ok(meta) = fs::metadata(&target) {
+            check_replace(&self.target, &target, &meta, self.policy).map_err(|e| match e {
+                Error::Output { message, hint } => {
+                    Error::Output { message: format!("{message} (it appeared while rendering)"), hint }
+                }
+                other => other,
+            })?;
+        }
+        let replace = !matches!(self.policy, Policy::File { force: false });
         // The temporary is renamed and forgotten in one step for anyone removing temporaries.
         let mut pending = pending();
         pending.retain(|p| *p != self.temp);
         if let Some(file) = self.file.take() {
             file.sync_all().map_err(io)?;
             if self.unnamed {
-                link_unnamed(&file, &self.temp, &target).map_err(io)?;
-            } else {
+                link_unnamed(&file, &self.temp, &target, replace).map_err(io)?;
+            } else if replace {
                 fs::rename(&self.temp, &target).map_err(io)?;
+            } else {
+                rename_no_replace(&self.temp, &target).map_err(io)?;
             }
         } else if !target.exists() || fs::remove_dir(&target).is_ok() {
             // Nothing there, or an empty folder (just removed): a plain rename.
@@ -582,14 +630,14 @@ fn unnamed_file(_dir: &Path) -> Option<fs::File> {
 /// Gives the unnamed `file` the name `target`: linked straight in when there is nothing there,
 /// else linked as `temp` and renamed over the old file, which is atomic.
 #[cfg(target_os = "linux")]
-fn link_unnamed(file: &fs::File, temp: &Path, target: &Path) -> std::io::Result<()> {
+fn link_unnamed(file: &fs::File, temp: &Path, target: &Path, replace: bool) -> std::io::Result<()> {
     use rustix::fs::{AtFlags, CWD};
     use std::os::fd::AsRawFd;
     let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
     let link = |to: &Path| rustix::fs::linkat(CWD, proc_path.as_str(), CWD, to, AtFlags::SYMLINK_FOLLOW);
     match link(target) {
         Ok(()) => Ok(()),
-        Err(rustix::io::Errno::EXIST) => {
+        Err(rustix::io::Errno::EXIST) if replace => {
             remove_any(temp);
             link(temp)?;
             fs::rename(temp, target).inspect_err(|_| remove_any(temp))
@@ -599,8 +647,25 @@ fn link_unnamed(file: &fs::File, temp: &Path, target: &Path) -> std::io::Result<
 }
 
 #[cfg(not(target_os = "linux"))]
-fn link_unnamed(_file: &fs::File, _temp: &Path, _target: &Path) -> std::io::Result<()> {
+fn link_unnamed(_file: &fs::File, _temp: &Path, _target: &Path, _replace: bool) -> std::io::Result<()> {
     Err(std::io::Error::other("unnamed temporary files need Linux"))
+}
+
+/// Renames `temp` to `target` unless something is there by then (Linux: in one step; elsewhere
+/// checked just before).
+fn rename_no_replace(temp: &Path, target: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags};
+        match rustix::fs::renameat_with(CWD, temp, CWD, target, RenameFlags::NOREPLACE) {
+            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {}
+            other => return other.map_err(Into::into),
+        }
+    }
+    if fs::symlink_metadata(target).is_ok() {
+        return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+    }
+    fs::rename(temp, target)
 }
 
 /// Puts the folder `temp` in the place of the existing `target` (a non-empty folder, or a file).

@@ -47,9 +47,9 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     if let (Some(path), Some(format)) = (request.output, format) {
         outputs.push((path, format.is_folder(), "output"));
         if let Some(named) = output::folder_named_as_file(path, format) {
+            let why = if path.is_dir() { "an existing folder" } else { "a folder (it ends in /)" };
             super::warn(&format!(
-                "{} is an existing folder, so the frames are written into it as a PNG sequence, although its \
-                 name says {named}",
+                "{} is {why}, so the frames are written into it as a PNG sequence, although its name says {named}",
                 path.display()
             ));
         }

@@ -32,7 +32,8 @@ pub(super) fn read_canvas(
             Some(n) => Err(Error::Background {
                 path: bg.image.clone().unwrap_or_default(),
                 reason: format!(
-                    "its {key} of {n} pixels cannot be the canvas {key} (allowed 3..={MAX_SIDE}); set video.{key} in the scene"
+                    "its {key} of {n} pixel{} cannot be the canvas {key} (allowed 3..={MAX_SIDE}); set video.{key} in the scene",
+                    if n == 1 { "" } else { "s" }
                 ),
             }),
             None => Ok(i64::from(fallback)),

@@ -163,3 +163,48 @@ fn a_name_at_the_length_limit_is_written() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(temporaries(&dir).is_empty());
 }
+
+#[test]
+fn an_output_that_appears_while_rendering_is_not_replaced_without_force() {
+    use std::io::Read;
+    let body = "[video]\nwidth = 320\nheight = 240\nframes = 40\n[background]\npattern = \"tiles\"\n\
+                [rain]\ndrops_per_second = 200\n";
+    let dir = scene_dir("appears", body);
+    assert!(std::process::Command::new("mkfifo").arg(dir.join("pipe")).status().unwrap().success());
+    for force in [false, true] {
+        let _ = std::fs::remove_file(dir.join("hashes.txt"));
+        let mut args = vec!["scene.toml", "-o", "pipe", "--format", "gif", "--hashes", "hashes.txt", "-q"];
+        if force {
+            args.push("-f");
+        }
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+            .args(&args)
+            .current_dir(&dir)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The render writes its GIF into the pipe and stops when the pipe is full (the GIF is
+        // far larger than a pipe's 64 KiB): the manifest is begun but not finished.
+        let mut pipe = std::fs::File::open(dir.join("pipe")).unwrap();
+        let mut head = [0u8; 6];
+        pipe.read_exact(&mut head).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        std::fs::write(dir.join("hashes.txt"), b"someone else's").unwrap();
+        let mut rest = Vec::new();
+        pipe.read_to_end(&mut rest).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if force {
+            assert_eq!(out.status.code(), Some(0), "{stderr}");
+            assert!(std::fs::read_to_string(dir.join("hashes.txt")).unwrap().starts_with("# ripple-render"));
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{stderr}");
+            assert!(
+                stderr.starts_with("error: the output file hashes.txt already exists (it appeared while rendering)"),
+                "{stderr}"
+            );
+            assert_eq!(std::fs::read(dir.join("hashes.txt")).unwrap(), b"someone else's");
+        }
+        assert!(temporaries(&dir).is_empty());
+    }
+}
