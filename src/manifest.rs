@@ -167,6 +167,9 @@ pub fn parse(text: &str) -> std::result::Result<Manifest, String> {
         if index.parse::<usize>().ok() != Some(frames.len()) {
             return Err(at(&format!("expected frame {}", frames.len())));
         }
+        if frames.len() as u64 == crate::scene::MAX_FRAMES {
+            return Err(format!("it has more than {} frames", crate::scene::MAX_FRAMES));
+        }
         let hash = u64::from_str_radix(hash, 16).map_err(|_| at("bad hash"))?;
         let delay = delay.parse().map_err(|_| at("bad delay"))?;
         frames.push((hash, delay));
@@ -196,6 +199,12 @@ mod tests {
         assert_eq!(parse(&format!("{head}0001 aa 3\n")).unwrap_err(), "line 3: expected frame 0: `0001 aa 3`");
         assert_eq!(parse(&format!("{head}0000 zz 3\n")).unwrap_err(), "line 3: bad hash: `0000 zz 3`");
         assert!(parse("# ripple-render frame hashes v1\n0000 aa 3\n").is_err());
+        // No more frames than a render can have.
+        let mut long = head.to_string();
+        for i in 0..=crate::scene::MAX_FRAMES {
+            long += &format!("{i} 0 4\n");
+        }
+        assert_eq!(parse(&long).unwrap_err(), "it has more than 1000000 frames");
     }
 
     #[test]
