@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::cli_support::{ripple, scene_dir};
-use crate::support::{read_png, root, write_png};
+use crate::support::{flip_channel, names, read_png, root, write_png};
 
 /// 24×16, 7 frames at 30 fps, one stone: small and fast, with a one-colour (exact) palette.
 const SCENE: &str =
@@ -54,9 +54,7 @@ fn one_changed_pixel_is_found_and_named() {
     render(&dir, &["-o", "a/"]);
     render(&dir, &["-o", "b/"]);
     let frame = dir.join("b/frame_0004.png");
-    let (w, h, mut rgb) = read_png(&frame);
-    rgb[(3 * w + 5) * 3] ^= 0x10; // 16 levels of red at (5, 3)
-    write_png(&frame, w, h, &rgb);
+    flip_channel(&frame, (5, 3, 0), 0x10); // 16 levels of red at (5, 3)
 
     let run = ripple(&["diff", "a", "b"], &dir);
     assert_eq!(run.code, 1);
@@ -123,9 +121,7 @@ fn report_pictures_are_labelled() {
     render(&dir, &["-o", "b/"]);
     for i in 2..5 {
         let frame = dir.join(format!("b/frame_{i:04}.png"));
-        let (w, h, mut rgb) = read_png(&frame);
-        rgb[(8 * w + 12) * 3 + 1] ^= 0x80;
-        write_png(&frame, w, h, &rgb);
+        flip_channel(&frame, (12, 8, 1), 0x80);
     }
     assert_eq!(ripple(&["diff", "a", "b", "--out", "report", "-q"], &dir).code, 1);
     // Text on the panel: the title row, the names row above the pictures, the legend below.
@@ -145,19 +141,13 @@ fn a_report_folder_holds_exactly_one_report() {
     render(&dir, &["-o", "a/"]);
     render(&dir, &["-o", "b/"]);
     let frame = dir.join("b/frame_0003.png");
-    let (w, h, mut rgb) = read_png(&frame);
-    rgb[0] ^= 0x40;
-    write_png(&frame, w, h, &rgb);
+    flip_channel(&frame, (0, 0, 0), 0x40);
     assert_eq!(ripple(&["diff", "a", "b", "--out", "report", "-q"], &dir).code, 1);
     assert!(dir.join("report/frame_0003.png").exists());
     // The next run's report replaces the last one whole: a "same" report leaves no panels behind.
     let run = ripple(&["diff", "a", "a", "--out", "report"], &dir);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let left: Vec<String> = std::fs::read_dir(dir.join("report"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(left, vec!["report.json".to_string()]);
+    assert_eq!(names(&dir.join("report")), ["report.json"]);
     assert!(crate::cli::temporaries(&dir).is_empty());
     // A folder with anything else in it is not a report's to replace.
     std::fs::write(dir.join("report/notes.txt"), b"mine").unwrap();
@@ -303,9 +293,7 @@ fn manifests_stand_in_for_renders() {
     }
     // A changed pixel changes the hash; the manifest cannot say by how much.
     let frame = dir.join("frames/frame_0002.png");
-    let (w, h, mut rgb) = read_png(&frame);
-    rgb[0] ^= 1;
-    write_png(&frame, w, h, &rgb);
+    flip_channel(&frame, (0, 0, 0), 1);
     let run = ripple(&["diff", "only.txt", "frames", "--tolerance", "5"], &dir);
     assert_eq!(run.code, 1);
     assert!(run.stdout.contains("  frame 2: pixel hashes differ\n"), "{}", run.stdout);
@@ -400,9 +388,7 @@ fn a_gif_against_exact_frames_suggests_the_tolerance_its_palette_needs() {
     render(&dir, &["-o", "x.gif"]);
     render(&dir, &["-o", "frames/"]);
     let frame = dir.join("frames/frame_0003.png");
-    let (w, h, mut rgb) = read_png(&frame);
-    rgb[0] ^= 0x40;
-    write_png(&frame, w, h, &rgb);
+    flip_channel(&frame, (0, 0, 0), 0x40);
     let run = ripple(&["diff", "x.gif", "frames"], &dir);
     assert_eq!(run.code, 1);
     assert!(!run.stdout.contains("--tolerance"), "{}", run.stdout);

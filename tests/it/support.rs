@@ -71,3 +71,18 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("scratch folder");
     dir
 }
+
+/// Changes one channel of one pixel of an RGB PNG frame: at (x, y), channel `c`, XOR `bits`.
+pub fn flip_channel(path: &Path, (x, y, c): (usize, usize, usize), bits: u8) {
+    let (w, h, mut rgb) = read_png(path);
+    rgb[(y * w + x) * 3 + c] ^= bits;
+    write_png(path, w, h, &rgb);
+}
+
+/// The names of the entries of a folder, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
