@@ -118,41 +118,36 @@ fn non_empty_dir(path: &Path) -> bool {
     fs::read_dir(path).map(|mut d| d.next().is_some()).unwrap_or(false)
 }
 
-/// `path` with its final symbolic links followed (at most 40, as the kernel allows), whether or
-/// not what the last one names exists: where writing `path` puts the file.
-pub fn follow_links(path: &Path) -> PathBuf {
-    let mut path = strip_trailing_separator(path);
-    for _ in 0..40 {
-        let Ok(link) = fs::read_link(&path) else { break };
-        path = match path.parent() {
+/// `path`, then each path its final symbolic links lead to in turn (at most 40 links, as the
+/// kernel allows), whether or not the last one exists.
+fn hops(path: &Path) -> Vec<PathBuf> {
+    let mut hops = vec![strip_trailing_separator(path)];
+    while hops.len() <= 40 {
+        let Some(last) = hops.last() else { break };
+        let Ok(link) = fs::read_link(last) else { break };
+        let next = match last.parent() {
             Some(parent) if link.is_relative() => parent.join(link),
             _ => link,
         };
+        hops.push(next);
     }
-    path
+    hops
+}
+
+/// `path` with its final symbolic links followed: where writing `path` puts the file.
+pub fn follow_links(path: &Path) -> PathBuf {
+    hops(path).pop().unwrap_or_default()
 }
 
 /// Whether `path` names one of this process's open descriptors (`/dev/stdout`, `/dev/fd/3`,
 /// `/proc/self/fd/1`), directly or through links: the caller's stream, whatever it is, to be
 /// written in place (a shell's `> file` has already made the file).
 fn names_a_descriptor(path: &Path) -> bool {
-    let is_descriptor = |p: &Path| {
+    hops(path).iter().any(|p| {
         p.starts_with("/proc/self/fd")
             || p.starts_with("/dev/fd")
             || ["/dev/stdout", "/dev/stderr"].iter().any(|d| p == Path::new(d))
-    };
-    let mut path = strip_trailing_separator(path);
-    for _ in 0..40 {
-        if is_descriptor(&path) {
-            return true;
-        }
-        let Ok(link) = fs::read_link(&path) else { return false };
-        path = match path.parent() {
-            Some(parent) if link.is_relative() => parent.join(link),
-            _ => link,
-        };
-    }
-    false
+    })
 }
 
 /// Which file a path names, for telling whether two paths are one: its folder canonicalized and
@@ -186,6 +181,20 @@ impl Identity {
     /// Whether this lies inside the folder `other` (strictly).
     pub fn inside(&self, other: &Identity) -> bool {
         self.path != other.path && self.path.starts_with(&other.path)
+    }
+}
+
+/// Whether `path` is (or leads to) a character device.
+fn is_char_device(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
     }
 }
 
@@ -224,7 +233,8 @@ pub fn check_distinct(outputs: &[(&Path, bool, &str)], inputs: &[&Path]) -> Resu
             }
         }
         for (j, (other, other_folder, other_what)) in outputs.iter().enumerate().skip(i + 1) {
-            let same = ids[i].same(&ids[j]);
+            // Two streams into one character device (/dev/null) harm nothing.
+            let same = ids[i].same(&ids[j]) && !is_char_device(path);
             let nested = (*folder && ids[j].inside(&ids[i])) || (*other_folder && ids[i].inside(&ids[j]));
             if same || nested {
                 let relation = if same { "are the same file" } else { "are one inside the other" };

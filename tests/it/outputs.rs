@@ -85,6 +85,28 @@ fn devices_are_written_as_streams_never_replaced() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let run = ripple(&["scene.toml", "--hashes", "/dev/null", "-f"], &dir);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // Two streams into /dev/null harm nothing; two into one file would interleave.
+    let run = ripple(&["scene.toml", "-o", "/dev/null", "--format", "gif", "--hashes", "/dev/null"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::write(dir.join("stdout.txt"), b"").unwrap();
+    let stdout = std::fs::OpenOptions::new().write(true).open(dir.join("stdout.txt")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "/dev/stdout", "--format", "gif", "--hashes", "/dev/stdout"])
+        .current_dir(&dir)
+        .stdout(stdout)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    // One stream into the shell's `> file`: the file holds the GIF.
+    let stdout = std::fs::OpenOptions::new().write(true).open(dir.join("stdout.txt")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "/dev/stdout", "--format", "gif", "-q"])
+        .current_dir(&dir)
+        .stdout(stdout)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(decode_gif(&std::fs::read(dir.join("stdout.txt")).unwrap()).frames.len(), 5);
     use std::os::unix::fs::FileTypeExt;
     assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
     // A copy of /dev/null in the working folder (needs root to make): stays a device with -f.
