@@ -53,6 +53,17 @@ pub fn image_header(scene: &Scene) -> Result<Option<ImageHeader>> {
     spec.image.as_deref().map(probe).transpose().map_err(|e| spec.locate(e))
 }
 
+/// [`image_header`], also refusing (as the render does before decoding) an image whose decode
+/// would take more than a quarter of the memory `budget`.
+pub fn image_header_within(scene: &Scene, budget: u64) -> Result<Option<ImageHeader>> {
+    let header = image_header(scene)?;
+    if let (Some(header), Some(path)) = (&header, &scene.background.image) {
+        crate::budget::check_image(header, budget)
+            .map_err(|reason| scene.background.locate(background_error(path, reason)))?;
+    }
+    Ok(header)
+}
+
 /// Decodes the image within a quarter of the memory `budget`, checked from its header first.
 fn decode(path: &Path, budget: u64) -> std::result::Result<image::RgbaImage, picture::Reason> {
     let header = picture::probe(path)?;

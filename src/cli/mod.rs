@@ -254,7 +254,7 @@ pub(crate) fn load_scene(path: &Path, overrides: &[String], max_memory: u64) -> 
 fn plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64) -> Result<(), Error> {
     // What the render would refuse, plan refuses too: the background is checked from its header
     // (without decoding the pixels), so a plan can gate CI.
-    ripple_render::background::image_header(scene)?;
+    ripple_render::background::image_header_within(scene, max_memory)?;
     ripple_render::budget::Estimate::for_timeline(scene).check(max_memory)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

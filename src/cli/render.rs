@@ -40,7 +40,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let mut inputs = vec![request.scene];
     inputs.extend(scene.background.image.as_deref());
     // Nothing large is allocated before the estimate is within the budget.
-    let image = ripple_render::background::image_header(&scene)?;
+    let image = ripple_render::background::image_header_within(&scene, request.max_memory)?;
     // Outputs that would land on one file, or on an input, are refused before any work (after
     // the inputs themselves are checked, so a broken input is named as such).
     let mut outputs = Vec::new();

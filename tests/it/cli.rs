@@ -420,6 +420,13 @@ fn plan_refuses_what_the_render_refuses() {
     assert_eq!((render.code, plan.code), (2, 2), "{}", plan.stderr);
     assert_eq!(plan.stderr, render.stderr);
     assert!(plan.stdout.is_empty());
+    // An image too large to decode within the budget: the same refusal, from its header.
+    std::fs::write(dir.join("bg.png"), png_claiming(8000, 8000)).unwrap();
+    let render = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+    let plan = ripple(&["plan", "scene.toml"], &dir);
+    assert_eq!((render.code, plan.code), (2, 2), "{}", plan.stderr);
+    assert!(plan.stderr.contains("over the decode budget of 256 MiB"), "{}", plan.stderr);
+    assert_eq!(plan.stderr, render.stderr);
 }
 
 #[test]
