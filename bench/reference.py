@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent numpy implementation of SPEC §3–§5, used two ways:
+"""An independent numpy implementation of SPEC §2–§5 and §9 (looks), used two ways:
 
 * as a cross-check: `reference.py check SCENE FRAMES_DIR` re-derives every frame of a scene from
   the SPEC formulas and compares it with the PNG sequence ripple-render wrote;
@@ -19,7 +19,7 @@ import tomllib
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageOps
 
 
 def frame_of(t, fps):
@@ -66,7 +66,8 @@ def load(scene_path):
     fps = video.get("fps", 25)
     image = None
     if "image" in bg:
-        image = Image.open(scene_path.parent / bg["image"]).convert("RGBA")
+        # Upright by its EXIF orientation.
+        image = ImageOps.exif_transpose(Image.open(scene_path.parent / bg["image"])).convert("RGBA")
     if "pattern" in bg:
         # Patterns are ripple-render's own drawing, not SPEC: take the picture from a file
         # (render the scene with refraction = 0 and use its first frame).
@@ -75,6 +76,13 @@ def load(scene_path):
         image = Image.open(os.environ["REFERENCE_BACKGROUND"]).convert("RGBA")
     w = video.get("width", image.width if image else 320)
     h = video.get("height", image.height if image else 240)
+    # One side given over an image: the other keeps the image's aspect ratio, rounded half up.
+    if image is not None and ("width" in video) != ("height" in video):
+        if "width" in video:
+            h = (2 * w * image.height + image.width) // (2 * image.width)
+        else:
+            w = (2 * h * image.width + image.height) // (2 * image.height)
+    look = doc.get("look", {})
     k0 = frame_of(video.get("start", 0), fps)
     n = video["frames"] if "frames" in video else frame_of(video["duration"], fps)
     model = water.get("model", "classic")
@@ -84,6 +92,8 @@ def load(scene_path):
         path=scene_path, doc=doc, w=w, h=h, fps=fps, k0=k0, n=n, model=model, shift=shift,
         steps=water.get("steps_per_frame", 1), R=math.floor(refraction * 256 + 0.5),
         image=image, fit=bg.get("fit", "cover"), color=parse_color(bg.get("color", "#000000")),
+        bilinear=look.get("sampling", "nearest") == "bilinear", shading=look.get("shading", 0),
+        highlight=look.get("highlight", 0), light=look.get("light", [-1, -1]),
     )
 
 
@@ -229,10 +239,48 @@ class Refractor:
         return self.packed[oy].view(np.uint8).reshape(h, w, 4)[:, :, :3]
 
 
+class Look:
+    """SPEC §9: bilinear sampling of the displaced position in 1/256 pixel, and light from the
+    slope (shading and highlight), all in int64."""
+
+    def __init__(self, bg, sc):
+        h, w = bg.shape[:2]
+        self.w, self.h, self.R, self.sc = w, h, sc["R"], sc
+        self.bg = bg.astype(np.int64)
+        self.xs = np.arange(w, dtype=np.int64)[None, :]
+        self.ys = np.arange(h, dtype=np.int64)[:, None]
+        self.pad = np.zeros((h + 2, w + 2), np.int64)
+
+    def __call__(self, hf):
+        w, h, R, sc, bg, pad = self.w, self.h, self.R, self.sc, self.bg, self.pad
+        pad[1:-1, 1:-1] = hf
+        dx = pad[1:-1, :-2] - pad[1:-1, 2:]
+        dy = pad[:-2, 1:-1] - pad[2:, 1:-1]
+        sx = np.clip(256 * self.xs + dx * R, 0, 256 * (w - 1))
+        sy = np.clip(256 * self.ys + dy * R, 0, 256 * (h - 1))
+        x0, y0 = sx >> 8, sy >> 8
+        if sc["bilinear"]:
+            fx, fy = (sx & 255)[:, :, None], (sy & 255)[:, :, None]
+            x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
+            top = bg[y0, x0] * (256 - fx) + bg[y0, x1] * fx
+            bottom = bg[y1, x0] * (256 - fx) + bg[y1, x1] * fx
+            value = (top * (256 - fy) + bottom * fy + 32768) >> 16
+        else:
+            value = bg[y0, x0]
+        lx, ly = sc["light"]
+        s = dx * lx + dy * ly
+        d = np.clip((s * sc["shading"]) >> 8, -255, 255)
+        p = np.clip((np.maximum(s, 0) * sc["highlight"]) >> 8, 0, 255)
+        g = (p * p) >> 8
+        return np.clip(value + (d + g)[:, :, None], 0, 255).astype(np.uint8)
+
+
 def frames(sc, rain_events, bg=None):
     """Yields (k, RGB frame) for every rendered frame. `bg`: the fitted background, if already made."""
     w, h = sc["w"], sc["h"]
-    refract = Refractor(background(sc) if bg is None else bg, sc["R"], wide=sc["model"] == "spring")
+    bg = background(sc) if bg is None else bg
+    plain = not sc["bilinear"] and sc["shading"] == 0 and sc["highlight"] == 0
+    refract = Refractor(bg, sc["R"], wide=sc["model"] == "spring") if plain else Look(bg, sc)
     per = events(sc, rain_events)
     shift = sc["shift"]
     a, b = np.zeros((h, w), np.int32), np.zeros((h, w), np.int32)

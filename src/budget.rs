@@ -94,9 +94,28 @@ impl Estimate {
         if let Some(image) = image {
             estimate.phases.push(("decoding the background", vec![("image", image.decode_bytes()), background]));
         }
-        if output == Output::Gif {
-            // Counting colours, or NeuQuant's RGBA copy, and the palette indices.
-            estimate.phases.push(("making the palette", vec![background, ("palette work", 5 * cells)]));
+        let colour_index = ("colour table", crate::encode::palette::index_bytes(cells));
+        // A plain colour or the checker has few colours: its GIF palette is exact, unless a
+        // look adds colours. An image or the tiles may have more than 256.
+        let few_colours = scene.background.image.is_none()
+            && scene.background.pattern != Some(crate::scene::Pattern::Tiles)
+            && scene.look.is_gather();
+        if output == Output::Gif && few_colours {
+            estimate.phases.push(("making the palette", vec![background, ("palette indices", cells)]));
+        } else if output == Output::Gif {
+            // The background's palette indices; the quantizer's tables over the sampled pixels
+            // (for a look, also a frame to sample in); the table of each colour's nearest entry.
+            let sampled = cells.min(crate::encode::palette::SAMPLE as u64);
+            let mut parts = vec![
+                background,
+                ("palette indices", cells),
+                ("quantizer", sampled * crate::encode::palette::QUANTIZER_BYTES_PER_PIXEL),
+                colour_index,
+            ];
+            if !scene.look.is_gather() {
+                parts.push(("sampled frame", 3 * cells));
+            }
+            estimate.phases.push(("making the palette", parts));
         }
         let water = match scene.water.model {
             Model::Classic => 2 * 2,
@@ -114,15 +133,20 @@ impl Estimate {
         };
         // A manifest converts each frame to RGB to hash it.
         let hashing = 3;
-        estimate.phases.push((
-            "rendering",
-            vec![
-                background,
-                ("water", water * cells),
-                ("frame", frame * cells),
-                ("encoder", (encoder + hashing) * cells),
-            ],
-        ));
+        let mut rendering = vec![
+            background,
+            ("water", water * cells),
+            ("frame", frame * cells),
+            ("encoder", (encoder + hashing) * cells),
+        ];
+        if !scene.look.is_gather() {
+            // A look draws each frame in RGB; a GIF maps it to indices through the colour table.
+            rendering.push(("frame in RGB", 3 * cells));
+            if output == Output::Gif {
+                rendering.extend([("frame indices", cells), colour_index]);
+            }
+        }
+        estimate.phases.push(("rendering", rendering));
         estimate
     }
 

@@ -85,7 +85,8 @@ pub fn render(data: &[u8]) {
         Err(e) => return describe(&e),
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
-    match crate::render_threads(&scene, encoder, 1, &stop, &mut |_| {}) {
+    let run = crate::Run { background: &background, manifest: None, threads: 1, stop: &stop };
+    match crate::render_with(&scene, encoder, run, &mut |_| {}) {
         Ok(stats) => assert_eq!(stats.frames, scene.frames),
         Err(e) => return describe(&e),
     }

@@ -24,6 +24,7 @@ pub mod encode;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod look;
 pub mod manifest;
 pub mod output;
 pub mod picture;
@@ -110,6 +111,15 @@ impl Simulation {
         Some(k)
     }
 
+    /// Draws the current frame with a look (bilinear sampling, light): the RGB `background` seen
+    /// through the water, into `out`.
+    pub fn look_into(&self, look: &scene::Look, background: &[[u8; 3]], out: &mut [[u8; 3]]) {
+        let (heights, width, r) = (self.water.heights(), self.width, self.refraction_q8);
+        water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
+            look::look_band(heights, width, look, r, background, band, y0);
+        });
+    }
+
     /// Draws the current frame: `background` refracted by the water, into `out`.
     pub fn refract_into<P: Copy + Send + Sync>(&self, background: &[P], out: &mut [P]) {
         let (heights, width, r) = (self.water.heights(), self.width, self.refraction_q8);
@@ -147,83 +157,95 @@ pub struct Stats {
     pub write: Duration,
 }
 
-/// Renders every frame of `scene` into `encoder`, in order, then finishes it: the pipeline
-/// scene → timeline → water → refraction → encoder.
+/// Renders every frame of `scene` over `background` into `encoder`, in order, then finishes it,
+/// on every core: the pipeline scene → timeline → water → look → encoder.
 ///
 /// Frames stream: memory holds the water, the background and a few frames, whatever the length.
-pub fn render<E: Encoder>(scene: &Scene, encoder: E, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
-    let never = AtomicBool::new(false);
-    render_threads(scene, encoder, encode::pool::default_threads(), &never, progress)
-}
-
-/// [`render`], stepping and refracting on `threads` threads (the encoder has its own setting),
-/// and stopping with [`Error::Interrupted`] before the next frame once `stop` is set.
-pub fn render_threads<E: Encoder>(
+pub fn render<E: Encoder>(
     scene: &Scene,
+    background: &Background,
     encoder: E,
-    threads: usize,
-    stop: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
-    render_with(scene, encoder, None, threads, stop, progress)
+    let never = AtomicBool::new(false);
+    let run = Run { background, manifest: None, threads: encode::pool::default_threads(), stop: &never };
+    render_with(scene, encoder, run, progress)
 }
 
-/// A manifest written beside a render's encoder: the hash of every exact frame.
-pub struct ManifestOutput<'a> {
-    /// Where the hashes go.
-    pub sink: &'a mut dyn manifest::Sink,
-    /// The background in RGB, to draw a frame exactly when the encoder's own pixels do not hold
-    /// it (a GIF whose palette is quantized).
+/// How a render runs, beside its scene and encoder.
+pub struct Run<'a> {
+    /// The background in RGB: what a look draws from, and a manifest hashes.
     pub background: &'a Background,
+    /// A manifest sink that takes every frame's exact RGB pixels, if one is written.
+    pub manifest: Option<&'a mut dyn manifest::Sink>,
+    /// Threads to step and draw on (the encoder has its own setting).
+    pub threads: usize,
+    /// Once set, the render stops with [`Error::Interrupted`] before the next frame.
+    pub stop: &'a AtomicBool,
 }
 
-/// [`render_threads`], also handing every frame's exact RGB pixels to `manifest` if given.
+/// [`render`] with its settings: threads, a stop flag and a manifest.
+///
+/// A frame is drawn one of two ways. Nearest-pixel sampling without light only moves
+/// background pixels, so the frame is a gather in the encoder's own pixels (palette indices for
+/// a GIF) from the encoder's copy of the background. A look (bilinear sampling, light) makes
+/// colours the background lacks: the frame is drawn in RGB and the encoder converts it.
 pub fn render_with<E: Encoder>(
     scene: &Scene,
     mut encoder: E,
-    mut manifest: Option<ManifestOutput<'_>>,
-    threads: usize,
-    stop: &AtomicBool,
+    mut run: Run<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
-    let mut simulation = Simulation::new(scene).threads(threads);
-    let mut frame = encoder.background().to_vec();
-    let (mut scratch, mut exact) = (Vec::new(), Vec::new());
+    let mut simulation = Simulation::new(scene).threads(run.threads);
+    let gather = scene.look.is_gather();
+    let mut frame = if gather { encoder.background().to_vec() } else { Vec::new() };
+    let (mut scratch, mut rgb) = (Vec::new(), Vec::new());
     let mut stats = Stats::default();
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if run.stop.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
         let started = Instant::now();
         let Some(k) = simulation.advance() else { break };
         stats.simulate += started.elapsed();
-        if k >= scene.first_frame {
-            let started = Instant::now();
+        if k < scene.first_frame {
+            progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
+            continue;
+        }
+        let started = Instant::now();
+        if gather {
             simulation.refract_into(encoder.background(), &mut frame);
             stats.refract += started.elapsed();
             // The encoder counts its own time (on whichever thread it works).
             encoder.write_frame(&frame)?;
-            if let Some(manifest) = &mut manifest {
-                let started = Instant::now();
-                let rgb = match encoder.exact_rgb(&frame, &mut scratch) {
-                    Some(rgb) => rgb,
-                    None => {
-                        exact.resize(frame.len(), [0; 3]);
-                        simulation.refract_into(&manifest.background.pixels, &mut exact);
-                        exact.as_flattened()
-                    }
-                };
-                manifest.sink.add(rgb)?;
-                stats.encode += started.elapsed();
-            }
-            stats.frames += 1;
+        } else {
+            rgb.resize(run.background.pixels.len(), [0; 3]);
+            simulation.look_into(&scene.look, &run.background.pixels, &mut rgb);
+            stats.refract += started.elapsed();
+            encoder.write_rgb(&rgb)?;
         }
+        if let Some(sink) = run.manifest.as_deref_mut() {
+            let started = Instant::now();
+            let exact = if !gather {
+                rgb.as_flattened()
+            } else if let Some(exact) = encoder.exact_rgb(&frame, &mut scratch) {
+                exact
+            } else {
+                // A GIF of a quantized palette: the exact frame is drawn again, in RGB.
+                rgb.resize(frame.len(), [0; 3]);
+                simulation.refract_into(&run.background.pixels, &mut rgb);
+                rgb.as_flattened()
+            };
+            sink.add(exact)?;
+            stats.encode += started.elapsed();
+        }
+        stats.frames += 1;
         progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
     }
     let times = encoder.finish()?;
-    if let Some(manifest) = &mut manifest {
+    if let Some(sink) = run.manifest.as_deref_mut() {
         let started = Instant::now();
-        manifest.sink.finish()?;
+        sink.finish()?;
         stats.write += started.elapsed();
     }
     stats.encode += times.encode;
@@ -238,7 +260,47 @@ pub fn render_gif<W: Write>(
     writer: W,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<()> {
-    render(scene, encode::gif::GifEncoder::new(writer, scene, background)?, progress).map(drop)
+    let palette = gif_palette(scene, background, false, encode::pool::default_threads());
+    let encoder = encode::gif::GifEncoder::with_palette(writer, scene, background, palette)?;
+    render(scene, background, encoder, progress).map(drop)
+}
+
+/// Frames sampled over a render to choose a look's palette from.
+pub const PALETTE_SAMPLES: u64 = 24;
+
+/// The one palette of a GIF of `scene`: the background's own colours when there are at most
+/// 256 and frames only move them; otherwise 255 colours chosen from the background, and for a
+/// look (which makes colours the background lacks) from [`PALETTE_SAMPLES`] frames drawn
+/// evenly over the render in a first pass of the simulation. With `dither`, a quantized
+/// background is dithered to the palette once (frames only move its pixels, so they do not
+/// shimmer); a look's frames are not dithered.
+pub fn gif_palette(scene: &Scene, background: &Background, dither: bool, threads: usize) -> encode::gif::Palette {
+    use encode::gif::Palette;
+    if scene.look.is_gather() {
+        let mut palette = Palette::for_background(&background.pixels);
+        if dither {
+            palette.dither(&background.pixels, background.width);
+        }
+        return palette;
+    }
+    let mut simulation = Simulation::new(scene).threads(threads);
+    let (n, samples) = (scene.frames, PALETTE_SAMPLES.min(scene.frames));
+    let wanted: Vec<u64> = (0..samples).map(|j| j * (n - 1) / (samples - 1).max(1)).collect();
+    let mut histogram = encode::quantize::Histogram::default();
+    let mut frame = vec![[0u8; 3]; background.pixels.len()];
+    // Every sampled frame contributes alike, all of them together at most a palette's sample.
+    let per_frame = encode::palette::SAMPLE / wanted.len().max(1);
+    while let Some(k) = simulation.advance() {
+        let Some(i) = k.checked_sub(scene.first_frame) else { continue };
+        if wanted.binary_search(&i).is_ok() {
+            simulation.look_into(&scene.look, &background.pixels, &mut frame);
+            histogram.add_sample(&frame, per_frame);
+        }
+        if Some(&i) == wanted.last() {
+            break;
+        }
+    }
+    Palette::for_look(histogram, &background.pixels)
 }
 
 /// Renders `scene` as PNG files `frame_0000.png`, … into the existing folder `dir`.
@@ -248,5 +310,5 @@ pub fn render_png_sequence(
     dir: &Path,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<()> {
-    render(scene, encode::png::PngSequence::new(dir, scene, background), progress).map(drop)
+    render(scene, background, encode::png::PngSequence::new(dir, scene, background), progress).map(drop)
 }

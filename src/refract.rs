@@ -39,6 +39,9 @@ crate::simd::dispatch! {
 
 /// A height type and how a row of source indices is computed from it.
 pub(crate) trait Height: Copy + Default {
+    /// The height as an i64, for exact arithmetic.
+    fn wide(self) -> i64;
+
     /// `((a - b)·r) >> 8`, exact for every a, b of the type and r in 0..=4096.
     fn offset(a: Self, b: Self, r: i64) -> i64;
 
@@ -71,6 +74,10 @@ impl Dims {
 }
 
 impl Height for i16 {
+    fn wide(self) -> i64 {
+        i64::from(self)
+    }
+
     fn offset(a: i16, b: i16, r: i64) -> i64 {
         // |a - b| ≤ 65535 and r ≤ 4096, so the product fits in i32 (2.7e8 < 2.1e9).
         i64::from(((i32::from(a) - i32::from(b)) * r as i32) >> 8)
@@ -93,6 +100,10 @@ impl Height for i16 {
 }
 
 impl Height for i32 {
+    fn wide(self) -> i64 {
+        i64::from(self)
+    }
+
     fn offset(a: i32, b: i32, r: i64) -> i64 {
         ((i64::from(a) - i64::from(b)) * r) >> 8
     }

@@ -45,6 +45,11 @@ fn scene(frames: u32) -> Scene {
     Scene::from_toml_str(&src, std::path::Path::new("memory.toml")).unwrap()
 }
 
+/// A one-thread run over `background`, without a manifest.
+fn run<'a>(background: &'a Background, stop: &'a std::sync::atomic::AtomicBool) -> ripple_render::Run<'a> {
+    ripple_render::Run { background, manifest: None, threads: 1, stop }
+}
+
 /// The peak heap growth during `work`.
 fn peak_during(work: impl FnOnce()) -> usize {
     let base = CURRENT.load(Ordering::SeqCst);
@@ -105,11 +110,11 @@ fn the_estimate_bounds_large_timelines() {
                 let done = match output {
                     Output::Gif => {
                         let gif = GifEncoder::new(std::io::sink(), &scene, &background).unwrap().threads(1);
-                        ripple_render::render_threads(&scene, gif, 1, &stop, &mut |_| {})
+                        ripple_render::render_with(&scene, gif, run(&background, &stop), &mut |_| {})
                     }
                     _ => {
                         let discard = ripple_render::encode::Discard::new(&background);
-                        ripple_render::render_threads(&scene, discard, 1, &stop, &mut |_| {})
+                        ripple_render::render_with(&scene, discard, run(&background, &stop), &mut |_| {})
                     }
                 };
                 done.unwrap();
@@ -143,19 +148,30 @@ fn the_estimate_bounds_the_peak() {
     std::fs::create_dir_all(&dir).unwrap();
     // A many-coloured RGB image larger than the canvas, so decoding, fitting and NeuQuant count.
     let (w, h) = (700u32, 500u32);
-    let noise: Vec<u8> = (0..w * h * 3).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    // Every pixel its own colour, near enough: the quantizer's tables at their largest.
+    let splitmix = |i: u64| {
+        let mut z = i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let noise: Vec<u8> = (0..u64::from(w * h)).flat_map(|i| splitmix(i).to_le_bytes()[..3].to_vec()).collect();
     image::save_buffer(dir.join("noise.png"), &noise, w, h, image::ExtendedColorType::Rgb8).unwrap();
-    for (model, output, threads) in [
-        ("classic", Output::Gif, 1),
-        ("classic", Output::Gif, 4),
-        ("spring", Output::Gif, 2),
-        ("classic", Output::Png, 1),
-        ("spring", Output::Png, 4),
-        ("classic", Output::Nothing, 1),
+    let lit = "[look]\nsampling = \"bilinear\"\nshading = 300\nhighlight = 600\n";
+    for (model, output, threads, look) in [
+        ("classic", Output::Gif, 1, ""),
+        ("classic", Output::Gif, 4, ""),
+        ("spring", Output::Gif, 2, ""),
+        ("classic", Output::Png, 1, ""),
+        ("spring", Output::Png, 4, ""),
+        ("classic", Output::Nothing, 1, ""),
+        ("classic", Output::Gif, 1, lit),
+        ("spring", Output::Png, 2, lit),
+        ("classic", Output::Nothing, 1, lit),
     ] {
         let src = format!(
             "[video]\nwidth = 640\nheight = 480\nframes = 12\n[background]\nimage = \"noise.png\"\n\
-             [water]\nmodel = \"{model}\"\n[rain]\ndrops_per_second = 200\n"
+             [water]\nmodel = \"{model}\"\n[rain]\ndrops_per_second = 200\n{look}"
         );
         let frames = dir.join("frames");
         let _ = std::fs::remove_dir_all(&frames);
@@ -164,15 +180,17 @@ fn the_estimate_bounds_the_peak() {
             let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
             let background = Background::for_scene(&scene).unwrap();
             let stop = std::sync::atomic::AtomicBool::new(false);
-            let render = |encoder| ripple_render::render_threads(&scene, encoder, 1, &stop, &mut |_| {});
+            let render = |encoder| ripple_render::render_with(&scene, encoder, run(&background, &stop), &mut |_| {});
             match output {
                 Output::Gif => {
-                    let gif = GifEncoder::new(std::io::sink(), &scene, &background).unwrap().threads(threads);
-                    ripple_render::render_threads(&scene, gif, 1, &stop, &mut |_| {}).unwrap()
+                    let palette = ripple_render::gif_palette(&scene, &background, false, 1);
+                    let gif = GifEncoder::with_palette(std::io::sink(), &scene, &background, palette).unwrap();
+                    ripple_render::render_with(&scene, gif.threads(threads), run(&background, &stop), &mut |_| {})
+                        .unwrap()
                 }
                 Output::Png => {
                     let png = PngSequence::new(&frames, &scene, &background).threads(threads);
-                    ripple_render::render_threads(&scene, png, 1, &stop, &mut |_| {}).unwrap()
+                    ripple_render::render_with(&scene, png, run(&background, &stop), &mut |_| {}).unwrap()
                 }
                 Output::Nothing => render(ripple_render::encode::Discard::new(&background)).unwrap(),
             };
@@ -182,7 +200,8 @@ fn the_estimate_bounds_the_peak() {
         let estimate = Estimate::for_render(&scene, header.as_ref(), output, threads);
         let variable = estimate.total() - estimate.fixed[0].1;
         eprintln!(
-            "{model} {output:?} {threads} threads: peak {peak} bytes, estimate {} ({variable} variable)",
+            "{model} {output:?} {threads} threads{}: peak {peak} bytes, estimate {} ({variable} variable)",
+            if look.is_empty() { "" } else { ", lit" },
             estimate.total()
         );
         // The fixed part is for what a heap count does not see (code, stacks); the rest must
@@ -203,10 +222,10 @@ fn memory_does_not_grow_with_frame_count() {
         peak_during(|| {
             if gif {
                 let encoder = GifEncoder::new(std::io::sink(), &scene, &background).unwrap().threads(threads);
-                ripple_render::render(&scene, encoder, &mut |_| {}).unwrap();
+                ripple_render::render(&scene, &background, encoder, &mut |_| {}).unwrap();
             } else {
                 let encoder = PngSequence::new(&dir, &scene, &background).threads(threads);
-                ripple_render::render(&scene, encoder, &mut |_| {}).unwrap();
+                ripple_render::render(&scene, &background, encoder, &mut |_| {}).unwrap();
             }
         })
     };

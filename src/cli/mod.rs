@@ -93,6 +93,12 @@ struct Cli {
     /// --set 'stone[0].x=10'. A value that is not TOML is taken as a string (--set water.model=spring).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+
+    /// GIF of a picture with more than 256 colours: dither the background to the palette
+    /// (Floyd–Steinberg, once), so skies and gradients do not band and calm water does not
+    /// shimmer. A little larger; no effect with a [look].
+    #[arg(long)]
+    dither: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -235,6 +241,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 max_memory: cli.max_memory,
                 indexed_png: cli.indexed_png,
                 overrides: &cli.set,
+                dither: cli.dither,
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }

@@ -6,14 +6,14 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use ripple_render::budget;
 use ripple_render::encode::Discard;
 use ripple_render::encode::gif::GifEncoder;
 use ripple_render::encode::png::PngSequence;
 use ripple_render::manifest;
 use ripple_render::output::{self, Format, Staged};
 use ripple_render::provenance::Provenance;
-use ripple_render::{Background, Error, ManifestOutput, Progress, Scene, Stats};
+use ripple_render::{Background, Error, Progress, Run, Scene, Stats};
+use ripple_render::{budget, units};
 
 /// What to render, from the command line.
 pub struct Request<'a> {
@@ -28,6 +28,7 @@ pub struct Request<'a> {
     pub max_memory: u64,
     pub indexed_png: bool,
     pub overrides: &'a [String],
+    pub dither: bool,
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
@@ -81,7 +82,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         &background,
         format,
         (staged_output.as_ref(), staged_hashes.as_ref()),
-        (request.threads, request.indexed_png),
+        request,
         &mut on_progress,
     );
     bar.finish_and_clear();
@@ -100,8 +101,18 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let mut written = Vec::new();
     let started_commit = Instant::now();
     for staged in [staged_output, staged_hashes].into_iter().flatten() {
-        written.push(staged.target().display().to_string());
+        let target = staged.target().to_path_buf();
         staged.commit()?;
+        // The size of what was written: a file's, or a folder's files' (a stream has none).
+        let size = match std::fs::metadata(&target) {
+            Ok(meta) if meta.is_file() => Some(meta.len()),
+            Ok(meta) if meta.is_dir() => std::fs::read_dir(&target)
+                .ok()
+                .map(|entries| entries.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum()),
+            _ => None,
+        };
+        let shown = target.display();
+        written.push(size.map_or_else(|| shown.to_string(), |bytes| format!("{shown} ({})", units::show(bytes))));
     }
     if request.stats {
         let write = stats.write + started_commit.elapsed();
@@ -135,7 +146,7 @@ fn encode(
     background: &Background,
     format: Option<Format>,
     (output, hashes): (Option<&Staged>, Option<&Staged>),
-    (threads, indexed_png): (usize, bool),
+    request: &Request<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats, Error> {
     let mut writer = match hashes {
@@ -146,27 +157,35 @@ fn encode(
         }
         None => None,
     };
-    let manifest = writer.as_mut().map(|w| ManifestOutput { sink: w as &mut dyn manifest::Sink, background });
+    let threads = request.threads;
     let stop = &super::signals::STOP;
+    let manifest = writer.as_mut().map(|w| w as &mut dyn manifest::Sink);
     // With an encoder, its threads use the cores (compression is most of the work) and the
     // simulation runs on one; without, the simulation takes them all.
+    let run = |threads| Run { background, manifest, threads, stop };
     match (format, output) {
         (Some(Format::Gif), Some(out)) => {
-            let file = out.file()?;
-            let gif = GifEncoder::new(BufWriter::with_capacity(1 << 20, file), scene, background)?.threads(threads);
-            ripple_render::render_with(scene, gif, manifest, 1, stop, progress)
+            let palette = ripple_render::gif_palette(scene, background, request.dither, threads);
+            let file = BufWriter::with_capacity(1 << 20, out.file()?);
+            let gif = GifEncoder::with_palette(file, scene, background, palette)?.threads(threads);
+            ripple_render::render_with(scene, gif, run(1), progress)
         }
         (Some(Format::PngSequence), Some(out)) => {
-            if indexed_png {
+            if request.indexed_png {
                 if let Some(png) = PngSequence::indexed(out.path(), scene, background) {
-                    return ripple_render::render_with(scene, png.threads(threads), manifest, 1, stop, progress);
+                    return ripple_render::render_with(scene, png.threads(threads), run(1), progress);
                 }
-                super::warn("--indexed-png: the background has more than 256 colours, so the frames are RGB PNGs");
+                let why = if scene.look.is_gather() {
+                    "the background has more than 256 colours"
+                } else {
+                    "a look makes new colours"
+                };
+                super::warn(&format!("--indexed-png: {why}, so the frames are RGB PNGs"));
             }
             let png = PngSequence::new(out.path(), scene, background).threads(threads);
-            ripple_render::render_with(scene, png, manifest, 1, stop, progress)
+            ripple_render::render_with(scene, png, run(1), progress)
         }
-        _ => ripple_render::render_with(scene, Discard::new(background), manifest, threads, stop, progress),
+        _ => ripple_render::render_with(scene, Discard::new(background), run(threads), progress),
     }
 }
 

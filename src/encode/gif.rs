@@ -1,118 +1,17 @@
 //! Animated GIF output (SPEC §6.1): one global palette from the background, exact delays.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::path::PathBuf;
 
 use std::time::{Duration, Instant};
 
 use super::EncodeTimes;
+use super::palette::ColourIndex;
+pub use super::palette::Palette;
 use super::pool::Ordered;
 use crate::background::Background;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
-
-/// A palette for the background and each background pixel's index in it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Palette {
-    /// Up to 256 RGB colours.
-    pub colors: Vec<[u8; 3]>,
-    /// The palette index of each background pixel.
-    pub indices: Vec<u8>,
-    /// True when the palette holds every background colour exactly.
-    pub exact: bool,
-}
-
-impl Palette {
-    /// The background's own colours when there are at most 256 (sorted, so the file does not
-    /// depend on pixel order); otherwise 255 colours chosen by NeuQuant and each pixel mapped to
-    /// its nearest.
-    pub fn for_background(pixels: &[[u8; 3]]) -> Palette {
-        let mut seen: ColourMap = HashMap::default();
-        for p in pixels {
-            if !seen.contains_key(p) {
-                if seen.len() == 256 {
-                    return Palette::quantized(pixels);
-                }
-                seen.insert(*p, 0);
-            }
-        }
-        let mut colors: Vec<[u8; 3]> = seen.into_keys().collect();
-        colors.sort_unstable();
-        let index: ColourMap = colors.iter().enumerate().map(|(i, &c)| (c, i as u8)).collect();
-        let indices = pixels.iter().map(|p| index[p]).collect();
-        Palette { colors, indices, exact: true }
-    }
-
-    /// 255 colours, so that index 255 is free for transparency (frame differencing).
-    fn quantized(pixels: &[[u8; 3]]) -> Palette {
-        let rgba: Vec<u8> = pixels.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
-        let quant = color_quant::NeuQuant::new(10, 255, &rgba);
-        let colors = quant.color_map_rgb().chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
-        let mut memo: ColourMap = HashMap::default();
-        let indices = pixels
-            .iter()
-            .map(|p| *memo.entry(*p).or_insert_with(|| quant.index_of(&[p[0], p[1], p[2], 255]) as u8))
-            .collect();
-        Palette { colors, indices, exact: false }
-    }
-
-    /// A free index for transparent pixels, if the palette leaves one.
-    pub fn transparent_index(&self) -> Option<u8> {
-        u8::try_from(self.colors.len()).ok()
-    }
-}
-
-/// A map keyed by colour, looked up once per background pixel.
-type ColourMap = HashMap<[u8; 3], u8, ColourHash>;
-
-/// Hashes three-byte colours quickly: the bytes as one number, times a random odd multiplier
-/// drawn once per map, folded. The default SipHash costs several milliseconds on a 640×480
-/// photo. The random multiplier keeps what SipHash's key gives: as it is unknown in advance, a
-/// picture cannot be prepared so that its colours crowd one bucket. Nothing visible depends on
-/// it, as the maps are only looked up (the distinct colours are sorted before use).
-#[derive(Clone)]
-struct ColourHash {
-    multiplier: u64,
-}
-
-impl Default for ColourHash {
-    fn default() -> Self {
-        ColourHash { multiplier: std::hash::RandomState::new().hash_one(0u8) | 1 }
-    }
-}
-
-impl BuildHasher for ColourHash {
-    type Hasher = ColourHasher;
-
-    fn build_hasher(&self) -> ColourHasher {
-        ColourHasher { key: 0, multiplier: self.multiplier }
-    }
-}
-
-/// See [`ColourHash`].
-struct ColourHasher {
-    key: u64,
-    multiplier: u64,
-}
-
-impl Hasher for ColourHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.key = self.key << 8 | u64::from(b);
-        }
-    }
-
-    // The array's length, the same for every key.
-    fn write_usize(&mut self, _: usize) {}
-
-    fn finish(&self) -> u64 {
-        // The product's low bits depend only on the key's low bits: fold the high ones down.
-        let h = self.key.wrapping_mul(self.multiplier);
-        h ^ h >> 29
-    }
-}
 
 /// The delay of output frame `i` in centiseconds: `c(i+1) - c(i)` with
 /// `c(j) = (200·j + fps) / (2·fps)`, so the running total is always exact.
@@ -139,6 +38,10 @@ pub struct GifEncoder<W: Write> {
     threads: usize,
     pool: Option<Ordered<::gif::Frame<'static>, (::gif::Frame<'static>, Duration)>>,
     times: EncodeTimes,
+    /// For frames drawn with a look: each colour's palette index, made on the first such frame.
+    colour_index: Option<ColourIndex>,
+    /// Such a frame's indices.
+    indices: Vec<u8>,
 }
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
@@ -152,8 +55,13 @@ impl<W: Write> GifEncoder<W> {
     /// Writes the header, the global palette, the loop extension (for `loop = true`) and a
     /// provenance comment. Frames are compressed on every core; see [`GifEncoder::threads`].
     pub fn new(writer: W, scene: &Scene, background: &Background) -> Result<Self> {
+        GifEncoder::with_palette(writer, scene, background, Palette::for_background(&background.pixels))
+    }
+
+    /// [`GifEncoder::new`] with a palette of the caller's (dithered, or made for a look's
+    /// colours: see `ripple_render::gif_palette`).
+    pub fn with_palette(writer: W, scene: &Scene, background: &Background, palette: Palette) -> Result<Self> {
         scene.check_gif_fps()?;
-        let palette = Palette::for_background(&background.pixels);
         let transparent = palette.transparent_index();
         let mut flat: Vec<u8> = palette.colors.iter().flatten().copied().collect();
         if transparent.is_some() {
@@ -179,6 +87,8 @@ impl<W: Write> GifEncoder<W> {
             threads: super::pool::default_threads(),
             pool: None,
             times: EncodeTimes::default(),
+            colour_index: None,
+            indices: Vec::new(),
         })
     }
 
@@ -281,6 +191,18 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         pool.submit(frame, &mut |done| write_compressed(encoder, times, done))
     }
 
+    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
+        let started = Instant::now();
+        let map = self.colour_index.get_or_insert_with(|| ColourIndex::new(&self.palette.colors));
+        let mut indices = std::mem::take(&mut self.indices);
+        indices.clear();
+        indices.extend(rgb.iter().map(|&p| map.index(p)));
+        self.times.encode += started.elapsed();
+        let written = self.write_frame(&indices);
+        self.indices = indices;
+        written
+    }
+
     fn exact_rgb<'a>(&self, pixels: &'a [u8], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
         self.palette.exact.then(|| super::expand(pixels, &self.palette.colors, scratch))
     }
@@ -330,25 +252,5 @@ mod tests {
         // 7 fps: c = 0, 14, 29, 43, 57, 71, 86, 100 (100·j/7 rounded half up).
         let d: Vec<u16> = (0..7).map(|i| delay_cs(i, 7)).collect();
         assert_eq!(d, vec![14, 15, 14, 14, 14, 15, 14]);
-    }
-
-    #[test]
-    fn exactly_256_colours_stay_exact() {
-        let pixels: Vec<[u8; 3]> = (0..512).map(|i| [(i % 256) as u8, 7, 0]).collect();
-        let p = Palette::for_background(&pixels);
-        assert!(p.exact);
-        assert_eq!(p.colors.len(), 256);
-        assert_eq!(p.transparent_index(), None);
-        assert!(pixels.iter().zip(&p.indices).all(|(px, &i)| p.colors[usize::from(i)] == *px));
-    }
-
-    #[test]
-    fn more_than_256_colours_are_quantized_to_255_leaving_a_transparent_slot() {
-        let pixels: Vec<[u8; 3]> = (0..4096).map(|i| [(i % 64 * 4) as u8, (i / 64 * 4) as u8, 128]).collect();
-        let p = Palette::for_background(&pixels);
-        assert!(!p.exact);
-        assert_eq!(p.colors.len(), 255);
-        assert_eq!(p.transparent_index(), Some(255));
-        assert_eq!(p.indices.len(), pixels.len());
     }
 }

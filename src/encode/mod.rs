@@ -3,8 +3,10 @@
 
 pub mod gif;
 pub mod lzw;
+pub mod palette;
 pub mod png;
 pub mod pool;
+pub mod quantize;
 
 use std::time::Duration;
 
@@ -34,8 +36,12 @@ pub trait Encoder {
     /// The background in this encoder's pixels, row-major; every frame is gathered from it.
     fn background(&self) -> &[Self::Pixel];
 
-    /// Encodes the next frame (full canvas, row-major).
+    /// Encodes the next frame (full canvas, row-major), a gather of [`Encoder::background`].
     fn write_frame(&mut self, pixels: &[Self::Pixel]) -> Result<()>;
+
+    /// Encodes the next frame given in RGB: a frame drawn with a look, whose colours need not
+    /// be the background's (the encoder maps them to its own pixels).
+    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()>;
 
     /// Completes the output (trailer, flush) and says where the time went.
     fn finish(self) -> Result<EncodeTimes>;
@@ -74,6 +80,10 @@ impl Encoder for Discard {
     }
 
     fn write_frame(&mut self, _pixels: &[[u8; 3]]) -> Result<()> {
+        Ok(())
+    }
+
+    fn write_rgb(&mut self, _rgb: &[[u8; 3]]) -> Result<()> {
         Ok(())
     }
 

@@ -31,6 +31,9 @@ type FrameJob<P> = (PathBuf, Vec<P>);
 pub trait PngPixel: Copy + Send + Sync + 'static {
     /// The pixels' bytes, as the PNG holds them.
     fn bytes(pixels: &[Self]) -> &[u8];
+
+    /// RGB pixels in this pixel type, if it holds any colour.
+    fn from_rgb(rgb: &[[u8; 3]]) -> Option<&[Self]>;
 }
 
 /// RGB, the default (SPEC §6.2).
@@ -38,12 +41,20 @@ impl PngPixel for [u8; 3] {
     fn bytes(pixels: &[Self]) -> &[u8] {
         pixels.as_flattened()
     }
+
+    fn from_rgb(rgb: &[[u8; 3]]) -> Option<&[Self]> {
+        Some(rgb)
+    }
 }
 
-/// An index into the frame's palette (`--indexed-png`).
+/// An index into the frame's palette (`--indexed-png`): only the background's colours.
 impl PngPixel for u8 {
     fn bytes(pixels: &[Self]) -> &[u8] {
         pixels
+    }
+
+    fn from_rgb(_rgb: &[[u8; 3]]) -> Option<&[Self]> {
+        None
     }
 }
 
@@ -76,9 +87,13 @@ impl PngSequence<[u8; 3]> {
 
 impl PngSequence<u8> {
     /// A sequence of palette frames (colour type 3), when the background has at most 256
-    /// colours; `None` otherwise. Each frame decodes to exactly the RGB frame: every pixel of a
+    /// colours and the scene has no look; `None` otherwise. Each frame decodes to exactly the RGB frame: every pixel of a
     /// frame is a background pixel.
     pub fn indexed(dir: &Path, scene: &Scene, background: &Background) -> Option<Self> {
+        if !scene.look.is_gather() {
+            // A look makes colours the background lacks.
+            return None;
+        }
         let palette = super::gif::Palette::for_background(&background.pixels);
         if !palette.exact {
             return None;
@@ -197,6 +212,13 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
             *times += t;
             Ok(())
         })
+    }
+
+    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
+        match P::from_rgb(rgb) {
+            Some(pixels) => self.write_frame(pixels),
+            None => Err(Error::Encode("a palette PNG sequence takes only the background's colours".into())),
+        }
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {

@@ -6,6 +6,7 @@
 
 mod background;
 mod events;
+mod look;
 mod overrides;
 mod toml_reader;
 mod video;
@@ -60,6 +61,8 @@ pub struct Scene {
     pub rain: Option<Rain>,
     /// Damping changes in file order.
     pub damping: Vec<DampingChange>,
+    /// How frames are drawn: sampling and light (SPEC §9).
+    pub look: Look,
     /// Where `fps` was written, for the GIF frame-rate refusal.
     pub(crate) fps_site: Option<Diagnostic>,
     /// XXH3-64 of the scene text (for provenance).
@@ -118,6 +121,43 @@ pub enum Pattern {
     Tiles,
     /// A two-colour checkerboard (few colours: GIF output is exact).
     Checker,
+}
+
+/// How a frame is drawn from the background and the water's slope (`[look]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Look {
+    /// How the displaced position is sampled.
+    pub sampling: Sampling,
+    /// Light and dark sides of the waves, 0..=4096 (0: none).
+    pub shading: i64,
+    /// Glints where the water faces the light, 0..=4096 (0: none).
+    pub highlight: i64,
+    /// Toward the light, [x, y] in -256..=256, not both 0 (not normalized).
+    pub light: [i64; 2],
+}
+
+impl Default for Look {
+    /// Nearest-pixel sampling and no light: frames are gathers of background pixels.
+    fn default() -> Self {
+        Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1] }
+    }
+}
+
+impl Look {
+    /// True when every pixel of a frame is a background pixel (nearest sampling, no light): the
+    /// frame is a gather, and an encoder can work in its own pixels.
+    pub fn is_gather(&self) -> bool {
+        self.sampling == Sampling::Nearest && self.shading == 0 && self.highlight == 0
+    }
+}
+
+/// How a displaced position is sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sampling {
+    /// The pixel the position falls in (SPEC §5).
+    Nearest,
+    /// The four pixels around it, weighted by the position's 1/256 fractions.
+    Bilinear,
 }
 
 /// The water model.
@@ -208,7 +248,7 @@ pub struct DampingChange {
     pub shift: u32,
 }
 
-const TOP_KEYS: &[&str] = &["video", "background", "water", "stone", "swipe", "rain", "damping"];
+const TOP_KEYS: &[&str] = &["video", "background", "water", "look", "stone", "swipe", "rain", "damping"];
 const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
 const WATER_KEYS: &[&str] = &["model", "damping_shift", "steps_per_frame", "refraction"];
@@ -283,6 +323,7 @@ impl Scene {
         let video = section("video", VIDEO_KEYS)?;
         let background = section("background", BACKGROUND_KEYS)?;
         let water = section("water", WATER_KEYS)?;
+        let look = section("look", look::KEYS)?;
         let rain = section("rain", RAIN_KEYS)?;
         let list = |key: &str, allowed: &[&str]| -> Result<Vec<Table<'_, '_>>> {
             top.get(key).map_or(Ok(Vec::new()), |v| v.tables(allowed))
@@ -303,6 +344,7 @@ impl Scene {
         let (first_frame, frames) = video::read_length(&doc, video.as_ref(), fps)?;
         let looping = opt(video.as_ref(), "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
         let water = water::read_water(water.as_ref())?;
+        let look = look.as_ref().map(look::read_look).transpose()?.unwrap_or_default();
 
         let stones = read_all(&stones, |t| events::read_stone(t, fps, width, height))?;
         let swipes = read_all(&swipes, |t| events::read_swipe(t, fps))?;
@@ -323,6 +365,7 @@ impl Scene {
             swipes,
             rain,
             damping,
+            look,
             fps_site,
             source_hash: source_hash(src, overrides),
             source_bytes: (src.len() + overrides.iter().map(String::len).sum::<usize>()) as u64,

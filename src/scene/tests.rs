@@ -347,3 +347,32 @@ fn overrides_replace_add_and_point_into_themselves() {
     assert_eq!(with_set(src, &[]).unwrap().source_hash, plain.source_hash);
     assert_ne!(with_set(src, &["video.frames=2"]).unwrap().source_hash, plain.source_hash);
 }
+
+#[test]
+fn the_look_table_is_checked_and_defaults_to_a_gather() {
+    let s = parse("[video]\nframes = 2\n").unwrap();
+    assert_eq!(s.look, Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1] });
+    assert!(s.look.is_gather());
+    let s = parse(
+        "[video]\nframes = 2\n[look]\nsampling = \"bilinear\"\nshading = 4096\nhighlight = 7\nlight = [256, -256]\n",
+    )
+    .unwrap();
+    assert_eq!(s.look, Look { sampling: Sampling::Bilinear, shading: 4096, highlight: 7, light: [256, -256] });
+    assert!(!s.look.is_gather());
+    // A light alone changes nothing drawn: still a gather.
+    assert!(parse("[video]\nframes = 2\n[look]\nlight = [1, 0]\n").unwrap().look.is_gather());
+    let look = |body: &str| first_line(&format!("[video]\nframes = 2\n[look]\n{body}\n"));
+    assert_eq!(
+        look("sampling = \"cubic\""),
+        "4:12: look.sampling = \"cubic\" is not allowed: expected \"nearest\" or \"bilinear\""
+    );
+    assert_eq!(look("shading = 5000"), "4:11: look.shading = 5000 is out of range: allowed 0..=4096");
+    assert_eq!(look("highlight = -1"), "4:13: look.highlight = -1 is out of range: allowed 0..=4096");
+    assert_eq!(
+        look("light = [0, 0]"),
+        "4:9: look.light = [0, 0] points nowhere: at least one of x and y must be non-zero"
+    );
+    assert_eq!(look("light = [300, 0]"), "4:10: look.light[0] = 300 is out of range: allowed -256..=256");
+    assert!(look("light = [1]").starts_with("4:9: look.light = [1] is not an [x, y] pair"));
+    assert!(look("glow = 1").starts_with("4:1: unknown key `look.glow`: allowed keys in [look] are sampling, shading"));
+}

@@ -63,7 +63,10 @@ fn renders_a_gif_with_exact_delays_and_a_loop() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     // Piped stderr: no progress bar, just the summary.
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
-    assert!(run.stderr.starts_with("wrote out.gif: 7 frames, 24×16"), "{}", run.stderr);
+    // The summary gives the output's size: the file's own.
+    let size = std::fs::metadata(dir.join("out.gif")).unwrap().len();
+    let shown = if size < 1024 { format!("{size} bytes") } else { format!("{:.1} KiB", size as f64 / 1024.0) };
+    assert!(run.stderr.starts_with(&format!("wrote out.gif ({shown}): 7 frames, 24×16")), "{}", run.stderr);
     let gif = decode_gif(&std::fs::read(dir.join("out.gif")).unwrap());
     assert_eq!((gif.width, gif.height, gif.frames.len()), (24, 16, 7));
     assert_eq!(gif.delays, vec![3, 4, 3, 3, 4, 3, 3]);

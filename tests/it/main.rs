@@ -8,6 +8,7 @@ mod golden;
 mod hostile;
 mod images;
 mod kill;
+mod looks;
 mod outputs;
 mod properties;
 mod readme;

@@ -1,0 +1,34 @@
+//! The `[look]` table (SPEC §9): bilinear sampling, and light and dark sides of the waves.
+
+use super::toml_reader::Table;
+use super::{Look, Sampling};
+use crate::error::Result;
+
+pub(super) const KEYS: &[&str] = &["sampling", "shading", "highlight", "light"];
+
+/// The strength keys' range: 0 (off) to 4096.
+const STRENGTH: std::ops::RangeInclusive<i64> = 0..=4096;
+
+pub(super) fn read_look(t: &Table<'_, '_>) -> Result<Look> {
+    let mut look = Look::default();
+    if let Some(v) = t.get("sampling") {
+        look.sampling = match v.choice(&["nearest", "bilinear"])? {
+            "nearest" => Sampling::Nearest,
+            _ => Sampling::Bilinear,
+        };
+    }
+    look.shading = t.get("shading").map(|v| v.int(STRENGTH)).transpose()?.unwrap_or(0);
+    look.highlight = t.get("highlight").map(|v| v.int(STRENGTH)).transpose()?.unwrap_or(0);
+    if let Some(v) = t.get("light") {
+        let xy = v.array("an [x, y] pair of integers")?;
+        if xy.len() != 2 {
+            return Err(v.error("is not an [x, y] pair: expected two integers in -256..=256, toward the light"));
+        }
+        let light = [xy[0].int(-256..=256)?, xy[1].int(-256..=256)?];
+        if light == [0, 0] {
+            return Err(v.error("points nowhere: at least one of x and y must be non-zero"));
+        }
+        look.light = light;
+    }
+    Ok(look)
+}
