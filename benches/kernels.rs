@@ -6,7 +6,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ripple_render::encode::lzw::Lzw;
+use ripple_render::look::{Backdrop, look_band};
 use ripple_render::refract::refract;
+use ripple_render::scene::{Look, Sampling};
 use ripple_render::timeline::{Drop, Source};
 use ripple_render::water::{Classic, Heights, Spring};
 
@@ -55,7 +57,20 @@ fn kernels(c: &mut Criterion) {
         group.bench_function("refract_classic_rgb", |b| {
             b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &rgb, &mut rgb_out))
         });
+        // A lit look (SPEC §9): bilinear sampling, shading and highlight, from RGB.
+        let backdrop = Backdrop::new(&rgb);
+        let lit = Look { sampling: Sampling::Bilinear, shading: 400, highlight: 900, light: [-1, -1] };
+        group.bench_function("look_lit_classic", |b| {
+            b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&lit), 256, &backdrop, &mut rgb_out, 0))
+        });
+        let plain = Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1] };
+        group.bench_function("look_plain_classic", |b| {
+            b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&plain), 256, &backdrop, &mut rgb_out, 0))
+        });
         let water = spring(w, h);
+        group.bench_function("look_lit_spring", |b| {
+            b.iter(|| look_band(Heights::I32(water.heights()), w, black_box(&lit), 26, &backdrop, &mut rgb_out, 0))
+        });
         group.bench_function("refract_spring", |b| {
             b.iter(|| refract(Heights::I32(water.heights()), w, black_box(26), &background, &mut out))
         });

@@ -94,6 +94,8 @@ impl Estimate {
         if let Some(image) = image {
             estimate.phases.push(("decoding the background", vec![("image", image.decode_bytes()), background]));
         }
+        // A look reads the background packed one pixel per word.
+        let backdrop = crate::look::Backdrop::BYTES_PER_PIXEL;
         let colour_index = ("colour table", crate::encode::palette::index_bytes(cells));
         // A plain colour or the checker has few colours: its GIF palette is exact, unless a
         // look adds colours. An image or the tiles may have more than 256.
@@ -113,7 +115,7 @@ impl Estimate {
                 colour_index,
             ];
             if !scene.look.is_gather() {
-                parts.push(("sampled frame", 3 * cells));
+                parts.extend([("sampled frame", 3 * cells), ("backdrop", backdrop * cells)]);
             }
             estimate.phases.push(("making the palette", parts));
         }
@@ -125,9 +127,9 @@ impl Estimate {
             // Palette indices of the background and of the previous frame; each frame in flight
             // as indices plus its compressed bytes.
             Output::Gif => (1, 2 + in_flight * 2),
-            // The encoder's copy of the background; each frame in flight as RGB plus its
-            // compressed bytes.
-            Output::Png => (3, 3 + in_flight * 7),
+            // The encoder's copy of the background; each frame in flight as RGB, and on each
+            // thread the buffers of the frame it compresses.
+            Output::Png => (3, 3 + in_flight * 3 + threads.max(1) as u64 * crate::encode::png::WORKING_BYTES_PER_PIXEL),
             // A copy of the background to refract from.
             Output::Nothing => (3, 3),
         };
@@ -140,8 +142,9 @@ impl Estimate {
             ("encoder", (encoder + hashing) * cells),
         ];
         if !scene.look.is_gather() {
-            // A look draws each frame in RGB; a GIF maps it to indices through the colour table.
-            rendering.push(("frame in RGB", 3 * cells));
+            // A look draws each frame in RGB from the backdrop; a GIF maps it to indices through
+            // the colour table.
+            rendering.extend([("backdrop", backdrop * cells), ("frame in RGB", 3 * cells)]);
             if output == Output::Gif {
                 rendering.extend([("frame indices", cells), colour_index]);
             }

@@ -111,12 +111,12 @@ impl Simulation {
         Some(k)
     }
 
-    /// Draws the current frame with a look (bilinear sampling, light): the RGB `background` seen
+    /// Draws the current frame with a look (bilinear sampling, light): the `backdrop` seen
     /// through the water, into `out`.
-    pub fn look_into(&self, look: &scene::Look, background: &[[u8; 3]], out: &mut [[u8; 3]]) {
+    pub fn look_into(&self, look: &scene::Look, backdrop: &look::Backdrop, out: &mut [[u8; 3]]) {
         let (heights, width, r) = (self.water.heights(), self.width, self.refraction_q8);
         water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
-            look::look_band(heights, width, look, r, background, band, y0);
+            look::look_band(heights, width, look, r, backdrop, band, y0);
         });
     }
 
@@ -199,6 +199,7 @@ pub fn render_with<E: Encoder>(
     let mut simulation = Simulation::new(scene).threads(run.threads);
     let gather = scene.look.is_gather();
     let mut frame = if gather { encoder.background().to_vec() } else { Vec::new() };
+    let backdrop = (!gather).then(|| look::Backdrop::new(&run.background.pixels));
     let (mut scratch, mut rgb) = (Vec::new(), Vec::new());
     let mut stats = Stats::default();
     loop {
@@ -213,16 +214,16 @@ pub fn render_with<E: Encoder>(
             continue;
         }
         let started = Instant::now();
-        if gather {
+        if let Some(backdrop) = &backdrop {
+            rgb.resize(run.background.pixels.len(), [0; 3]);
+            simulation.look_into(&scene.look, backdrop, &mut rgb);
+            stats.refract += started.elapsed();
+            encoder.write_rgb(&rgb)?;
+        } else {
             simulation.refract_into(encoder.background(), &mut frame);
             stats.refract += started.elapsed();
             // The encoder counts its own time (on whichever thread it works).
             encoder.write_frame(&frame)?;
-        } else {
-            rgb.resize(run.background.pixels.len(), [0; 3]);
-            simulation.look_into(&scene.look, &run.background.pixels, &mut rgb);
-            stats.refract += started.elapsed();
-            encoder.write_rgb(&rgb)?;
         }
         if let Some(sink) = run.manifest.as_deref_mut() {
             let started = Instant::now();
@@ -288,12 +289,13 @@ pub fn gif_palette(scene: &Scene, background: &Background, dither: bool, threads
     let wanted: Vec<u64> = (0..samples).map(|j| j * (n - 1) / (samples - 1).max(1)).collect();
     let mut histogram = encode::quantize::Histogram::default();
     let mut frame = vec![[0u8; 3]; background.pixels.len()];
+    let backdrop = look::Backdrop::new(&background.pixels);
     // Every sampled frame contributes alike, all of them together at most a palette's sample.
     let per_frame = encode::palette::SAMPLE / wanted.len().max(1);
     while let Some(k) = simulation.advance() {
         let Some(i) = k.checked_sub(scene.first_frame) else { continue };
         if wanted.binary_search(&i).is_ok() {
-            simulation.look_into(&scene.look, &background.pixels, &mut frame);
+            simulation.look_into(&scene.look, &backdrop, &mut frame);
             histogram.add_sample(&frame, per_frame);
         }
         if Some(&i) == wanted.last() {

@@ -40,9 +40,9 @@ impl Pen {
         }
     }
 
-    /// The colour of a pixel at (x, y) with slopes `dx`, `dy` (i64, exactly as SPEC §9 says).
-    #[inline(always)]
-    fn pixel(&self, x: i64, y: i64, dx: i64, dy: i64, background: &[[u8; 3]]) -> [u8; 3] {
+    /// The colour of a pixel at (x, y) with slopes `dx`, `dy`, in i64 exactly as SPEC §9 says:
+    /// how steep runs are drawn, and what the fast passes are checked against.
+    fn pixel(&self, x: i64, y: i64, dx: i64, dy: i64, rgbx: &[u32]) -> [u8; 3] {
         let (w, h) = (self.width, self.height);
         let sx = (256 * x + dx * self.r).clamp(0, 256 * (w - 1));
         let sy = (256 * y + dy * self.r).clamp(0, 256 * (h - 1));
@@ -50,7 +50,7 @@ impl Pen {
         let value = if self.bilinear {
             let (fx, fy) = ((sx & 255) as u32, (sy & 255) as u32);
             let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
-            let at = |x: i64, y: i64| background[(y * w + x) as usize];
+            let at = |x: i64, y: i64| unpack(rgbx[(y * w + x) as usize]);
             let (c00, c10, c01, c11) = (at(x0, y0), at(x1, y0), at(x0, y1), at(x1, y1));
             let mut out = [0u32; 3];
             for (c, o) in out.iter_mut().enumerate() {
@@ -60,7 +60,7 @@ impl Pen {
             }
             out
         } else {
-            background[(y0 * w + x0) as usize].map(u32::from)
+            unpack(rgbx[(y0 * w + x0) as usize]).map(u32::from)
         };
         let s = dx * self.light[0] + dy * self.light[1];
         let shade = ((s * self.shading) >> 8).clamp(-255, 255);
@@ -70,47 +70,243 @@ impl Pen {
     }
 }
 
+/// The background as a look reads it: one `u32` per pixel, `r | g << 8 | b << 16`, so a tap is
+/// one load.
+pub struct Backdrop(Vec<u32>);
+
+impl Backdrop {
+    /// Packs an RGB background.
+    pub fn new(background: &[[u8; 3]]) -> Backdrop {
+        Backdrop(background.iter().map(|p| u32::from(p[0]) | u32::from(p[1]) << 8 | u32::from(p[2]) << 16).collect())
+    }
+
+    /// Bytes a backdrop takes per pixel.
+    pub const BYTES_PER_PIXEL: u64 = 4;
+}
+
+/// A packed pixel's channels.
+#[inline(always)]
+fn unpack(p: u32) -> [u8; 3] {
+    [p as u8, (p >> 8) as u8, (p >> 16) as u8]
+}
+
 /// Draws rows `y0..` of the frame into `out` (whole rows, from row `y0` of the canvas): the
-/// background seen through the water with `look`, and `R = refraction_q8`.
+/// `backdrop` seen through the water with `look`, and `R = refraction_q8`.
 pub fn look_band(
     heights: Heights<'_>,
     width: usize,
     look: &Look,
     refraction_q8: i64,
-    background: &[[u8; 3]],
+    backdrop: &Backdrop,
     out: &mut [[u8; 3]],
     y0: usize,
 ) {
+    let rgbx = &backdrop.0;
     match heights {
-        Heights::I16(h) => look_rows(h, width, look, refraction_q8, background, out, y0),
-        Heights::I32(h) => look_rows(h, width, look, refraction_q8, background, out, y0),
+        Heights::I16(h) => look_i16(h, width, look, refraction_q8, rgbx, out, y0),
+        Heights::I32(h) => look_i32(h, width, look, refraction_q8, rgbx, out, y0),
     }
 }
 
-fn look_rows<H: Height>(
-    h: &[H],
-    width: usize,
-    look: &Look,
-    r: i64,
-    background: &[[u8; 3]],
-    out: &mut [[u8; 3]],
-    y0: usize,
-) {
+crate::simd::dispatch! {
+    /// Draws rows of a classic field with a look.
+    fn look_i16(h: &[i16], width: usize, look: &Look, r: i64, rgbx: &[u32], out: &mut [[u8; 3]], y0: usize) => look_rows
+}
+
+crate::simd::dispatch! {
+    /// Draws rows of a spring field with a look.
+    fn look_i32(h: &[i32], width: usize, look: &Look, r: i64, rgbx: &[u32], out: &mut [[u8; 3]], y0: usize) => look_rows
+}
+
+/// A light sum past this saturates both terms for any strength ≥ 1 (`2^17·1 >> 8 = 512 > 255`).
+const LIGHT_LIMIT: i32 = 1 << 17;
+
+/// Per pixel of a row, from the arithmetic pass to the gather and blend: where to sample, with
+/// what weights, and what light to add.
+struct Row {
+    /// Index of the pixel the position falls in.
+    index: Vec<u32>,
+    /// Steps to the right and lower taps (0 at the last column or row).
+    right: Vec<u32>,
+    down: Vec<u32>,
+    /// The fractions, 0..=255 (0 for nearest sampling).
+    fx: Vec<u32>,
+    fy: Vec<u32>,
+    /// Light added to every channel, −255..=509.
+    add: Vec<i32>,
+}
+
+/// The four taps of each pixel of a row, `r | g << 8 | b << 16`: upper left, upper right,
+/// lower left, lower right.
+struct Taps([Vec<u32>; 4]);
+
+impl Row {
+    fn new(width: usize) -> Row {
+        Row {
+            index: vec![0; width],
+            right: vec![0; width],
+            down: vec![0; width],
+            fx: vec![0; width],
+            fy: vec![0; width],
+            add: vec![0; width],
+        }
+    }
+}
+
+/// Draws rows `y0..` of a `look` into `out`, three passes a row: the arithmetic (in i32, over
+/// slices, so it vectorizes), the gather of the taps, and the blend (vectorized again). A run
+/// of calm water (no slope) is the background itself, copied; a run with a slope of `STEEP` or
+/// more (only wrapped spring heights have them) is drawn pixel by pixel in i64.
+#[inline(always)]
+fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32], out: &mut [[u8; 3]], y0: usize) {
     let height = h.len() / width;
     let pen = Pen::new(look, r, width, height);
-    // Heights outside the canvas read as 0: a row of zeros stands above and below it.
     let zeros = vec![H::default(); width];
-    let row = |y: i64| -> &[H] {
+    let row_of = |y: i64| -> &[H] {
         if (0..height as i64).contains(&y) { &h[y as usize * width..(y as usize + 1) * width] } else { &zeros }
     };
+    let mut row = Row::new(width);
+    let mut taps = Taps(std::array::from_fn(|_| vec![0; width]));
+    let mut dx = vec![0i32; width];
+    let mut dy = vec![0i32; width];
+    let limit = crate::refract::steep_limit(r).min(i64::from(STEEP)) as i32;
     for (y, out_row) in (y0 as i64..).zip(out.chunks_exact_mut(width)) {
-        let (up, mid, down) = (row(y - 1), row(y), row(y + 1));
-        for (x, o) in out_row.iter_mut().enumerate() {
-            let left = if x > 0 { mid[x - 1].wide() } else { 0 };
-            let right = if x + 1 < width { mid[x + 1].wide() } else { 0 };
-            let (dx, dy) = (left - right, up[x].wide() - down[x].wide());
-            *o = pen.pixel(x as i64, y, dx, dy, background);
+        let (up, mid, down) = (row_of(y - 1), row_of(y), row_of(y + 1));
+        slopes(up, mid, down, &mut dx, &mut dy);
+        arithmetic(&pen, y, limit, &dx, &dy, &mut row);
+        let background = &rgbx[y as usize * width..(y as usize + 1) * width];
+        for start in (0..width).step_by(RUN) {
+            let span = start..(start + RUN).min(width);
+            let (calm, steep) =
+                dx[span.clone()].iter().zip(&dy[span.clone()]).fold((0, false), |(or, steep), (&a, &b)| {
+                    (or | a | b, steep | (a.abs() >= STEEP) | (b.abs() >= STEEP))
+                });
+            if calm == 0 {
+                for (o, &p) in out_row[span.clone()].iter_mut().zip(&background[span]) {
+                    *o = unpack(p);
+                }
+            } else if steep {
+                for x in span {
+                    let left = if x > 0 { mid[x - 1].wide() } else { 0 };
+                    let right = if x + 1 < width { mid[x + 1].wide() } else { 0 };
+                    let dy = up[x].wide() - down[x].wide();
+                    out_row[x] = pen.pixel(x as i64, y, left - right, dy, rgbx);
+                }
+            } else if pen.bilinear {
+                gather::<true>(&row, rgbx, span.clone(), &mut taps);
+                blend::<true>(&row, &taps, span.clone(), &mut out_row[span]);
+            } else {
+                gather::<false>(&row, rgbx, span.clone(), &mut taps);
+                blend::<false>(&row, &taps, span.clone(), &mut out_row[span]);
+            }
         }
+    }
+}
+
+/// Pixels a run of which is checked for calm water at once.
+const RUN: usize = 64;
+
+/// Slopes are kept in i32 clamped to ±`STEEP`: within it the light sum `dx·lx + dy·ly` is exact
+/// in i32 (`2·2^21·256 = 2^30`).
+const STEEP: i32 = 1 << 21;
+
+/// The slopes of a row (SPEC §5), from the rows above, at and below it, clamped to ±`STEEP`.
+#[inline(always)]
+fn slopes<H: Height>(up: &[H], mid: &[H], down: &[H], dx: &mut [i32], dy: &mut [i32]) {
+    let width = mid.len();
+    let narrow = |d: i64| d.clamp(-i64::from(STEEP), i64::from(STEEP)) as i32;
+    for ((d, &u), &b) in dy.iter_mut().zip(up).zip(down) {
+        *d = narrow(u.wide() - b.wide());
+    }
+    if width == 1 {
+        dx[0] = 0;
+        return;
+    }
+    dx[0] = narrow(-mid[1].wide());
+    dx[width - 1] = narrow(mid[width - 2].wide());
+    for (d, (&left, &right)) in dx[1..width - 1].iter_mut().zip(mid.iter().zip(&mid[2..])) {
+        *d = narrow(left.wide() - right.wide());
+    }
+}
+
+/// The arithmetic of a row: each pixel's tap index and steps, fractions and light (exact for
+/// slopes within ±`STEEP`).
+#[inline(always)]
+fn arithmetic(pen: &Pen, y: i64, limit: i32, dx: &[i32], dy: &[i32], row: &mut Row) {
+    let (w, h, r) = (pen.width as i32, pen.height as i32, pen.r as i32);
+    let (max_x, max_y) = (256 * (w - 1), 256 * (h - 1));
+    let (lx, ly) = (pen.light[0] as i32, pen.light[1] as i32);
+    let (shading, highlight) = (pen.shading as i32, pen.highlight as i32);
+    let fraction = if pen.bilinear { 255 } else { 0 };
+    let base_y = 256 * y as i32;
+    let per_pixel = row
+        .index
+        .iter_mut()
+        .zip(row.right.iter_mut())
+        .zip(row.down.iter_mut())
+        .zip(row.fx.iter_mut().zip(row.fy.iter_mut()))
+        .zip(row.add.iter_mut())
+        .zip(dx.iter().zip(dy));
+    for (x, (((((index, right), down), (fx, fy)), add), (&dx, &dy))) in (0i32..).zip(per_pixel) {
+        // Slopes clamped to ±limit move a position past any canvas exactly as the unclamped
+        // ones do (`limit·R ≥ 2^22 + 256`), and keep it in i32.
+        let sx = (256 * x + dx.clamp(-limit, limit) * r).clamp(0, max_x);
+        let sy = (base_y + dy.clamp(-limit, limit) * r).clamp(0, max_y);
+        let (x0, y0) = (sx >> 8, sy >> 8);
+        *index = (y0 * w + x0) as u32;
+        *right = u32::from(x0 < w - 1);
+        *down = if y0 < h - 1 { w as u32 } else { 0 };
+        *fx = (sx & fraction) as u32;
+        *fy = (sy & fraction) as u32;
+        // A light sum past ±LIGHT_LIMIT saturates both terms, and within it `s·strength` fits
+        // an i32 (2^17·4096 = 2^29).
+        let s = (dx * lx + dy * ly).clamp(-LIGHT_LIMIT, LIGHT_LIMIT);
+        let shade = ((s * shading) >> 8).clamp(-255, 255);
+        let p = ((s.max(0) * highlight) >> 8).clamp(0, 255);
+        *add = shade + ((p * p) >> 8);
+    }
+}
+
+/// The taps of each pixel in `span`: the one the position falls in and, for bilinear
+/// sampling, its right, lower and lower-right neighbours.
+#[inline(always)]
+fn gather<const BILINEAR: bool>(row: &Row, rgbx: &[u32], span: std::ops::Range<usize>, taps: &mut Taps) {
+    let [t00, t10, t01, t11] = &mut taps.0;
+    let index = &row.index[span.clone()];
+    for (t, &i) in t00[span.clone()].iter_mut().zip(index) {
+        *t = rgbx[i as usize];
+    }
+    if !BILINEAR {
+        return;
+    }
+    let steps = row.right[span.clone()].iter().zip(&row.down[span.clone()]);
+    let per_pixel = t10[span.clone()].iter_mut().zip(t01[span.clone()].iter_mut()).zip(t11[span].iter_mut());
+    for (((t10, t01), t11), (&i, (&right, &down))) in per_pixel.zip(index.iter().zip(steps)) {
+        *t10 = rgbx[(i + right) as usize];
+        *t01 = rgbx[(i + down) as usize];
+        *t11 = rgbx[(i + right + down) as usize];
+    }
+}
+
+/// Blends the taps of `span` with the fractions, adds the light and writes the pixels.
+#[inline(always)]
+fn blend<const BILINEAR: bool>(row: &Row, taps: &Taps, span: std::ops::Range<usize>, out: &mut [[u8; 3]]) {
+    let [t00, t10, t01, t11] = &taps.0;
+    let weights = row.fx[span.clone()].iter().zip(&row.fy[span.clone()]).zip(&row.add[span.clone()]);
+    let corners = t00[span.clone()].iter().zip(&t10[span.clone()]).zip(t01[span.clone()].iter().zip(&t11[span]));
+    for (o, (((&fx, &fy), &add), ((&c00, &c10), (&c01, &c11)))) in out.iter_mut().zip(weights.zip(corners)) {
+        let channel = |shift: u32| -> u8 {
+            let value = if BILINEAR {
+                let at = |c: u32| (c >> shift) & 255;
+                let top = at(c00) * (256 - fx) + at(c10) * fx;
+                let bottom = at(c01) * (256 - fx) + at(c11) * fx;
+                (top * (256 - fy) + bottom * fy + 32768) >> 16
+            } else {
+                (c00 >> shift) & 255
+            };
+            (value as i32 + add).clamp(0, 255) as u8
+        };
+        *o = [channel(0), channel(8), channel(16)];
     }
 }
 
@@ -125,6 +321,10 @@ mod tests {
     /// A 2×2 background with distinct channels, so a weighted sample can be worked by hand.
     const PATCH: [[u8; 3]; 4] = [[0, 100, 200], [255, 100, 0], [40, 60, 80], [240, 20, 10]];
 
+    fn patch() -> Vec<u32> {
+        Backdrop::new(&PATCH).0
+    }
+
     #[test]
     fn bilinear_weighs_the_four_pixels_by_the_fractions() {
         let pen = Pen::new(&look(Sampling::Bilinear, 0, 0, [-1, -1]), 64, 2, 2);
@@ -135,22 +335,22 @@ mod tests {
         //      (25600·128 + 12800·128 + 32768) >> 16 = 4947968 >> 16 = 75.
         // Blue: top = 200·192 = 38400; bottom = 80·192 + 10·64 = 16000;
         //      (38400·128 + 16000·128 + 32768) >> 16 = 6996000 >> 16 = 106.
-        assert_eq!(pen.pixel(0, 0, 1, 2, &PATCH), [77, 75, 106]);
+        assert_eq!(pen.pixel(0, 0, 1, 2, &patch()), [77, 75, 106]);
         // No fractions: the pixel itself, as nearest sampling gives.
-        assert_eq!(pen.pixel(1, 1, 0, 0, &PATCH), PATCH[3]);
+        assert_eq!(pen.pixel(1, 1, 0, 0, &patch()), PATCH[3]);
         // Clamped at the far edge: sx = 256 + 256·64 → 256, so (1, ·) with fx = 0.
-        assert_eq!(pen.pixel(1, 0, 256, 0, &PATCH), PATCH[1]);
+        assert_eq!(pen.pixel(1, 0, 256, 0, &patch()), PATCH[1]);
         // Clamped at 0 from a negative position.
-        assert_eq!(pen.pixel(0, 0, -10, -10, &PATCH), PATCH[0]);
+        assert_eq!(pen.pixel(0, 0, -10, -10, &patch()), PATCH[0]);
     }
 
     #[test]
     fn nearest_takes_the_pixel_the_position_falls_in() {
         let pen = Pen::new(&look(Sampling::Nearest, 0, 0, [-1, -1]), 64, 2, 2);
         // sx = 64 + 64·5 = 384 → x0 = 1; sy = 0 → row 0.
-        assert_eq!(pen.pixel(0, 0, 5, 0, &PATCH), PATCH[1]);
+        assert_eq!(pen.pixel(0, 0, 5, 0, &patch()), PATCH[1]);
         // The floor: sx = 256 − 64 = 192 → x0 = 0.
-        assert_eq!(pen.pixel(1, 0, -1, 0, &PATCH), PATCH[0]);
+        assert_eq!(pen.pixel(1, 0, -1, 0, &patch()), PATCH[0]);
     }
 
     #[test]
@@ -160,16 +360,122 @@ mod tests {
         let pen = Pen::new(&lit, 0, 2, 2);
         // dx = −20, dy = −10: s = 30; shade = (30·512) >> 8 = 60; p = (30·1024) >> 8 = 120,
         // glint = 14400 >> 8 = 56: +116 on every channel, clamped at 255.
-        assert_eq!(pen.pixel(0, 0, -20, -10, &PATCH), [116, 216, 255]);
+        assert_eq!(pen.pixel(0, 0, -20, -10, &patch()), [116, 216, 255]);
         // The other side: s = −30; shade = (−30·512) >> 8 = −60; no glint; clamped at 0.
-        assert_eq!(pen.pixel(0, 0, 20, 10, &PATCH), [0, 40, 140]);
+        assert_eq!(pen.pixel(0, 0, 20, 10, &patch()), [0, 40, 140]);
         // A floor on the way: s = −1: (−512) >> 8 = −2.
-        assert_eq!(pen.pixel(0, 0, 1, 0, &PATCH), [0, 98, 198]);
+        assert_eq!(pen.pixel(0, 0, 1, 0, &patch()), [0, 98, 198]);
         // Steep slopes saturate: shade ±255, p = 255 and glint (255·255) >> 8 = 254.
-        assert_eq!(pen.pixel(1, 1, -100_000, 0, &PATCH), [255, 255, 255]);
-        assert_eq!(pen.pixel(1, 1, 100_000, 0, &PATCH), [0, 0, 0]);
+        assert_eq!(pen.pixel(1, 1, -100_000, 0, &patch()), [255, 255, 255]);
+        assert_eq!(pen.pixel(1, 1, 100_000, 0, &patch()), [0, 0, 0]);
         // The light's length scales both terms: [-2, 0] doubles s.
         let pen = Pen::new(&look(Sampling::Nearest, 256, 0, [-2, 0]), 0, 2, 2);
-        assert_eq!(pen.pixel(0, 0, -5, 0, &PATCH), [10, 110, 210]);
+        assert_eq!(pen.pixel(0, 0, -5, 0, &patch()), [10, 110, 210]);
+    }
+
+    /// Heights of every kind a kernel meets: calm stretches longer and shorter than a run,
+    /// ordinary waves, and (for spring) wrapped extremes, steep runs beside gentle ones.
+    fn field(w: usize, h: usize, extreme: bool) -> Vec<i32> {
+        (0..w * h)
+            .map(|i| {
+                let hash = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+                match hash % 16 {
+                    0..=5 => 0,
+                    6 if extreme => [i32::MIN, i32::MAX, 1 << 21, -(1 << 21) - 1, 3 << 28][(hash >> 8) as usize % 5],
+                    _ => (hash % 60_001) as i32 - 30_000,
+                }
+            })
+            .map(|v| if (1000..1200).contains(&(v as usize % 1400)) { 0 } else { v })
+            .collect()
+    }
+
+    /// Draws every pixel with `Pen::pixel` (i64, straight from SPEC §9).
+    fn by_formula(heights: &[i64], w: usize, pen: &Pen, rgbx: &[u32]) -> Vec<[u8; 3]> {
+        let h = heights.len() / w;
+        let at = |x: i64, y: i64| {
+            if (0..w as i64).contains(&x) && (0..h as i64).contains(&y) {
+                heights[y as usize * w + x as usize]
+            } else {
+                0
+            }
+        };
+        (0..(w * h) as i64)
+            .map(|i| {
+                let (x, y) = (i % w as i64, i / w as i64);
+                pen.pixel(x, y, at(x - 1, y) - at(x + 1, y), at(x, y - 1) - at(x, y + 1), rgbx)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fast_passes_match_the_formula_pixel_by_pixel_on_both_paths() {
+        let looks = [
+            look(Sampling::Bilinear, 400, 900, [-1, -1]),
+            look(Sampling::Bilinear, 4096, 4096, [256, -256]),
+            look(Sampling::Bilinear, 1, 0, [0, 1]),
+            look(Sampling::Nearest, 300, 2000, [-3, 7]),
+            look(Sampling::Bilinear, 0, 0, [-1, -1]),
+        ];
+        for (w, h) in [(1, 5), (2, 2), (3 * RUN + 37, 9), (61, 40)] {
+            let background: Vec<[u8; 3]> =
+                (0..w * h).map(|i| [(i * 7) as u8, ((i * 13) >> 2) as u8, (i >> 3) as u8]).collect();
+            let backdrop = Backdrop::new(&background);
+            let spring = field(w, h, true);
+            let classic: Vec<i16> = field(w, h, false).iter().map(|&v| v as i16).collect();
+            for look in &looks {
+                for r in [0, 1, 2, 26, 256, 4096] {
+                    let pen = Pen::new(look, r, w, h);
+                    let wide: Vec<i64> = spring.iter().map(|&v| i64::from(v)).collect();
+                    let expected_spring = by_formula(&wide, w, &pen, &backdrop.0);
+                    let wide: Vec<i64> = classic.iter().map(|&v| i64::from(v)).collect();
+                    let expected_classic = by_formula(&wide, w, &pen, &backdrop.0);
+                    for baseline in [true, false] {
+                        crate::simd::set_baseline_only(baseline);
+                        let mut out = vec![[0u8; 3]; w * h];
+                        look_band(Heights::I32(&spring), w, look, r, &backdrop, &mut out, 0);
+                        assert_eq!(out, expected_spring, "spring {w}×{h}, {look:?}, R {r}, baseline {baseline}");
+                        look_band(Heights::I16(&classic), w, look, r, &backdrop, &mut out, 0);
+                        assert_eq!(out, expected_classic, "classic {w}×{h}, {look:?}, R {r}, baseline {baseline}");
+                        // A band of rows from the middle draws the same as those rows of the whole.
+                        let (y0, y1) = (h / 3, h / 3 + h.div_ceil(2));
+                        let mut band = vec![[0u8; 3]; (y1 - y0) * w];
+                        look_band(Heights::I32(&spring), w, look, r, &backdrop, &mut band, y0);
+                        assert_eq!(band, expected_spring[y0 * w..y1 * w]);
+                    }
+                    crate::simd::set_baseline_only(false);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn slopes_past_steep_are_drawn_exactly() {
+        // Wrapped spring heights whose slopes pass i32 but cancel in the light sum: at the
+        // centre of a 3×3, dx = MAX − MIN = 2^32 − 1 and dy = (MIN + 1000) − MAX = 1001 − 2^32,
+        // so with light [1, 1], s = 1000 exactly: shade (1000·64) >> 8 = 250.
+        let max = i32::MAX;
+        let field = [0, i32::MIN + 1000, 0, max, 0, i32::MIN, 0, max, 0];
+        let backdrop = Backdrop::new(&[[0, 0, 0]; 9]);
+        let mut out = [[0u8; 3]; 9];
+        let lit = look(Sampling::Nearest, 64, 0, [1, 1]);
+        look_band(Heights::I32(&field), 3, &lit, 0, &backdrop, &mut out, 0);
+        assert_eq!(out[4], [250; 3]);
+        // On a canvas wider than 8192 pixels with R = 1, a slope of 3·2^20 at x = 1 moves the
+        // sample past the right edge (256 + 3·2^20 > 256·8499): the last pixel, not x = 8193.
+        let w = 8500;
+        let mut field = vec![0i32; w * 3];
+        field[w] = 3 << 20;
+        let background: Vec<[u8; 3]> = (0..w * 3).map(|i| [(i % 251) as u8, 0, 0]).collect();
+        let mut out = vec![[0u8; 3]; w * 3];
+        look_band(
+            Heights::I32(&field),
+            w,
+            &look(Sampling::Nearest, 0, 0, [-1, -1]),
+            1,
+            &Backdrop::new(&background),
+            &mut out,
+            0,
+        );
+        assert_eq!(out[w + 1], background[2 * w - 1]);
     }
 }

@@ -130,7 +130,7 @@ impl Height for i32 {
 
 /// The largest slope worth keeping for a given R: `limit·R ≥ 2^22 + 256`, so a clamped slope
 /// still moves the sample more than 16384 pixels, and `limit·R < 2^31`.
-fn steep_limit(r: i64) -> i64 {
+pub(crate) fn steep_limit(r: i64) -> i64 {
     if r == 0 { 0 } else { ((1 << 22) + 256 + r - 1) / r }
 }
 

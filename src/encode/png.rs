@@ -133,6 +133,12 @@ impl<P: PngPixel> PngSequence<P> {
     }
 }
 
+/// Bytes per pixel one thread holds while it compresses an RGB frame (3 bytes a pixel, `raw`),
+/// at worst, when the frame does not compress (noise): the png crate's deflate output, a vector
+/// grown by doubling (up to 2·raw), then beside it its stored fallback (again up to 2·raw), and
+/// the file's bytes (raw and a sixteenth).
+pub const WORKING_BYTES_PER_PIXEL: u64 = 16;
+
 /// Writes one frame's file: encoded in memory first, so encoding and writing are timed apart.
 /// With a palette, `pixels` are its indices.
 fn write_file(
@@ -143,7 +149,11 @@ fn write_file(
     comment: &str,
 ) -> Result<EncodeTimes> {
     let started = Instant::now();
-    let mut bytes = Vec::with_capacity(pixels.len() / 2);
+    // Room for a frame that does not compress at all (noise), so the buffer is never doubled
+    // past what the memory estimate allows for a frame in flight: the filtered rows and a
+    // margin for the deflate and chunk headers.
+    let raw = pixels.len() + height as usize;
+    let mut bytes = Vec::with_capacity(raw + raw / 16 + 4096);
     encode_png(&mut bytes, (width, height), pixels, palette, Some(comment))
         .map_err(|e| Error::Encode(e.to_string()))?;
     let encode = started.elapsed();

@@ -343,7 +343,7 @@ fn kmeans(points: &[[f64; 3]], weights: &[f64], centres: &mut [[f64; 3]], assign
 /// An exact nearest-centre search that prunes by the triangle inequality: from a guess `g` at
 /// distance `r`, a centre `j` with `|g − j| > 2·r` cannot be nearer (`|p − j| ≥ |g − j| − r > r`),
 /// so only the centres near the guess are tried, nearest first. Each centre keeps its
-/// [`NEIGHBOURS`] nearest; a search that would need more looks at every centre.
+/// 24 nearest (`NEIGHBOURS`); a search that would need more looks at every centre.
 pub struct Nearest {
     /// For each centre: its nearest others (itself first), with their distances (not squared).
     neighbours: Vec<Vec<(f64, u32)>>,
