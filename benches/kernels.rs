@@ -58,7 +58,7 @@ fn kernels(c: &mut Criterion) {
             b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &rgb, &mut rgb_out))
         });
         // A lit look (SPEC §9): bilinear sampling, shading and highlight, from RGB.
-        let backdrop = Backdrop::new(&rgb);
+        let backdrop = Backdrop::new(&rgb, w);
         let lit = Look { sampling: Sampling::Bilinear, shading: 400, highlight: 900, light: [-1, -1] };
         group.bench_function("look_lit_classic", |b| {
             b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&lit), 256, &backdrop, &mut rgb_out, 0))

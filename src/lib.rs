@@ -199,7 +199,7 @@ pub fn render_with<E: Encoder>(
     let mut simulation = Simulation::new(scene).threads(run.threads);
     let gather = scene.look.is_gather();
     let mut frame = if gather { encoder.background().to_vec() } else { Vec::new() };
-    let backdrop = (!gather).then(|| look::Backdrop::new(&run.background.pixels));
+    let backdrop = (!gather).then(|| look::Backdrop::new(&run.background.pixels, scene.width as usize));
     let (mut scratch, mut rgb) = (Vec::new(), Vec::new());
     let mut stats = Stats::default();
     loop {
@@ -289,7 +289,7 @@ pub fn gif_palette(scene: &Scene, background: &Background, dither: bool, threads
     let wanted: Vec<u64> = (0..samples).map(|j| j * (n - 1) / (samples - 1).max(1)).collect();
     let mut histogram = encode::quantize::Histogram::default();
     let mut frame = vec![[0u8; 3]; background.pixels.len()];
-    let backdrop = look::Backdrop::new(&background.pixels);
+    let backdrop = look::Backdrop::new(&background.pixels, scene.width as usize);
     // Every sampled frame contributes alike, all of them together at most a palette's sample.
     let per_frame = encode::palette::SAMPLE / wanted.len().max(1);
     while let Some(k) = simulation.advance() {

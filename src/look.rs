@@ -70,14 +70,17 @@ impl Pen {
     }
 }
 
-/// The background as a look reads it: one `u32` per pixel, `r | g << 8 | b << 16`, so a tap is
-/// one load.
+/// The background as a look reads it: one `u32` per pixel, `r | g << 8 | b << 16`, followed by
+/// a row and a pixel of padding, so that a pixel and its right neighbour are one 8-byte load,
+/// and so are the two below them, wherever the pixel is. (Where a neighbour lies outside the
+/// canvas its weight is 0: a position clamped to the last column or row has no fraction.)
 pub struct Backdrop(Vec<u32>);
 
 impl Backdrop {
-    /// Packs an RGB background.
-    pub fn new(background: &[[u8; 3]]) -> Backdrop {
-        Backdrop(background.iter().map(|p| u32::from(p[0]) | u32::from(p[1]) << 8 | u32::from(p[2]) << 16).collect())
+    /// Packs an RGB background `width` pixels wide.
+    pub fn new(background: &[[u8; 3]], width: usize) -> Backdrop {
+        let packed = background.iter().map(|p| u32::from(p[0]) | u32::from(p[1]) << 8 | u32::from(p[2]) << 16);
+        Backdrop(packed.chain(std::iter::repeat_n(0, width + 1)).collect())
     }
 
     /// Bytes a backdrop takes per pixel.
@@ -126,9 +129,6 @@ const LIGHT_LIMIT: i32 = 1 << 17;
 struct Row {
     /// Index of the pixel the position falls in.
     index: Vec<u32>,
-    /// Steps to the right and lower taps (0 at the last column or row).
-    right: Vec<u32>,
-    down: Vec<u32>,
     /// The fractions, 0..=255 (0 for nearest sampling).
     fx: Vec<u32>,
     fy: Vec<u32>,
@@ -138,23 +138,17 @@ struct Row {
 
 /// The four taps of each pixel of a row, `r | g << 8 | b << 16`: upper left, upper right,
 /// lower left, lower right.
-struct Taps([Vec<u32>; 4]);
+struct Taps(Vec<[u32; 4]>);
 
 impl Row {
     fn new(width: usize) -> Row {
-        Row {
-            index: vec![0; width],
-            right: vec![0; width],
-            down: vec![0; width],
-            fx: vec![0; width],
-            fy: vec![0; width],
-            add: vec![0; width],
-        }
+        Row { index: vec![0; width], fx: vec![0; width], fy: vec![0; width], add: vec![0; width] }
     }
 }
 
-/// Draws rows `y0..` of a `look` into `out`, three passes a row: the arithmetic (in i32, over
-/// slices, so it vectorizes), the gather of the taps, and the blend (vectorized again). A run
+/// Draws rows `y0..` of a `look` into `out`, in passes over a row: the arithmetic (in i32, over
+/// slices, so it vectorizes), the gather of the taps (two 8-byte loads a pixel, stored side by
+/// side), the blend into packed pixels (vectorized again) and their unpacking to RGB. A run
 /// of calm water (no slope) is the background itself, copied; a run with a slope of `STEEP` or
 /// more (only wrapped spring heights have them) is drawn pixel by pixel in i64.
 #[inline(always)]
@@ -166,7 +160,8 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
         if (0..height as i64).contains(&y) { &h[y as usize * width..(y as usize + 1) * width] } else { &zeros }
     };
     let mut row = Row::new(width);
-    let mut taps = Taps(std::array::from_fn(|_| vec![0; width]));
+    let mut taps = Taps(vec![[0; 4]; width]);
+    let mut blended = vec![0u32; width];
     let mut dx = vec![0i32; width];
     let mut dy = vec![0i32; width];
     let limit = crate::refract::steep_limit(r).min(i64::from(STEEP)) as i32;
@@ -174,7 +169,7 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
         let (up, mid, down) = (row_of(y - 1), row_of(y), row_of(y + 1));
         slopes(up, mid, down, &mut dx, &mut dy);
         arithmetic(&pen, y, limit, &dx, &dy, &mut row);
-        let background = &rgbx[y as usize * width..(y as usize + 1) * width];
+        let background = &rgbx[y as usize * width..][..width];
         for start in (0..width).step_by(RUN) {
             let span = start..(start + RUN).min(width);
             let (calm, steep) =
@@ -182,9 +177,7 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
                     (or | a | b, steep | (a.abs() >= STEEP) | (b.abs() >= STEEP))
                 });
             if calm == 0 {
-                for (o, &p) in out_row[span.clone()].iter_mut().zip(&background[span]) {
-                    *o = unpack(p);
-                }
+                store_rgb(&background[span.clone()], &mut out_row[span]);
             } else if steep {
                 for x in span {
                     let left = if x > 0 { mid[x - 1].wide() } else { 0 };
@@ -193,11 +186,13 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
                     out_row[x] = pen.pixel(x as i64, y, left - right, dy, rgbx);
                 }
             } else if pen.bilinear {
-                gather::<true>(&row, rgbx, span.clone(), &mut taps);
-                blend::<true>(&row, &taps, span.clone(), &mut out_row[span]);
+                gather::<true>(&row, rgbx, width, span.clone(), &mut taps);
+                blend::<true>(&row, &taps, span.clone(), &mut blended[span.clone()]);
+                store_rgb(&blended[span.clone()], &mut out_row[span]);
             } else {
-                gather::<false>(&row, rgbx, span.clone(), &mut taps);
-                blend::<false>(&row, &taps, span.clone(), &mut out_row[span]);
+                gather::<false>(&row, rgbx, width, span.clone(), &mut taps);
+                blend::<false>(&row, &taps, span.clone(), &mut blended[span.clone()]);
+                store_rgb(&blended[span.clone()], &mut out_row[span]);
             }
         }
     }
@@ -242,20 +237,15 @@ fn arithmetic(pen: &Pen, y: i64, limit: i32, dx: &[i32], dy: &[i32], row: &mut R
     let per_pixel = row
         .index
         .iter_mut()
-        .zip(row.right.iter_mut())
-        .zip(row.down.iter_mut())
         .zip(row.fx.iter_mut().zip(row.fy.iter_mut()))
         .zip(row.add.iter_mut())
         .zip(dx.iter().zip(dy));
-    for (x, (((((index, right), down), (fx, fy)), add), (&dx, &dy))) in (0i32..).zip(per_pixel) {
+    for (x, (((index, (fx, fy)), add), (&dx, &dy))) in (0i32..).zip(per_pixel) {
         // Slopes clamped to ±limit move a position past any canvas exactly as the unclamped
         // ones do (`limit·R ≥ 2^22 + 256`), and keep it in i32.
         let sx = (256 * x + dx.clamp(-limit, limit) * r).clamp(0, max_x);
         let sy = (base_y + dy.clamp(-limit, limit) * r).clamp(0, max_y);
-        let (x0, y0) = (sx >> 8, sy >> 8);
-        *index = (y0 * w + x0) as u32;
-        *right = u32::from(x0 < w - 1);
-        *down = if y0 < h - 1 { w as u32 } else { 0 };
+        *index = ((sy >> 8) * w + (sx >> 8)) as u32;
         *fx = (sx & fraction) as u32;
         *fy = (sy & fraction) as u32;
         // A light sum past ±LIGHT_LIMIT saturates both terms, and within it `s·strength` fits
@@ -268,45 +258,58 @@ fn arithmetic(pen: &Pen, y: i64, limit: i32, dx: &[i32], dy: &[i32], row: &mut R
 }
 
 /// The taps of each pixel in `span`: the one the position falls in and, for bilinear
-/// sampling, its right, lower and lower-right neighbours.
+/// sampling, its right, lower and lower-right neighbours (from the padded backdrop).
 #[inline(always)]
-fn gather<const BILINEAR: bool>(row: &Row, rgbx: &[u32], span: std::ops::Range<usize>, taps: &mut Taps) {
-    let [t00, t10, t01, t11] = &mut taps.0;
+fn gather<const BILINEAR: bool>(row: &Row, rgbx: &[u32], width: usize, span: std::ops::Range<usize>, taps: &mut Taps) {
     let index = &row.index[span.clone()];
-    for (t, &i) in t00[span.clone()].iter_mut().zip(index) {
-        *t = rgbx[i as usize];
-    }
+    let taps = &mut taps.0[span];
     if !BILINEAR {
+        for (t, &i) in taps.iter_mut().zip(index) {
+            t[0] = rgbx[i as usize];
+        }
         return;
     }
-    let steps = row.right[span.clone()].iter().zip(&row.down[span.clone()]);
-    let per_pixel = t10[span.clone()].iter_mut().zip(t01[span.clone()].iter_mut()).zip(t11[span].iter_mut());
-    for (((t10, t01), t11), (&i, (&right, &down))) in per_pixel.zip(index.iter().zip(steps)) {
-        *t10 = rgbx[(i + right) as usize];
-        *t01 = rgbx[(i + down) as usize];
-        *t11 = rgbx[(i + right + down) as usize];
+    let pair = |i: usize| -> [u32; 2] { rgbx[i..i + 2].try_into().expect("two taps") };
+    for (t, &i) in taps.iter_mut().zip(index) {
+        let ([t00, t10], [t01, t11]) = (pair(i as usize), pair(i as usize + width));
+        *t = [t00, t10, t01, t11];
     }
 }
 
-/// Blends the taps of `span` with the fractions, adds the light and writes the pixels.
+/// Blends the taps of `span` with the fractions, adds the light and writes the pixels, packed
+/// (so that the loop runs over whole words and vectorizes).
 #[inline(always)]
-fn blend<const BILINEAR: bool>(row: &Row, taps: &Taps, span: std::ops::Range<usize>, out: &mut [[u8; 3]]) {
-    let [t00, t10, t01, t11] = &taps.0;
+fn blend<const BILINEAR: bool>(row: &Row, taps: &Taps, span: std::ops::Range<usize>, out: &mut [u32]) {
     let weights = row.fx[span.clone()].iter().zip(&row.fy[span.clone()]).zip(&row.add[span.clone()]);
-    let corners = t00[span.clone()].iter().zip(&t10[span.clone()]).zip(t01[span.clone()].iter().zip(&t11[span]));
-    for (o, (((&fx, &fy), &add), ((&c00, &c10), (&c01, &c11)))) in out.iter_mut().zip(weights.zip(corners)) {
-        let channel = |shift: u32| -> u8 {
+    for (o, (((&fx, &fy), &add), &[c00, c10, c01, c11])) in out.iter_mut().zip(weights.zip(&taps.0[span])) {
+        let channel = |shift: u32| -> u32 {
+            let at = |c: u32| (c >> shift) & 255;
             let value = if BILINEAR {
-                let at = |c: u32| (c >> shift) & 255;
                 let top = at(c00) * (256 - fx) + at(c10) * fx;
                 let bottom = at(c01) * (256 - fx) + at(c11) * fx;
                 (top * (256 - fy) + bottom * fy + 32768) >> 16
             } else {
-                (c00 >> shift) & 255
+                at(c00)
             };
-            (value as i32 + add).clamp(0, 255) as u8
+            (value as i32 + add).clamp(0, 255) as u32
         };
-        *o = [channel(0), channel(8), channel(16)];
+        *o = channel(0) | channel(8) << 8 | channel(16) << 16;
+    }
+}
+
+/// Unpacks pixels into RGB, four at a time as three words.
+#[inline(always)]
+fn store_rgb(packed: &[u32], out: &mut [[u8; 3]]) {
+    let mut fours = packed.chunks_exact(4);
+    let mut outs = out.chunks_exact_mut(4);
+    for (p, o) in (&mut fours).zip(&mut outs) {
+        let words = [p[0] | p[1] << 24, p[1] >> 8 | p[2] << 16, p[2] >> 16 | p[3] << 8];
+        for (o, w) in o.as_flattened_mut().chunks_exact_mut(4).zip(words) {
+            o.copy_from_slice(&w.to_le_bytes());
+        }
+    }
+    for (o, &p) in outs.into_remainder().iter_mut().zip(fours.remainder()) {
+        *o = unpack(p);
     }
 }
 
@@ -322,7 +325,7 @@ mod tests {
     const PATCH: [[u8; 3]; 4] = [[0, 100, 200], [255, 100, 0], [40, 60, 80], [240, 20, 10]];
 
     fn patch() -> Vec<u32> {
-        Backdrop::new(&PATCH).0
+        Backdrop::new(&PATCH, 2).0
     }
 
     #[test]
@@ -419,7 +422,7 @@ mod tests {
         for (w, h) in [(1, 5), (2, 2), (3 * RUN + 37, 9), (61, 40)] {
             let background: Vec<[u8; 3]> =
                 (0..w * h).map(|i| [(i * 7) as u8, ((i * 13) >> 2) as u8, (i >> 3) as u8]).collect();
-            let backdrop = Backdrop::new(&background);
+            let backdrop = Backdrop::new(&background, w);
             let spring = field(w, h, true);
             let classic: Vec<i16> = field(w, h, false).iter().map(|&v| v as i16).collect();
             for look in &looks {
@@ -455,7 +458,7 @@ mod tests {
         // so with light [1, 1], s = 1000 exactly: shade (1000·64) >> 8 = 250.
         let max = i32::MAX;
         let field = [0, i32::MIN + 1000, 0, max, 0, i32::MIN, 0, max, 0];
-        let backdrop = Backdrop::new(&[[0, 0, 0]; 9]);
+        let backdrop = Backdrop::new(&[[0, 0, 0]; 9], 3);
         let mut out = [[0u8; 3]; 9];
         let lit = look(Sampling::Nearest, 64, 0, [1, 1]);
         look_band(Heights::I32(&field), 3, &lit, 0, &backdrop, &mut out, 0);
@@ -472,7 +475,7 @@ mod tests {
             w,
             &look(Sampling::Nearest, 0, 0, [-1, -1]),
             1,
-            &Backdrop::new(&background),
+            &Backdrop::new(&background, w),
             &mut out,
             0,
         );
