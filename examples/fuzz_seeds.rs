@@ -89,8 +89,9 @@ fn main() {
         write(&root.join("render"), &format!("{name}.toml"), text.as_bytes());
     }
     for scene in ["pond", "rain", "swipes", "spring"] {
-        let text = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenes/{scene}.toml")))
-            .expect("a bundled scene");
+        let text =
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/scenes/{scene}.toml")))
+                .expect("a bundled scene");
         write(&root.join("scene"), &format!("bundled-{scene}.toml"), &text);
     }
     // Background seeds: canvas width, height and fit, then the image file.

@@ -9,7 +9,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
     save(&dir.join("pool.png"), 256, 192, pool)?;
     save(&dir.join("koi.png"), 96, 64, koi)?;
-    println!("wrote {}/pool.png and koi.png", dir.display());
+    // The bundled scenes' picture: a koi pond, smooth and full of colour.
+    save(&dir.join("lagoon.png"), 480, 320, lagoon)?;
+    println!("wrote {}/pool.png, koi.png and lagoon.png", dir.display());
     // The benchmark's photo-like picture: the pool at 640×480, thousands of colours.
     let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/photo.png");
     save(&bench, 640, 480, pool)?;
@@ -90,4 +92,68 @@ fn koi(x: u32, y: u32, w: u32, h: u32) -> [u8; 4] {
     } else {
         [0, 0, 0, 0]
     }
+}
+
+/// A koi pond seen from above: a deep green-blue bottom with soft light, pebbles, three koi
+/// with their shadows, and lily pads floating on top. Smooth, with thousands of colours.
+fn lagoon(x: u32, y: u32, w: u32, h: u32) -> [u8; 4] {
+    let (px, py) = (f64::from(x), f64::from(y));
+    let (fx, fy) = (px / f64::from(w), py / f64::from(h));
+    let scale = f64::from(w) / 480.0;
+    // The bottom: darker toward the lower right, with sunlit ripples of caustics.
+    let depth = 0.65 + 0.35 * (1.0 - (0.6 * fx + 0.4 * fy));
+    let caustic = ((fx * 11.0 * PI + (fy * 5.0 * PI).sin()).sin() * (fy * 9.0 * PI + fx * 4.0).sin()).abs().powf(8.0);
+    let mut rgb = [40.0 * depth + 50.0 * caustic, 105.0 * depth + 60.0 * caustic, 100.0 * depth + 45.0 * caustic];
+    // Pebbles.
+    for &(cx, cy, r, tone) in
+        &[(0.12, 0.8, 18.0, 0.8), (0.2, 0.88, 12.0, 0.6), (0.86, 0.18, 16.0, 0.7), (0.55, 0.9, 10.0, 0.9)]
+    {
+        let d = ((px - cx * f64::from(w)).powi(2) + (py - cy * f64::from(h)).powi(2)).sqrt() / (r * scale);
+        if d < 1.0 {
+            let k = tone * (0.55 + 0.45 * (1.0 - d * d).sqrt()) * depth;
+            rgb = [120.0 * k, 118.0 * k, 105.0 * k];
+        }
+    }
+    // Koi: (centre x, centre y, heading in radians, length), each with a shadow below it.
+    let fish = [(0.3, 0.42, 0.35, 110.0), (0.66, 0.55, 2.6, 90.0), (0.5, 0.75, -0.2, 70.0)];
+    for &(cx, cy, heading, length) in &fish {
+        let length = length * scale;
+        let (c, s) = (f64::cos(heading), f64::sin(heading));
+        let local = |ox: f64, oy: f64| {
+            let (dx, dy) = (px - cx * f64::from(w) - ox, py - cy * f64::from(h) - oy);
+            (dx * c + dy * s, -dx * s + dy * c)
+        };
+        let inside = |(u, v): (f64, f64)| {
+            let body = (u / (0.5 * length)).powi(2) + (v / (0.17 * length)).powi(2) < 1.0;
+            let tail = u < -0.4 * length && u > -0.68 * length && v.abs() < (-0.4 * length - u) * 0.9;
+            body || tail
+        };
+        if inside(local(0.08 * length, 0.1 * length)) && !inside(local(0.0, 0.0)) {
+            rgb = rgb.map(|v| v * 0.6);
+        }
+        let (u, v) = local(0.0, 0.0);
+        if inside((u, v)) {
+            let round = (1.0 - (v / (0.17 * length)).powi(2)).max(0.0).sqrt();
+            let spot = ((u - 0.1 * length) / (0.14 * length)).powi(2) + ((v + 0.03 * length) / (0.1 * length)).powi(2)
+                < 1.0
+                || ((u + 0.22 * length) / (0.1 * length)).powi(2) + ((v - 0.04 * length) / (0.08 * length)).powi(2)
+                    < 1.0;
+            let base = if spot { [250.0, 246.0, 236.0] } else { [240.0, 112.0, 32.0] };
+            rgb = base.map(|v| v * (0.7 + 0.3 * round));
+            if ((u - 0.4 * length).powi(2) + (v.abs() - 0.07 * length).powi(2)).sqrt() < 0.025 * length {
+                rgb = [20.0, 20.0, 20.0];
+            }
+        }
+    }
+    // Lily pads: green discs with a notch, lighter at the rim.
+    for &(cx, cy, r) in &[(0.8, 0.8, 34.0), (0.9, 0.62, 22.0), (0.1, 0.15, 28.0)] {
+        let (dx, dy) = (px - cx * f64::from(w), py - cy * f64::from(h));
+        let d = (dx * dx + dy * dy).sqrt() / (r * scale);
+        let notch = dx > 0.0 && dy.abs() < dx * 0.25;
+        if d < 1.0 && !notch {
+            let vein = ((dy.atan2(dx) * 9.0).sin().abs() < 0.08) as u8 as f64;
+            rgb = [60.0 + 50.0 * d + 30.0 * vein, 130.0 + 50.0 * d + 30.0 * vein, 50.0 + 20.0 * d];
+        }
+    }
+    [rgb[0].clamp(0.0, 255.0) as u8, rgb[1].clamp(0.0, 255.0) as u8, rgb[2].clamp(0.0, 255.0) as u8, 255]
 }

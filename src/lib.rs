@@ -17,6 +17,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod advice;
 pub mod background;
 pub mod budget;
 pub mod diff;
@@ -34,6 +35,7 @@ pub mod refract;
 mod rng;
 pub mod scene;
 mod simd;
+pub mod starter;
 pub mod timeline;
 pub mod units;
 pub mod water;

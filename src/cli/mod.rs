@@ -1,6 +1,7 @@
 //! The command line: arguments, messages on stderr, the progress bar and exit codes.
 
 mod diff;
+mod new;
 mod render;
 mod signals;
 
@@ -127,6 +128,30 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Write a starter scene for a picture: the canvas from its size (at most 640 pixels a
+    /// side), stones, a swipe and light rain scaled to it, and a smooth, lit look.
+    New {
+        /// The picture (PNG, JPEG, GIF, BMP or WebP).
+        #[arg(value_name = "PICTURE")]
+        picture: PathBuf,
+        /// Where to write the scene (TOML). The picture is named relative to its folder.
+        #[arg(short, long, value_name = "SCENE")]
+        output: PathBuf,
+        /// The water model.
+        #[arg(long, value_enum, default_value = "classic")]
+        model: ModelArg,
+        /// Replace an existing scene file.
+        #[arg(short, long)]
+        force: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ModelArg {
+    /// Two height buffers, four neighbours (SPEC §4).
+    Classic,
+    /// Hooke's law over eight neighbours with a velocity buffer.
+    Spring,
 }
 
 fn memory_size(text: &str) -> Result<u64, String> {
@@ -217,9 +242,17 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Some(Command::Plan { scene, json, events, max_memory, set }) => {
             let detail = if events { Detail::Events } else { Detail::Summary };
             let scene = load_scene(&scene, &set, max_memory)?;
+            ripple_render::advice::for_scene(&scene).iter().for_each(|w| warn(w));
             plan(&scene, json, detail, max_memory).map(|()| ExitCode::SUCCESS)
         }
         Some(Command::Diff(args)) => diff::run(&args),
+        Some(Command::New { picture, output, model, force }) => {
+            let model = match model {
+                ModelArg::Classic => ripple_render::scene::Model::Classic,
+                ModelArg::Spring => ripple_render::scene::Model::Spring,
+            };
+            new::run(&picture, &output, model, force).map(|()| ExitCode::SUCCESS)
+        }
         None => {
             // clap enforces a scene and -o or --hashes when there is no subcommand.
             let Some(scene) = cli.scene else {

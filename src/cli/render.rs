@@ -64,6 +64,8 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     };
     budget::Estimate::for_render(&scene, image.as_ref(), kind, request.threads).check(request.max_memory)?;
     let background = Background::for_scene_within(&scene, request.max_memory)?;
+    let advice = ripple_render::advice::for_scene(&scene).into_iter();
+    advice.chain(ripple_render::advice::for_background(&scene, &background)).for_each(|w| super::warn(&w));
     let staged_output = match (request.output, format) {
         (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
         _ => None,

@@ -163,8 +163,8 @@ fn indexed_png_shows_the_same_pixels_where_the_palette_is_exact() {
 
 #[test]
 fn the_same_scene_gives_the_same_bytes() {
-    let dir = scene_dir("same", &std::fs::read_to_string(root().join("scenes/rain.toml")).unwrap());
-    std::fs::copy(root().join("scenes/koi.png"), dir.join("koi.png")).unwrap();
+    let dir = scene_dir("same", &std::fs::read_to_string(root().join("tests/golden/scenes/rain.toml")).unwrap());
+    std::fs::copy(root().join("tests/golden/scenes/koi.png"), dir.join("koi.png")).unwrap();
     assert_eq!(ripple(&["scene.toml", "-o", "a.gif", "-q"], &dir).code, 0);
     assert_eq!(ripple(&["scene.toml", "-o", "b.gif", "-q"], &dir).code, 0);
     assert_eq!(std::fs::read(dir.join("a.gif")).unwrap(), std::fs::read(dir.join("b.gif")).unwrap());
@@ -325,7 +325,7 @@ fn bad_output_paths() {
 
 #[test]
 fn plan_prints_the_timeline() {
-    let scene = root().join("scenes/swipes.toml");
+    let scene = root().join("tests/golden/scenes/swipes.toml");
     let run = ripple(&["plan", "--json", scene.to_str().unwrap()], &root());
     assert_eq!(run.code, 0, "{}", run.stderr);
     let plan: serde_json::Value = serde_json::from_str(&run.stdout).expect("plan --json is JSON");
@@ -361,7 +361,7 @@ fn plan_prints_the_timeline() {
 
 #[test]
 fn plan_gives_one_line_per_swipe_and_for_the_rain() {
-    let scene = root().join("scenes/swipes.toml");
+    let scene = root().join("tests/golden/scenes/swipes.toml");
     let run = ripple(&["plan", scene.to_str().unwrap()], &root());
     assert_eq!(run.code, 0, "{}", run.stderr);
     let events: Vec<&str> = run.stdout.lines().skip_while(|l| !l.contains("event")).skip(1).collect();
@@ -522,7 +522,7 @@ fn plan_lists_pre_roll_and_damping_in_order() {
 #[test]
 fn canvas_defaults_to_the_image_size_and_keeps_its_shape_from_one_side() {
     let dir = scene_dir("default-size", "[video]\nframes = 1\n[background]\nimage = \"koi.png\"\n");
-    std::fs::copy(root().join("scenes/koi.png"), dir.join("koi.png")).unwrap();
+    std::fs::copy(root().join("tests/golden/scenes/koi.png"), dir.join("koi.png")).unwrap();
     let size = |video: &str| -> (Option<u64>, Option<u64>) {
         let scene = format!("[video]\nframes = 1\n{video}\n[background]\nimage = \"koi.png\"\n");
         std::fs::write(dir.join("scene.toml"), scene).unwrap();
@@ -559,8 +559,8 @@ fn canvas_defaults_to_the_image_size_and_keeps_its_shape_from_one_side() {
 
 #[test]
 fn any_thread_count_gives_the_same_bytes() {
-    let dir = scene_dir("threads", &std::fs::read_to_string(root().join("scenes/pond.toml")).unwrap());
-    std::fs::copy(root().join("scenes/pool.png"), dir.join("pool.png")).unwrap();
+    let dir = scene_dir("threads", &std::fs::read_to_string(root().join("tests/golden/scenes/pond.toml")).unwrap());
+    std::fs::copy(root().join("tests/golden/scenes/pool.png"), dir.join("pool.png")).unwrap();
     for t in ["1", "3"] {
         let run = ripple(&["scene.toml", "-o", &format!("t{t}.gif"), "--threads", t, "-q"], &dir);
         assert_eq!(run.code, 0, "{}", run.stderr);

@@ -41,7 +41,7 @@ fn a_gif_and_the_png_folder_of_the_same_render_are_the_same() {
     assert!(run.stdout.contains("note: timing not compared (a PNG sequence has no delays)"), "{}", run.stdout);
     // Also for a many-coloured scene, whose GIF palette is quantized: the scene side is shown
     // through the same palette.
-    let pond = root().join("scenes/pond.toml");
+    let pond = root().join("tests/golden/scenes/pond.toml");
     let pond = pond.to_str().unwrap();
     let run = ripple(&[pond, "-o", "pond.gif", "-q"], &dir);
     assert_eq!(run.code, 0, "{}", run.stderr);

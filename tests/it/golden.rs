@@ -60,10 +60,10 @@ macro_rules! golden {
     };
 }
 
-golden!(pond, "scenes", keys = [30, 99]);
-golden!(rain, "scenes", keys = [40, 79]);
-golden!(swipes, "scenes", keys = [35, 60]);
-golden!(spring, "scenes", keys = [0, 99]);
+golden!(pond, "tests/golden/scenes", keys = [30, 99]);
+golden!(rain, "tests/golden/scenes", keys = [40, 79]);
+golden!(swipes, "tests/golden/scenes", keys = [35, 60]);
+golden!(spring, "tests/golden/scenes", keys = [0, 99]);
 // The looks of SPEC §9, with scenes of their own.
 golden!(lit, "tests/golden/scenes", keys = [12, 59]);
 golden!(bilinear, "tests/golden/scenes", keys = [8, 39]);

@@ -1,0 +1,53 @@
+//! Warnings for scenes that render but show nothing: the water never moves, or moves over a
+//! picture where moving it cannot be seen.
+
+use crate::{Background, Scene};
+
+/// What would make the render show no water, from the scene alone (as `plan` sees it).
+pub fn for_scene(scene: &Scene) -> Vec<String> {
+    let end = scene.end_frame();
+    let seconds = |frame: u64| frame as f64 / f64::from(scene.fps);
+    let stones = scene.stones.iter().any(|s| s.frame < end);
+    let swipes = scene.swipes.iter().any(|s| s.first_frame < end);
+    let rain = scene.rain.as_ref().is_some_and(|r| r.first_frame < end && r.drops_per_second > 0.0);
+    let events = !scene.stones.is_empty() || !scene.swipes.is_empty() || scene.rain.is_some();
+    // A scene without events is a still on purpose (a test pattern, a background check).
+    if stones || swipes || rain || !events {
+        return Vec::new();
+    }
+    let first = scene
+        .stones
+        .iter()
+        .map(|s| s.frame)
+        .chain(scene.swipes.iter().map(|s| s.first_frame))
+        .chain(scene.rain.iter().map(|r| r.first_frame))
+        .min()
+        .unwrap_or(end);
+    vec![format!(
+        "nothing touches the water before the render ends at {:.2} s (frame {end}): the first event is at {:.2} s, \
+         so every frame is the background",
+        seconds(end),
+        seconds(first)
+    )]
+}
+
+/// What would make the water invisible on this background: one flat colour, drawn without light,
+/// looks the same however it is bent.
+/// Only a background the scene chose (an image, or a colour other than the default black) is
+/// judged: SPEC's plain scenes are black on purpose.
+pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
+    let chosen = scene.background.image.is_some() || scene.background.color != [0, 0, 0];
+    if !chosen || scene.background.pattern.is_some() {
+        return Vec::new();
+    }
+    let light = scene.look.shading > 0 || scene.look.highlight > 0;
+    let flat = background.pixels.split_first().is_some_and(|(first, rest)| rest.iter().all(|p| p == first));
+    if flat && !light {
+        let [r, g, b] = background.pixels[0];
+        return vec![format!(
+            "the background is one flat colour (#{r:02x}{g:02x}{b:02x}), so bending it shows nothing: \
+             add a picture or a pattern to [background], or light to [look] (shading, highlight)"
+        )];
+    }
+    Vec::new()
+}
