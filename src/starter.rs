@@ -119,7 +119,7 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
          shading = {shading}\n\
          highlight = {highlight}\n\
          light = [-1, -1]\n",
-        image = toml_string(starter.image),
+        image = toml::Value::String(starter.image.to_string()),
         model = tuning.model,
         refraction = tuning.refraction,
         shading = tuning.shading,
@@ -139,21 +139,6 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
         rain_radius[0], rain_radius[1],
     ));
     text
-}
-
-/// A TOML basic string holding `text`.
-fn toml_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
