@@ -57,10 +57,15 @@ fn kernels(c: &mut Criterion) {
         group.bench_function("refract_classic_rgb", |b| {
             b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &rgb, &mut rgb_out))
         });
-        // A lit look (SPEC §9): bilinear sampling, shading and highlight, from RGB.
+        // A lit look (SPEC §9): bilinear sampling, shading and highlight, from RGB, with the
+        // values `ripple-render new` writes (refraction 0.05 → R = 13 classic, 0.03 → R = 8
+        // spring), and with R = 256 on the same water (every pixel moved far: a stress case).
         let backdrop = Backdrop::new(&rgb, w);
-        let lit = Look { sampling: Sampling::Bilinear, shading: 400, highlight: 900, light: [-1, -1] };
+        let lit = Look { sampling: Sampling::Bilinear, shading: 96, highlight: 320, light: [-1, -1] };
         group.bench_function("look_lit_classic", |b| {
+            b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&lit), 13, &backdrop, &mut rgb_out, 0))
+        });
+        group.bench_function("look_lit_classic_r256", |b| {
             b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&lit), 256, &backdrop, &mut rgb_out, 0))
         });
         let plain = Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1] };
@@ -68,8 +73,9 @@ fn kernels(c: &mut Criterion) {
             b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&plain), 256, &backdrop, &mut rgb_out, 0))
         });
         let water = spring(w, h);
+        let lit = Look { sampling: Sampling::Bilinear, shading: 64, highlight: 240, light: [-1, -1] };
         group.bench_function("look_lit_spring", |b| {
-            b.iter(|| look_band(Heights::I32(water.heights()), w, black_box(&lit), 26, &backdrop, &mut rgb_out, 0))
+            b.iter(|| look_band(Heights::I32(water.heights()), w, black_box(&lit), 8, &backdrop, &mut rgb_out, 0))
         });
         group.bench_function("refract_spring", |b| {
             b.iter(|| refract(Heights::I32(water.heights()), w, black_box(26), &background, &mut out))

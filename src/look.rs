@@ -11,6 +11,9 @@
 //!   glint `(p·p) >> 8`, `p = clamp((max(s, 0)·highlight) >> 8, 0, 255)`, to every channel,
 //!   clamped to 0..=255.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 use crate::refract::Height;
 use crate::scene::{Look, Sampling};
 use crate::water::Heights;
@@ -148,7 +151,8 @@ impl Row {
 
 /// Draws rows `y0..` of a `look` into `out`, in passes over a row: the arithmetic (in i32, over
 /// slices, so it vectorizes), the gather of the taps (two 8-byte loads a pixel, stored side by
-/// side), the blend into packed pixels (vectorized again) and their unpacking to RGB. A run
+/// side), the blend into packed pixels (vectorized again) and their unpacking to RGB; where the
+/// CPU has AVX2, bilinear runs are gathered and blended eight pixels at a time by `avx2`. A run
 /// of calm water (no slope) is the background itself, copied; a run with a slope of `STEEP` or
 /// more (only wrapped spring heights have them) is drawn pixel by pixel in i64.
 #[inline(always)]
@@ -165,6 +169,8 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
     let mut dx = vec![0i32; width];
     let mut dy = vec![0i32; width];
     let limit = crate::refract::steep_limit(r).min(i64::from(STEEP)) as i32;
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = crate::simd::Avx2::get();
     for (y, out_row) in (y0 as i64..).zip(out.chunks_exact_mut(width)) {
         let (up, mid, down) = (row_of(y - 1), row_of(y), row_of(y + 1));
         slopes(up, mid, down, &mut dx, &mut dy);
@@ -186,9 +192,22 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
                     out_row[x] = pen.pixel(x as i64, y, left - right, dy, rgbx);
                 }
             } else if pen.bilinear {
-                gather::<true>(&row, rgbx, width, span.clone(), &mut taps);
-                blend::<true>(&row, &taps, span.clone(), &mut blended[span.clone()]);
-                store_rgb(&blended[span.clone()], &mut out_row[span]);
+                let mut rest = span.clone();
+                #[cfg(target_arch = "x86_64")]
+                if let Some(token) = avx2 {
+                    let run = avx2::Run {
+                        index: &row.index[span.clone()],
+                        fx: &row.fx[span.clone()],
+                        fy: &row.fy[span.clone()],
+                        add: &row.add[span.clone()],
+                        rgbx,
+                        width,
+                    };
+                    rest.start += crate::simd::avx2_call!(token => avx2::bilinear(&run, &mut out_row[span.clone()]));
+                }
+                gather::<true>(&row, rgbx, width, rest.clone(), &mut taps);
+                blend::<true>(&row, &taps, rest.clone(), &mut blended[rest.clone()]);
+                store_rgb(&blended[rest.clone()], &mut out_row[rest]);
             } else {
                 gather::<false>(&row, rgbx, width, span.clone(), &mut taps);
                 blend::<false>(&row, &taps, span.clone(), &mut blended[span.clone()]);

@@ -28,6 +28,38 @@ macro_rules! dispatch {
 
 pub(crate) use dispatch;
 
+/// Proof that the CPU has AVX2 and that the AVX2 paths may run: only [`Avx2::get`] makes one.
+/// A kernel written with AVX2 intrinsics (a `#[target_feature(enable = "avx2")]` function)
+/// is called through [`avx2_call!`] with it.
+#[cfg(target_arch = "x86_64")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Avx2(());
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2 {
+    /// The proof, where the AVX2 paths may run (see [`avx2_enabled`]).
+    pub(crate) fn get() -> Option<Avx2> {
+        avx2_enabled().then_some(Avx2(()))
+    }
+}
+
+/// Calls `$kernel($args)`, a function compiled with `#[target_feature(enable = "avx2")]`,
+/// given `$token`, an [`Avx2`].
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx2_call {
+    ($token:expr => $($kernel:ident)::+ ($($arg:expr),* $(,)?)) => {{
+        let _: $crate::simd::Avx2 = $token;
+        // SAFETY: an `Avx2` exists only where the CPU reported AVX2 (`Avx2::get`).
+        #[allow(unsafe_code)]
+        unsafe {
+            $($kernel)::+($($arg),*)
+        }
+    }};
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx2_call;
+
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// 0: not yet known, 1: baseline only, 2: AVX2 allowed.
