@@ -275,12 +275,14 @@ class Look:
         return np.clip(value + (d + g)[:, :, None], 0, 255).astype(np.uint8)
 
 
-def frames(sc, rain_events, bg=None):
-    """Yields (k, RGB frame) for every rendered frame. `bg`: the fitted background, if already made."""
+def frames(sc, rain_events, bg=None, look=None):
+    """Yields (k, RGB frame) for every rendered frame. `bg`: the fitted background, if already
+    made; `look`: another implementation of `Look` to draw looks with (bench/compare.py times a
+    faster one)."""
     w, h = sc["w"], sc["h"]
     bg = background(sc) if bg is None else bg
     plain = not sc["bilinear"] and sc["shading"] == 0 and sc["highlight"] == 0
-    refract = Refractor(bg, sc["R"], wide=sc["model"] == "spring") if plain else Look(bg, sc)
+    refract = Refractor(bg, sc["R"], wide=sc["model"] == "spring") if plain else (look or Look)(bg, sc)
     per = events(sc, rain_events)
     shift = sc["shift"]
     a, b = np.zeros((h, w), np.int32), np.zeros((h, w), np.int32)

@@ -25,7 +25,8 @@ pub fn key(colour: [u8; 3]) -> u32 {
     (u32::from(colour[0]) << 16) | (u32::from(colour[1]) << 8) | u32::from(colour[2])
 }
 
-fn unkey(key: u32) -> [u8; 3] {
+/// The colour of a key (see [`key`]).
+pub fn unkey(key: u32) -> [u8; 3] {
     [(key >> 16) as u8, (key >> 8) as u8, key as u8]
 }
 
