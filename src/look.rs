@@ -127,7 +127,7 @@ crate::simd::dispatch! {
 /// A light sum past this saturates both terms for any strength ≥ 1 (`2^17·1 >> 8 = 512 > 255`).
 const LIGHT_LIMIT: i32 = 1 << 17;
 
-/// Per pixel of a row, from the arithmetic pass to the gather and blend: where to sample, with
+/// Per pixel of a run, from the arithmetic pass to the gather and blend: where to sample, with
 /// what weights, and what light to add.
 struct Row {
     /// Index of the pixel the position falls in.
@@ -139,7 +139,7 @@ struct Row {
     add: Vec<i32>,
 }
 
-/// The four taps of each pixel of a row, `r | g << 8 | b << 16`: upper left, upper right,
+/// The four taps of each pixel of a run, `r | g << 8 | b << 16`: upper left, upper right,
 /// lower left, lower right.
 struct Taps(Vec<[u32; 4]>);
 
@@ -149,12 +149,13 @@ impl Row {
     }
 }
 
-/// Draws rows `y0..` of a `look` into `out`, in passes over a row: the arithmetic (in i32, over
-/// slices, so it vectorizes), the gather of the taps (two 8-byte loads a pixel, stored side by
-/// side), the blend into packed pixels (vectorized again) and their unpacking to RGB; where the
-/// CPU has AVX2, bilinear runs are gathered and blended eight pixels at a time by `avx2`. A run
-/// of calm water (no slope) is the background itself, copied; a run with a slope of `STEEP` or
-/// more (only wrapped spring heights have them) is drawn pixel by pixel in i64.
+/// Draws rows `y0..` of a `look` into `out`: the slopes of a row, then run by run of `RUN`
+/// pixels, in passes over the run: the arithmetic (in i32, over slices, so it vectorizes), the
+/// gather of the taps (two 8-byte loads a pixel, stored side by side), the blend into packed
+/// pixels (vectorized again) and their unpacking to RGB; where the CPU has AVX2, the gather and
+/// blend of bilinear runs are done eight pixels at a time by `avx2`. A run of calm water (no
+/// slope) is the background itself, copied; a run with a slope of `STEEP` or more (only wrapped
+/// spring heights have them) is drawn pixel by pixel in i64.
 #[inline(always)]
 fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32], out: &mut [[u8; 3]], y0: usize) {
     let height = h.len() / width;
@@ -163,9 +164,10 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
     let row_of = |y: i64| -> &[H] {
         if (0..height as i64).contains(&y) { &h[y as usize * width..(y as usize + 1) * width] } else { &zeros }
     };
-    let mut row = Row::new(width);
-    let mut taps = Taps(vec![[0; 4]; width]);
-    let mut blended = vec![0u32; width];
+    let run = RUN.min(width);
+    let mut row = Row::new(run);
+    let mut taps = Taps(vec![[0; 4]; run]);
+    let mut blended = vec![0u32; run];
     let mut dx = vec![0i32; width];
     let mut dy = vec![0i32; width];
     let limit = crate::refract::steep_limit(r).min(i64::from(STEEP)) as i32;
@@ -174,45 +176,50 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
     for (y, out_row) in (y0 as i64..).zip(out.chunks_exact_mut(width)) {
         let (up, mid, down) = (row_of(y - 1), row_of(y), row_of(y + 1));
         slopes(up, mid, down, &mut dx, &mut dy);
-        arithmetic(&pen, y, limit, &dx, &dy, &mut row);
         let background = &rgbx[y as usize * width..][..width];
         for start in (0..width).step_by(RUN) {
             let span = start..(start + RUN).min(width);
-            let (calm, steep) =
-                dx[span.clone()].iter().zip(&dy[span.clone()]).fold((0, false), |(or, steep), (&a, &b)| {
-                    (or | a | b, steep | (a.abs() >= STEEP) | (b.abs() >= STEEP))
-                });
+            let (dx, dy) = (&dx[span.clone()], &dy[span.clone()]);
+            let (calm, steep) = dx.iter().zip(dy).fold((0, false), |(or, steep), (&a, &b)| {
+                (or | a | b, steep | (a.abs() >= STEEP) | (b.abs() >= STEEP))
+            });
             if calm == 0 {
                 store_rgb(&background[span.clone()], &mut out_row[span]);
-            } else if steep {
+                continue;
+            }
+            if steep {
                 for x in span {
                     let left = if x > 0 { mid[x - 1].wide() } else { 0 };
                     let right = if x + 1 < width { mid[x + 1].wide() } else { 0 };
                     let dy = up[x].wide() - down[x].wide();
                     out_row[x] = pen.pixel(x as i64, y, left - right, dy, rgbx);
                 }
-            } else if pen.bilinear {
-                let mut rest = span.clone();
-                #[cfg(target_arch = "x86_64")]
-                if let Some(token) = avx2 {
-                    let run = avx2::Run {
-                        index: &row.index[span.clone()],
-                        fx: &row.fx[span.clone()],
-                        fy: &row.fy[span.clone()],
-                        add: &row.add[span.clone()],
-                        rgbx,
-                        width,
-                    };
-                    rest.start += crate::simd::avx2_call!(token => avx2::bilinear(&run, &mut out_row[span.clone()]));
-                }
+                continue;
+            }
+            // The run's passes, indexed from its first pixel.
+            let (n, out) = (span.len(), &mut out_row[span.clone()]);
+            arithmetic(&pen, start, y, limit, dx, dy, &mut row);
+            let mut rest = 0..n;
+            #[cfg(target_arch = "x86_64")]
+            if let (true, Some(token)) = (pen.bilinear, avx2) {
+                let run = avx2::Run {
+                    index: &row.index[..n],
+                    fx: &row.fx[..n],
+                    fy: &row.fy[..n],
+                    add: &row.add[..n],
+                    rgbx,
+                    width,
+                };
+                rest.start = crate::simd::avx2_call!(token => avx2::bilinear(&run, out));
+            }
+            if pen.bilinear {
                 gather::<true>(&row, rgbx, width, rest.clone(), &mut taps);
                 blend::<true>(&row, &taps, rest.clone(), &mut blended[rest.clone()]);
-                store_rgb(&blended[rest.clone()], &mut out_row[rest]);
             } else {
-                gather::<false>(&row, rgbx, width, span.clone(), &mut taps);
-                blend::<false>(&row, &taps, span.clone(), &mut blended[span.clone()]);
-                store_rgb(&blended[span.clone()], &mut out_row[span]);
+                gather::<false>(&row, rgbx, width, rest.clone(), &mut taps);
+                blend::<false>(&row, &taps, rest.clone(), &mut blended[rest.clone()]);
             }
+            store_rgb(&blended[rest.clone()], &mut out[rest]);
         }
     }
 }
@@ -243,10 +250,10 @@ fn slopes<H: Height>(up: &[H], mid: &[H], down: &[H], dx: &mut [i32], dy: &mut [
     }
 }
 
-/// The arithmetic of a row: each pixel's tap index and steps, fractions and light (exact for
-/// slopes within ±`STEEP`).
+/// The arithmetic of the pixels of a row from `x0` on (as many as `dx` holds): each one's tap
+/// index, fractions and light (exact for slopes within ±`STEEP`).
 #[inline(always)]
-fn arithmetic(pen: &Pen, y: i64, limit: i32, dx: &[i32], dy: &[i32], row: &mut Row) {
+fn arithmetic(pen: &Pen, x0: usize, y: i64, limit: i32, dx: &[i32], dy: &[i32], row: &mut Row) {
     let (w, h, r) = (pen.width as i32, pen.height as i32, pen.r as i32);
     let (max_x, max_y) = (256 * (w - 1), 256 * (h - 1));
     let (lx, ly) = (pen.light[0] as i32, pen.light[1] as i32);
@@ -259,7 +266,7 @@ fn arithmetic(pen: &Pen, y: i64, limit: i32, dx: &[i32], dy: &[i32], row: &mut R
         .zip(row.fx.iter_mut().zip(row.fy.iter_mut()))
         .zip(row.add.iter_mut())
         .zip(dx.iter().zip(dy));
-    for (x, (((index, (fx, fy)), add), (&dx, &dy))) in (0i32..).zip(per_pixel) {
+    for (x, (((index, (fx, fy)), add), (&dx, &dy))) in (x0 as i32..).zip(per_pixel) {
         // Slopes clamped to ±limit move a position past any canvas exactly as the unclamped
         // ones do (`limit·R ≥ 2^22 + 256`), and keep it in i32.
         let sx = (256 * x + dx.clamp(-limit, limit) * r).clamp(0, max_x);
