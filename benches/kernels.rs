@@ -9,31 +9,11 @@ use ripple_render::encode::lzw::Lzw;
 use ripple_render::look::{Backdrop, look_band};
 use ripple_render::refract::refract;
 use ripple_render::scene::{Look, Sampling};
-use ripple_render::timeline::{Drop, Source};
-use ripple_render::water::{Classic, Heights, Spring};
+use ripple_render::water::Heights;
 
-const SIZES: [(usize, usize); 2] = [(640, 480), (1920, 1080)];
+mod common;
 
-/// Drops on a grid, so that the whole surface moves.
-fn drops(w: usize, h: usize) -> impl Iterator<Item = Drop> {
-    (0..h as i64).step_by(37).flat_map(move |y| {
-        (0..w as i64).step_by(41).map(move |x| Drop { x, y, radius: 3, weight: 900, source: Source::Rain })
-    })
-}
-
-fn classic(w: usize, h: usize) -> Classic {
-    let mut water = Classic::new(w, h);
-    drops(w, h).for_each(|d| water.drop(&d));
-    (0..20).for_each(|_| water.step(5, None));
-    water
-}
-
-fn spring(w: usize, h: usize) -> Spring {
-    let mut water = Spring::new(w, h);
-    drops(w, h).for_each(|d| water.drop(&d));
-    (0..20).for_each(|_| water.step(6, None));
-    water
-}
+use common::{LIT_CLASSIC_R, LIT_SPRING_R, SIZES, classic, spring};
 
 fn kernels(c: &mut Criterion) {
     for (w, h) in SIZES {
@@ -46,13 +26,13 @@ fn kernels(c: &mut Criterion) {
         let mut water = spring(w, h);
         group.bench_function("spring_step", |b| b.iter(|| water.step(black_box(6), None)));
 
-        let background: Vec<u8> = (0..w * h).map(|i| (i * 7 % 251) as u8).collect();
+        let background = common::background(w, h);
         let mut out = vec![0u8; w * h];
         let water = classic(w, h);
         group.bench_function("refract_classic", |b| {
             b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &background, &mut out))
         });
-        let rgb: Vec<[u8; 3]> = (0..w * h).map(|i| [(i * 7 % 251) as u8, (i % 13) as u8, 9]).collect();
+        let rgb = common::rgb(w, h);
         let mut rgb_out = vec![[0u8; 3]; w * h];
         group.bench_function("refract_classic_rgb", |b| {
             b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &rgb, &mut rgb_out))
@@ -61,9 +41,11 @@ fn kernels(c: &mut Criterion) {
         // values `ripple-render new` writes (refraction 0.05 → R = 13 classic, 0.03 → R = 8
         // spring), and with R = 256 on the same water (every pixel moved far: a stress case).
         let backdrop = Backdrop::new(&rgb, w);
-        let lit = Look { sampling: Sampling::Bilinear, shading: 96, highlight: 320, light: [-1, -1] };
+        let lit = common::LIT_CLASSIC;
         group.bench_function("look_lit_classic", |b| {
-            b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&lit), 13, &backdrop, &mut rgb_out, 0))
+            b.iter(|| {
+                look_band(Heights::I16(water.heights()), w, black_box(&lit), LIT_CLASSIC_R, &backdrop, &mut rgb_out, 0)
+            })
         });
         group.bench_function("look_lit_classic_r256", |b| {
             b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&lit), 256, &backdrop, &mut rgb_out, 0))
@@ -73,9 +55,11 @@ fn kernels(c: &mut Criterion) {
             b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&plain), 256, &backdrop, &mut rgb_out, 0))
         });
         let water = spring(w, h);
-        let lit = Look { sampling: Sampling::Bilinear, shading: 64, highlight: 240, light: [-1, -1] };
+        let lit = common::LIT_SPRING;
         group.bench_function("look_lit_spring", |b| {
-            b.iter(|| look_band(Heights::I32(water.heights()), w, black_box(&lit), 8, &backdrop, &mut rgb_out, 0))
+            b.iter(|| {
+                look_band(Heights::I32(water.heights()), w, black_box(&lit), LIT_SPRING_R, &backdrop, &mut rgb_out, 0)
+            })
         });
         group.bench_function("refract_spring", |b| {
             b.iter(|| refract(Heights::I32(water.heights()), w, black_box(26), &background, &mut out))

@@ -1,0 +1,70 @@
+//! The look kernels and nearest refraction on one thread, each timed as the best of 200 runs.
+//! On a shared VM whose speed drifts, the minimum is the figure noise disturbs least (the
+//! means of `cargo bench --bench kernels` move by tens of percent between runs of the same
+//! code). `cargo bench --bench best_of`; the figures are recorded in BENCHMARKS.md.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ripple_render::look::{Backdrop, look_band};
+use ripple_render::refract::refract;
+use ripple_render::water::Heights;
+
+mod common;
+
+use common::{LIT_CLASSIC, LIT_CLASSIC_R, LIT_SPRING, LIT_SPRING_R, SIZES, classic, spring};
+
+const RUNS: usize = 200;
+
+/// The shortest of `RUNS` runs of `f`.
+fn best_of(mut f: impl FnMut()) -> Duration {
+    (0..RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            f();
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn main() {
+    println!("best of {RUNS} runs, one thread");
+    for (w, h) in SIZES {
+        let report = |name: &str, time: Duration| {
+            let ns = time.as_secs_f64() * 1e9 / (w * h) as f64;
+            println!("{w}x{h} {name:<44} {:>9.1} µs {ns:>5.2} ns/px", time.as_secs_f64() * 1e6);
+        };
+        let (water, springs) = (classic(w, h), spring(w, h));
+        let (background, rgb) = (common::background(w, h), common::rgb(w, h));
+        let backdrop = Backdrop::new(&rgb, w);
+        let mut out = vec![0u8; w * h];
+        let mut rgb_out = vec![[0u8; 3]; w * h];
+        let nearest = best_of(|| refract(Heights::I16(water.heights()), w, black_box(256), &background, &mut out));
+        report("nearest refraction to palette indices", nearest);
+        let lit = best_of(|| {
+            look_band(
+                Heights::I16(water.heights()),
+                w,
+                black_box(&LIT_CLASSIC),
+                LIT_CLASSIC_R,
+                &backdrop,
+                &mut rgb_out,
+                0,
+            )
+        });
+        report("look, classic (bilinear, shading, highlight)", lit);
+        let lit = best_of(|| {
+            look_band(
+                Heights::I32(springs.heights()),
+                w,
+                black_box(&LIT_SPRING),
+                LIT_SPRING_R,
+                &backdrop,
+                &mut rgb_out,
+                0,
+            )
+        });
+        report("look, spring (bilinear, shading, highlight)", lit);
+    }
+}
