@@ -171,6 +171,7 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
     let mut dx = vec![0i32; width];
     let mut dy = vec![0i32; width];
     let limit = crate::refract::steep_limit(r).min(i64::from(STEEP)) as i32;
+    let gentle = gentle::<H>(&pen, limit);
     #[cfg(target_arch = "x86_64")]
     let avx2 = crate::simd::Avx2::get();
     for (y, out_row) in (y0 as i64..).zip(out.chunks_exact_mut(width)) {
@@ -198,7 +199,11 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
             }
             // The run's passes, indexed from its first pixel.
             let (n, out) = (span.len(), &mut out_row[span.clone()]);
-            arithmetic(&pen, start, y, limit, dx, dy, &mut row);
+            if gentle {
+                arithmetic::<false>(&pen, start, y, limit, dx, dy, &mut row);
+            } else {
+                arithmetic::<true>(&pen, start, y, limit, dx, dy, &mut row);
+            }
             let mut rest = 0..n;
             #[cfg(target_arch = "x86_64")]
             if let (true, Some(token)) = (pen.bilinear, avx2) {
@@ -222,6 +227,15 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
             store_rgb(&blended[rest.clone()], &mut out[rest]);
         }
     }
+}
+
+/// Whether the arithmetic may leave out its clamps of the slopes and the light sum: when no
+/// slope of heights `H` passes `limit` (classic heights: `|slope| ≤ 65535`) and no light sum
+/// passes `LIGHT_LIMIT`, the clamps change nothing, and every product still fits an i32.
+fn gentle<H: Height>(pen: &Pen, limit: i32) -> bool {
+    let steepest: i64 = if std::mem::size_of::<H>() == 2 { 65_535 } else { i64::from(STEEP) };
+    let light = steepest * (pen.light[0].abs() + pen.light[1].abs());
+    steepest <= i64::from(limit) && light <= i64::from(LIGHT_LIMIT)
 }
 
 /// Pixels a run of which is checked for calm water at once.
@@ -253,7 +267,7 @@ fn slopes<H: Height>(up: &[H], mid: &[H], down: &[H], dx: &mut [i32], dy: &mut [
 /// The arithmetic of the pixels of a row from `x0` on (as many as `dx` holds): each one's tap
 /// index, fractions and light (exact for slopes within ±`STEEP`).
 #[inline(always)]
-fn arithmetic(pen: &Pen, x0: usize, y: i64, limit: i32, dx: &[i32], dy: &[i32], row: &mut Row) {
+fn arithmetic<const CLAMP: bool>(pen: &Pen, x0: usize, y: i64, limit: i32, dx: &[i32], dy: &[i32], row: &mut Row) {
     let (w, h, r) = (pen.width as i32, pen.height as i32, pen.r as i32);
     let (max_x, max_y) = (256 * (w - 1), 256 * (h - 1));
     let (lx, ly) = (pen.light[0] as i32, pen.light[1] as i32);
@@ -269,14 +283,16 @@ fn arithmetic(pen: &Pen, x0: usize, y: i64, limit: i32, dx: &[i32], dy: &[i32], 
     for (x, (((index, (fx, fy)), add), (&dx, &dy))) in (x0 as i32..).zip(per_pixel) {
         // Slopes clamped to ±limit move a position past any canvas exactly as the unclamped
         // ones do (`limit·R ≥ 2^22 + 256`), and keep it in i32.
-        let sx = (256 * x + dx.clamp(-limit, limit) * r).clamp(0, max_x);
-        let sy = (base_y + dy.clamp(-limit, limit) * r).clamp(0, max_y);
+        let (cx, cy) = if CLAMP { (dx.clamp(-limit, limit), dy.clamp(-limit, limit)) } else { (dx, dy) };
+        let sx = (256 * x + cx * r).clamp(0, max_x);
+        let sy = (base_y + cy * r).clamp(0, max_y);
         *index = ((sy >> 8) * w + (sx >> 8)) as u32;
         *fx = (sx & fraction) as u32;
         *fy = (sy & fraction) as u32;
         // A light sum past ±LIGHT_LIMIT saturates both terms, and within it `s·strength` fits
         // an i32 (2^17·4096 = 2^29).
-        let s = (dx * lx + dy * ly).clamp(-LIGHT_LIMIT, LIGHT_LIMIT);
+        let s = dx * lx + dy * ly;
+        let s = if CLAMP { s.clamp(-LIGHT_LIMIT, LIGHT_LIMIT) } else { s };
         let shade = ((s * shading) >> 8).clamp(-255, 255);
         let p = ((s.max(0) * highlight) >> 8).clamp(0, 255);
         *add = shade + ((p * p) >> 8);
