@@ -171,7 +171,6 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
     let mut dx = vec![0i32; width];
     let mut dy = vec![0i32; width];
     let limit = crate::refract::steep_limit(r).min(i64::from(STEEP)) as i32;
-    let gentle = gentle::<H>(&pen, limit);
     #[cfg(target_arch = "x86_64")]
     let avx2 = crate::simd::Avx2::get();
     for (y, out_row) in (y0 as i64..).zip(out.chunks_exact_mut(width)) {
@@ -181,14 +180,14 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
         for start in (0..width).step_by(RUN) {
             let span = start..(start + RUN).min(width);
             let (dx, dy) = (&dx[span.clone()], &dy[span.clone()]);
-            let (calm, steep) = dx.iter().zip(dy).fold((0, false), |(or, steep), (&a, &b)| {
-                (or | a | b, steep | (a.abs() >= STEEP) | (b.abs() >= STEEP))
-            });
-            if calm == 0 {
+            // The magnitudes of the run's slopes, or-ed: at least the largest, and under a power
+            // of two exactly when the largest is.
+            let magnitude = dx.iter().zip(dy).fold(0, |m, (&a, &b)| m | a.unsigned_abs() | b.unsigned_abs());
+            if magnitude == 0 {
                 store_rgb(&background[span.clone()], &mut out_row[span]);
                 continue;
             }
-            if steep {
+            if magnitude >= STEEP as u32 {
                 for x in span {
                     let left = if x > 0 { mid[x - 1].wide() } else { 0 };
                     let right = if x + 1 < width { mid[x + 1].wide() } else { 0 };
@@ -199,7 +198,7 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
             }
             // The run's passes, indexed from its first pixel.
             let (n, out) = (span.len(), &mut out_row[span.clone()]);
-            if gentle {
+            if gentle(&pen, limit, magnitude) {
                 arithmetic::<false>(&pen, start, y, limit, dx, dy, &mut row);
             } else {
                 arithmetic::<true>(&pen, start, y, limit, dx, dy, &mut row);
@@ -229,13 +228,12 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
     }
 }
 
-/// Whether the arithmetic may leave out its clamps of the slopes and the light sum: when no
-/// slope of heights `H` passes `limit` (classic heights: `|slope| ≤ 65535`) and no light sum
-/// passes `LIGHT_LIMIT`, the clamps change nothing, and every product still fits an i32.
-fn gentle<H: Height>(pen: &Pen, limit: i32) -> bool {
-    let steepest: i64 = if std::mem::size_of::<H>() == 2 { 65_535 } else { i64::from(STEEP) };
-    let light = steepest * (pen.light[0].abs() + pen.light[1].abs());
-    steepest <= i64::from(limit) && light <= i64::from(LIGHT_LIMIT)
+/// Whether the arithmetic of a run may leave out its clamps of the slopes and the light sum:
+/// when no slope's magnitude passes `magnitude`, which is within `limit`, and no light sum can
+/// pass `LIGHT_LIMIT`, the clamps change nothing and every product still fits an i32.
+fn gentle(pen: &Pen, limit: i32, magnitude: u32) -> bool {
+    let magnitude = i64::from(magnitude);
+    magnitude <= i64::from(limit) && magnitude * (pen.light[0].abs() + pen.light[1].abs()) <= i64::from(LIGHT_LIMIT)
 }
 
 /// Pixels a run of which is checked for calm water at once.
