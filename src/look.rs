@@ -149,13 +149,10 @@ impl Row {
     }
 }
 
-/// Draws rows `y0..` of a `look` into `out`: the slopes of a row, then run by run of `RUN`
-/// pixels, in passes over the run: the arithmetic (in i32, over slices, so it vectorizes), the
-/// gather of the taps (two 8-byte loads a pixel, stored side by side), the blend into packed
-/// pixels (vectorized again) and their unpacking to RGB; where the CPU has AVX2, the gather and
-/// blend of bilinear runs are done eight pixels at a time by `avx2`. A run of calm water (no
-/// slope) is the background itself, copied; a run with a slope of `STEEP` or more (only wrapped
-/// spring heights have them) is drawn pixel by pixel in i64.
+/// Draws rows `y0..` of a `look` into `out`. The slopes of a row first; then, run by run of
+/// `RUN` pixels: a run of calm water (no slope) is the background itself, copied; a run with a
+/// slope of `STEEP` or more (only wrapped spring heights have them) is drawn pixel by pixel in
+/// i64; neighbouring runs of moving water are drawn together, up to `SPAN` pixels, by `Passes`.
 #[inline(always)]
 fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32], out: &mut [[u8; 3]], y0: usize) {
     let height = h.len() / width;
@@ -164,67 +161,124 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
     let row_of = |y: i64| -> &[H] {
         if (0..height as i64).contains(&y) { &h[y as usize * width..(y as usize + 1) * width] } else { &zeros }
     };
-    let run = RUN.min(width);
-    let mut row = Row::new(run);
-    let mut taps = Taps(vec![[0; 4]; run]);
-    let mut blended = vec![0u32; run];
+    let limit = crate::refract::steep_limit(r).min(i64::from(STEEP)) as i32;
+    let mut passes = Passes::new(&pen, limit, rgbx);
+    let longest = passes.span();
     let mut dx = vec![0i32; width];
     let mut dy = vec![0i32; width];
-    let limit = crate::refract::steep_limit(r).min(i64::from(STEEP)) as i32;
-    #[cfg(target_arch = "x86_64")]
-    let avx2 = crate::simd::Avx2::get();
     for (y, out_row) in (y0 as i64..).zip(out.chunks_exact_mut(width)) {
         let (up, mid, down) = (row_of(y - 1), row_of(y), row_of(y + 1));
         slopes(up, mid, down, &mut dx, &mut dy);
         let background = &rgbx[y as usize * width..][..width];
+        // Moving runs not yet drawn: where they start, and their magnitudes or-ed.
+        let mut pending: Option<(usize, u32)> = None;
         for start in (0..width).step_by(RUN) {
             let span = start..(start + RUN).min(width);
-            let (dx, dy) = (&dx[span.clone()], &dy[span.clone()]);
             // The magnitudes of the run's slopes, or-ed: at least the largest, and under a power
             // of two exactly when the largest is.
-            let magnitude = dx.iter().zip(dy).fold(0, |m, (&a, &b)| m | a.unsigned_abs() | b.unsigned_abs());
-            if magnitude == 0 {
-                store_rgb(&background[span.clone()], &mut out_row[span]);
+            let magnitude = dx[span.clone()]
+                .iter()
+                .zip(&dy[span.clone()])
+                .fold(0, |m, (&a, &b)| m | a.unsigned_abs() | b.unsigned_abs());
+            if magnitude != 0 && magnitude < STEEP as u32 {
+                let (from, before) = pending.unwrap_or((start, 0));
+                pending = Some((from, before | magnitude));
+                if span.end - from + RUN > longest {
+                    let at = from..span.end;
+                    passes.draw(y, from, &dx[at.clone()], &dy[at.clone()], before | magnitude, &mut out_row[at]);
+                    pending = None;
+                }
                 continue;
             }
-            if magnitude >= STEEP as u32 {
+            if let Some((from, magnitude)) = pending.take() {
+                passes.draw(y, from, &dx[from..start], &dy[from..start], magnitude, &mut out_row[from..start]);
+            }
+            if magnitude == 0 {
+                store_rgb(&background[span.clone()], &mut out_row[span]);
+            } else {
                 for x in span {
                     let left = if x > 0 { mid[x - 1].wide() } else { 0 };
                     let right = if x + 1 < width { mid[x + 1].wide() } else { 0 };
                     let dy = up[x].wide() - down[x].wide();
                     out_row[x] = pen.pixel(x as i64, y, left - right, dy, rgbx);
                 }
-                continue;
             }
-            // The run's passes, indexed from its first pixel.
-            let (n, out) = (span.len(), &mut out_row[span.clone()]);
-            if gentle(&pen, limit, magnitude) {
-                arithmetic::<false>(&pen, start, y, limit, dx, dy, &mut row);
-            } else {
-                arithmetic::<true>(&pen, start, y, limit, dx, dy, &mut row);
-            }
-            let mut rest = 0..n;
-            #[cfg(target_arch = "x86_64")]
-            if let (true, Some(token)) = (pen.bilinear, avx2) {
-                let run = avx2::Run {
-                    index: &row.index[..n],
-                    fx: &row.fx[..n],
-                    fy: &row.fy[..n],
-                    add: &row.add[..n],
-                    rgbx,
-                    width,
-                };
-                rest.start = crate::simd::avx2_call!(token => avx2::bilinear(&run, out));
-            }
-            if pen.bilinear {
-                gather::<true>(&row, rgbx, width, rest.clone(), &mut taps);
-                blend::<true>(&row, &taps, rest.clone(), &mut blended[rest.clone()]);
-            } else {
-                gather::<false>(&row, rgbx, width, rest.clone(), &mut taps);
-                blend::<false>(&row, &taps, rest.clone(), &mut blended[rest.clone()]);
-            }
-            store_rgb(&blended[rest.clone()], &mut out[rest]);
         }
+        if let Some((from, magnitude)) = pending {
+            passes.draw(y, from, &dx[from..], &dy[from..], magnitude, &mut out_row[from..]);
+        }
+    }
+}
+
+/// What the passes over a span of moving water share: the look, the buffers between the
+/// passes, and the backdrop.
+struct Passes<'a> {
+    pen: &'a Pen,
+    limit: i32,
+    rgbx: &'a [u32],
+    row: Row,
+    taps: Taps,
+    blended: Vec<u32>,
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<crate::simd::Avx2>,
+}
+
+impl<'a> Passes<'a> {
+    fn new(pen: &'a Pen, limit: i32, rgbx: &'a [u32]) -> Passes<'a> {
+        let span = SPAN.min(pen.width as usize);
+        Passes {
+            pen,
+            limit,
+            rgbx,
+            row: Row::new(span),
+            taps: Taps(vec![[0; 4]; span]),
+            blended: vec![0; span],
+            #[cfg(target_arch = "x86_64")]
+            avx2: crate::simd::Avx2::get(),
+        }
+    }
+
+    /// Most pixels a span may have.
+    fn span(&self) -> usize {
+        self.blended.len()
+    }
+
+    /// Draws the pixels of row `y` from `x0` on whose slopes are `dx`, `dy`, their magnitudes
+    /// or-ed `magnitude`, into `out`, in passes over them: the arithmetic (in i32, over slices,
+    /// so it vectorizes), the gather of the taps (two 8-byte loads a pixel, stored side by side),
+    /// the blend into packed pixels (vectorized again) and their unpacking to RGB; where the CPU
+    /// has AVX2, bilinear pixels are gathered and blended eight at a time by `avx2`.
+    #[inline(always)]
+    fn draw(&mut self, y: i64, x0: usize, dx: &[i32], dy: &[i32], magnitude: u32, out: &mut [[u8; 3]]) {
+        let (pen, limit, rgbx, width) = (self.pen, self.limit, self.rgbx, self.pen.width as usize);
+        let (n, row) = (dx.len(), &mut self.row);
+        if gentle(pen, limit, magnitude) {
+            arithmetic::<false>(pen, x0, y, limit, dx, dy, row);
+        } else {
+            arithmetic::<true>(pen, x0, y, limit, dx, dy, row);
+        }
+        let mut rest = 0..n;
+        #[cfg(target_arch = "x86_64")]
+        if let (true, Some(token)) = (pen.bilinear, self.avx2) {
+            let run = avx2::Run {
+                index: &row.index[..n],
+                fx: &row.fx[..n],
+                fy: &row.fy[..n],
+                add: &row.add[..n],
+                rgbx,
+                width,
+            };
+            rest.start = crate::simd::avx2_call!(token => avx2::bilinear(&run, out));
+        }
+        let (taps, blended) = (&mut self.taps, &mut self.blended);
+        if pen.bilinear {
+            gather::<true>(row, rgbx, width, rest.clone(), taps);
+            blend::<true>(row, taps, rest.clone(), &mut blended[rest.clone()]);
+        } else {
+            gather::<false>(row, rgbx, width, rest.clone(), taps);
+            blend::<false>(row, taps, rest.clone(), &mut blended[rest.clone()]);
+        }
+        store_rgb(&blended[rest.clone()], &mut out[rest]);
     }
 }
 
@@ -236,8 +290,12 @@ fn gentle(pen: &Pen, limit: i32, magnitude: u32) -> bool {
     magnitude <= i64::from(limit) && magnitude * (pen.light[0].abs() + pen.light[1].abs()) <= i64::from(LIGHT_LIMIT)
 }
 
-/// Pixels a run of which is checked for calm water at once.
+/// Pixels a run of which is checked for calm (or steep) water at once.
 const RUN: usize = 64;
+
+/// Most pixels of moving water (neighbouring runs of it) taken through the passes at once: the
+/// passes' set-up is paid per span, and their buffers still stay in the first-level cache.
+const SPAN: usize = 4 * RUN;
 
 /// Slopes are kept in i32 clamped to ±`STEEP`: within it the light sum `dx·lx + dy·ly` is exact
 /// in i32 (`2·2^21·256 = 2^30`).
@@ -459,7 +517,7 @@ mod tests {
             look(Sampling::Nearest, 300, 2000, [-3, 7]),
             look(Sampling::Bilinear, 0, 0, [-1, -1]),
         ];
-        for (w, h) in [(1, 5), (2, 2), (3 * RUN + 37, 9), (61, 40)] {
+        for (w, h) in [(1, 5), (2, 2), (3 * RUN + 37, 9), (61, 40), (SPAN + 3 * RUN + 11, 4)] {
             let background: Vec<[u8; 3]> =
                 (0..w * h).map(|i| [(i * 7) as u8, ((i * 13) >> 2) as u8, (i >> 3) as u8]).collect();
             let backdrop = Backdrop::new(&background, w);
