@@ -42,29 +42,17 @@ fn main() {
         let mut rgb_out = vec![[0u8; 3]; w * h];
         let nearest = best_of(|| refract(Heights::I16(water.heights()), w, black_box(256), &background, &mut out));
         report("nearest refraction to palette indices", nearest);
-        let lit = best_of(|| {
-            look_band(
+        let looks = [
+            (
+                "look, classic (bilinear, shading, highlight)",
                 Heights::I16(water.heights()),
-                w,
-                black_box(&LIT_CLASSIC),
+                &LIT_CLASSIC,
                 LIT_CLASSIC_R,
-                &backdrop,
-                &mut rgb_out,
-                0,
-            )
-        });
-        report("look, classic (bilinear, shading, highlight)", lit);
-        let lit = best_of(|| {
-            look_band(
-                Heights::I32(springs.heights()),
-                w,
-                black_box(&LIT_SPRING),
-                LIT_SPRING_R,
-                &backdrop,
-                &mut rgb_out,
-                0,
-            )
-        });
-        report("look, spring (bilinear, shading, highlight)", lit);
+            ),
+            ("look, spring (bilinear, shading, highlight)", Heights::I32(springs.heights()), &LIT_SPRING, LIT_SPRING_R),
+        ];
+        for (name, heights, look, r) in looks {
+            report(name, best_of(|| look_band(heights, w, black_box(look), r, &backdrop, &mut rgb_out, 0)));
+        }
     }
 }
