@@ -127,7 +127,7 @@ crate::simd::dispatch! {
 /// A light sum past this saturates both terms for any strength ≥ 1 (`2^17·1 >> 8 = 512 > 255`).
 const LIGHT_LIMIT: i32 = 1 << 17;
 
-/// Per pixel of a run, from the arithmetic pass to the gather and blend: where to sample, with
+/// Per pixel of a span, from the arithmetic pass to the gather and blend: where to sample, with
 /// what weights, and what light to add.
 struct Row {
     /// Index of the pixel the position falls in.
@@ -139,13 +139,13 @@ struct Row {
     add: Vec<i32>,
 }
 
-/// The four taps of each pixel of a run, `r | g << 8 | b << 16`: upper left, upper right,
+/// The four taps of each pixel of a span, `r | g << 8 | b << 16`: upper left, upper right,
 /// lower left, lower right.
 struct Taps(Vec<[u32; 4]>);
 
 impl Row {
-    fn new(width: usize) -> Row {
-        Row { index: vec![0; width], fx: vec![0; width], fy: vec![0; width], add: vec![0; width] }
+    fn new(pixels: usize) -> Row {
+        Row { index: vec![0; pixels], fx: vec![0; pixels], fy: vec![0; pixels], add: vec![0; pixels] }
     }
 }
 
