@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An independent numpy implementation of SPEC §2–§5 and §9 (looks), used two ways:
+"""An independent numpy implementation of SPEC §2–§5, §8 (walls and edges) and §9 (looks), used
+two ways:
 
 * as a cross-check: `reference.py check SCENE FRAMES_DIR` re-derives every frame of a scene from
   the SPEC formulas and compares it with the PNG sequence ripple-render wrote;
@@ -94,7 +95,223 @@ def load(scene_path):
         image=image, fit=bg.get("fit", "cover"), color=parse_color(bg.get("color", "#000000")),
         bilinear=look.get("sampling", "nearest") == "bilinear", shading=look.get("shading", 0),
         highlight=look.get("highlight", 0), light=look.get("light", [-1, -1]),
+        edges=edges_of(doc.get("edges", {})),
     )
+
+
+def edges_of(t):
+    every = t.get("all", "reflect")
+    return {side: t.get(side, every) for side in ("left", "right", "top", "bottom")}
+
+
+def disc(x, y, r, w, h):
+    """Canvas cells strictly inside a circle, as a boolean array (the drop rule, no clipping)."""
+    ys, xs = np.ogrid[0:h, 0:w]
+    return (xs - x) ** 2 + (ys - y) ** 2 < r * r
+
+
+def walls(sc):
+    """SPEC §8: the union of the obstacles' cells and the mask's; None without either."""
+    doc, w, h = sc["doc"], sc["w"], sc["h"]
+    if "obstacle" not in doc and "mask" not in doc:
+        return None
+    out = np.zeros((h, w), bool)
+    ys, xs = np.ogrid[0:h, 0:w]
+    for o in doc.get("obstacle", []):
+        shape = o["shape"]
+        if shape == "circle":
+            out |= disc(o["x"], o["y"], o["radius"], w, h)
+        elif shape == "rect":
+            out |= (o["x"] <= xs) & (xs < o["x"] + o["width"]) & (o["y"] <= ys) & (ys < o["y"] + o["height"])
+        elif shape == "polygon":
+            # The even-odd rule at every cell centre, exactly as SPEC writes it.
+            cx, cy = (2 * xs + 1).astype(np.int64), (2 * ys + 1).astype(np.int64)
+            odd = np.zeros((h, w), bool)
+            pts = o["points"]
+            for k in range(len(pts)):
+                ax, ay = 2 * pts[k][0], 2 * pts[k][1]
+                bx, by = 2 * pts[(k + 1) % len(pts)][0], 2 * pts[(k + 1) % len(pts)][1]
+                d = by - ay
+                crosses = (ay > cy) != (by > cy)
+                side = ((bx - ax) * (cy - ay) - (cx - ax) * d) * (1 if d > 0 else -1 if d < 0 else 0) > 0
+                odd ^= crosses & side
+            out |= odd
+        else:
+            pts = [tuple(o["path"][0])]
+            for a, b in zip(o["path"], o["path"][1:]):
+                pts += bresenham(tuple(a), tuple(b))
+            r = o.get("radius", 2)
+            for x, y in set(pts):
+                if -r < x < w + r and -r < y < h + r:
+                    out |= disc(x, y, r, w, h)
+    if "mask" in doc:
+        m = doc["mask"]
+        image = ImageOps.exif_transpose(Image.open(sc["path"].parent / m["image"])).convert("RGBA")
+        if image.size != (w, h):
+            sys.exit("reference.py: a mask of another size than the canvas is fitted by the implementation's filter")
+        c = np.asarray(image).astype(np.int64)
+        v = (299 * c[:, :, 0] + 587 * c[:, :, 1] + 114 * c[:, :, 2]) * c[:, :, 3] // 255000
+        wall = v < m.get("threshold", 128)
+        out |= ~wall if m.get("invert", False) else wall
+    return out
+
+
+def updated(sc, wall):
+    """The cells a step updates: not on the border of an axis that does not wrap, not walls."""
+    w, h, e = sc["w"], sc["h"], sc["edges"]
+    ok = np.ones((h, w), bool)
+    if e["left"] != "wrap":
+        ok[:, 0] = ok[:, -1] = False
+    if e["top"] != "wrap":
+        ok[0, :] = ok[-1, :] = False
+    if wall is not None:
+        ok &= ~wall
+    return ok
+
+
+def around(f, e):
+    """The field padded by one cell: across a wrapped axis the opposite side, else zeros (the
+    border cells that would read them are never updated)."""
+    p = np.pad(f, 1)
+    if e["left"] == "wrap":
+        p[1:-1, 0], p[1:-1, -1] = f[:, -1], f[:, 0]
+    if e["top"] == "wrap":
+        p[0, 1:-1], p[-1, 1:-1] = f[-1, :], f[0, :]
+    if e["left"] == "wrap" and e["top"] == "wrap":
+        p[0, 0], p[0, -1], p[-1, 0], p[-1, -1] = f[-1, -1], f[-1, 0], f[0, -1], f[0, 0]
+    return p
+
+
+def truncating(a, b):
+    """a / b rounded toward zero, element-wise, for b > 0."""
+    return np.where(a < 0, -((-a) // b), a // b)
+
+
+def absorbing(sc, wall):
+    """(border cells, inward neighbours) of every absorbing edge, as index arrays into the
+    flattened field: corners and walls left out."""
+    w, h, e = sc["w"], sc["h"], sc["edges"]
+    rows = np.arange(h) if e["top"] == "wrap" else np.arange(1, h - 1)
+    cols = np.arange(w) if e["left"] == "wrap" else np.arange(1, w - 1)
+    b, i = [], []
+    if e["left"] == "absorb":
+        b.append(rows * w), i.append(rows * w + 1)
+    if e["right"] == "absorb":
+        b.append(rows * w + w - 1), i.append(rows * w + w - 2)
+    if e["top"] == "absorb":
+        b.append(cols), i.append(cols + w)
+    if e["bottom"] == "absorb":
+        b.append((h - 1) * w + cols), i.append((h - 2) * w + cols)
+    if not b:
+        return None
+    b, i = np.concatenate(b), np.concatenate(i)
+    if wall is not None:
+        keep = ~wall.ravel()[b]
+        b, i = b[keep], i[keep]
+    return b, i
+
+
+def classic_step_shore(cur, prev, shift, sc, wall, ok, ab):
+    p = around(cur, sc["edges"])
+    n = (p[1:-1, :-2] + p[1:-1, 2:] + p[:-2, 1:-1] + p[2:, 1:-1]) >> 1
+    n -= prev
+    n -= n >> shift
+    new = np.where(ok, np.clip(n, -32768, 32767), 0).astype(np.int32)
+    if ab is not None:
+        b, i = ab
+        c, nf = cur.ravel().astype(np.int64), new.ravel().astype(np.int64)
+        new.ravel()[b] = np.clip(c[i] + truncating((nf[i] - c[b]) * -44, 256), -32768, 32767)
+    return new, cur
+
+
+def spring_step_shore(pos, nxt, vel, shift, sc, wall, ok, ab):
+    with np.errstate(over="ignore"):
+        p = around(pos, sc["edges"])
+        orth = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]
+        diag = p[:-2, :-2] + p[:-2, 2:] + p[2:, :-2] + p[2:, 2:]
+        pull = np.int32(16) * pos - (np.int32(3) * orth + diag)
+        a = (pull >> 4) + ((pull < 0) & ((pull & 15) != 0))
+        v = vel - a.astype(np.int32)
+        v -= v >> shift
+        vel[ok] = v[ok]
+        n = pos + v
+        new = np.where(ok, n - (n >> 8), 0).astype(np.int32)
+    if ab is not None:
+        b, i = ab
+        q, nf = pos.ravel().astype(np.int64), new.ravel().astype(np.int64)
+        value = q[i] + truncating((nf[i] - q[b]) * -72, 256)
+        new.ravel()[b] = ((value + 2**31) % 2**32 - 2**31).astype(np.int32)
+    return new, pos
+
+
+def apply_drop_shore(field, e, sc, wall):
+    """A drop with §8's rules: cells of a wrapped axis taken modulo, border cells of the other
+    axes skipped, walls skipped."""
+    _, x, y, r, weight, _ = e
+    w, h, ed = sc["w"], sc["h"], sc["edges"]
+    for py in range(y - r + 1, y + r):
+        if ed["top"] != "wrap" and not 1 <= py <= h - 2:
+            continue
+        for px in range(x - r + 1, x + r):
+            if ed["left"] != "wrap" and not 1 <= px <= w - 2:
+                continue
+            if (px - x) ** 2 + (py - y) ** 2 < r * r:
+                cx, cy = px % w, py % h
+                if wall is None or not wall[cy, cx]:
+                    field[cy, cx] = -weight
+
+
+def heights_around(hf, e):
+    """The height field padded by one cell for drawing: 0 across a reflecting edge, the border
+    cell's value across an absorbing one, the opposite side's across a wrapped one."""
+    p = np.pad(hf.astype(np.int64), 1)
+    for side, (dst, src) in {"left": ((slice(1, -1), 0), (slice(None), 0)), "right": ((slice(1, -1), -1), (slice(None), -1)),
+                             "top": ((0, slice(1, -1)), (0, slice(None))), "bottom": ((-1, slice(1, -1)), (-1, slice(None)))}.items():
+        if e[side] == "absorb":
+            p[dst] = hf[src]
+        elif e[side] == "wrap":
+            opposite = {"left": (slice(None), -1), "right": (slice(None), 0), "top": (-1, slice(None)), "bottom": (0, slice(None))}[side]
+            p[dst] = hf[opposite]
+    return p
+
+
+def draw_shore(hf, bg, sc, wall):
+    """A frame by §5/§9 with §8's edges and walls, in int64."""
+    w, h, R, e = sc["w"], sc["h"], sc["R"], sc["edges"]
+    p = heights_around(hf, e)
+    dx = p[1:-1, :-2] - p[1:-1, 2:]
+    dy = p[:-2, 1:-1] - p[2:, 1:-1]
+    xs, ys = np.arange(w, dtype=np.int64)[None, :], np.arange(h, dtype=np.int64)[:, None]
+    wx, wy = e["left"] == "wrap", e["top"] == "wrap"
+    b = bg.astype(np.int64)
+    plain = not sc["bilinear"] and sc["shading"] == 0 and sc["highlight"] == 0
+    if plain:
+        sx, sy = xs + ((dx * R) >> 8), ys + ((dy * R) >> 8)
+        sx = sx % w if wx else np.clip(sx, 0, w - 1)
+        sy = sy % h if wy else np.clip(sy, 0, h - 1)
+        out = b[sy, sx]
+    else:
+        sx, sy = 256 * xs + dx * R, 256 * ys + dy * R
+        sx = sx % (256 * w) if wx else np.clip(sx, 0, 256 * (w - 1))
+        sy = sy % (256 * h) if wy else np.clip(sy, 0, 256 * (h - 1))
+        x0, y0 = sx >> 8, sy >> 8
+        if sc["bilinear"]:
+            fx, fy = (sx & 255)[:, :, None], (sy & 255)[:, :, None]
+            x1 = (x0 + 1) % w if wx else np.minimum(x0 + 1, w - 1)
+            y1 = (y0 + 1) % h if wy else np.minimum(y0 + 1, h - 1)
+            top = b[y0, x0] * (256 - fx) + b[y0, x1] * fx
+            bottom = b[y1, x0] * (256 - fx) + b[y1, x1] * fx
+            value = (top * (256 - fy) + bottom * fy + 32768) >> 16
+        else:
+            value = b[y0, x0]
+        lx, ly = sc["light"]
+        s = dx * lx + dy * ly
+        d = np.clip((s * sc["shading"]) >> 8, -255, 255)
+        g = np.clip((np.maximum(s, 0) * sc["highlight"]) >> 8, 0, 255)
+        out = np.clip(value + (d + ((g * g) >> 8))[:, :, None], 0, 255)
+    if wall is not None:
+        out[wall] = b[wall]
+    return out.astype(np.uint8)
 
 
 def parse_color(s):
@@ -281,6 +498,10 @@ def frames(sc, rain_events, bg=None, look=None):
     faster one)."""
     w, h = sc["w"], sc["h"]
     bg = background(sc) if bg is None else bg
+    wall = walls(sc)
+    if wall is not None or any(v != "reflect" for v in sc["edges"].values()):
+        yield from frames_shore(sc, rain_events, bg, wall)
+        return
     plain = not sc["bilinear"] and sc["shading"] == 0 and sc["highlight"] == 0
     refract = Refractor(bg, sc["R"], wide=sc["model"] == "spring") if plain else (look or Look)(bg, sc)
     per = events(sc, rain_events)
@@ -302,6 +523,29 @@ def frames(sc, rain_events, bg=None, look=None):
             yield k, refract(a)
 
 
+def frames_shore(sc, rain_events, bg, wall):
+    """`frames` with walls and edges (SPEC §8): slower, written for clarity."""
+    w, h = sc["w"], sc["h"]
+    ok, ab = updated(sc, wall), absorbing(sc, wall)
+    per = events(sc, rain_events)
+    shift = sc["shift"]
+    a, b = np.zeros((h, w), np.int32), np.zeros((h, w), np.int32)
+    vel = np.zeros((h, w), np.int32)
+    for k in range(sc["k0"] + sc["n"]):
+        for e in per.get(k, []):
+            if e[0] == "damping":
+                shift = e[1]
+            else:
+                apply_drop_shore(a, e, sc, wall)
+        for _ in range(sc["steps"]):
+            if sc["model"] == "classic":
+                a, b = classic_step_shore(a, b, shift, sc, wall, ok, ab)
+            else:
+                a, b = spring_step_shore(a, b, vel, shift, sc, wall, ok, ab)
+        if k >= sc["k0"]:
+            yield k, draw_shore(a, bg, sc, wall)
+
+
 def plan_json(binary, scene):
     out = subprocess.run([binary, "plan", "--json", str(scene)], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
@@ -321,6 +565,11 @@ def check(binary, scene, frames_dir):
     header = {k: plan[k] for k in plan if k != "events"}
     expect = {"width": sc["w"], "height": sc["h"], "fps": sc["fps"], "first_frame": sc["k0"], "frames": sc["n"],
               "model": sc["model"], "damping_shift": sc["shift"], "steps_per_frame": sc["steps"], "refraction_q8": sc["R"]}
+    wall = walls(sc)
+    if wall is not None:
+        expect["walls"] = int(wall.sum())
+    if any(v != "reflect" for v in sc["edges"].values()):
+        expect["edges"] = sc["edges"]
     ok = True
     if header != expect:
         print(f"plan header differs: {header} != {expect}")

@@ -51,3 +51,68 @@ pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
     }
     Vec::new()
 }
+
+/// What the walls make of the scene (SPEC §8), for `plan`: obstacles that cover no cell of the
+/// canvas, and stones or swipe points whose every cell is a wall (they make no ripple).
+pub fn for_shore(scene: &Scene, shore: &crate::shore::Shore) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let Some(walls) = shore.walls() else { return warnings };
+    let (width, height) = shore.size();
+    for (i, obstacle) in scene.shore.obstacles.iter().enumerate() {
+        let mut alone = crate::shore::Walls::new(width, height);
+        alone.add(obstacle);
+        if alone.count() == 0 {
+            warnings.push(format!("obstacle[{i}] ({}) covers no cell of the canvas", obstacle.shape()));
+        }
+    }
+    if let Some(mask) = &scene.shore.mask {
+        let (count, cells) = (walls.count(), (width * height) as u64);
+        let file = mask.image.display();
+        if count == cells {
+            warnings.push(format!(
+                "every cell is a wall: the mask {file} leaves no water (try invert = true, or another threshold)"
+            ));
+        } else if count == 0 && scene.shore.obstacles.is_empty() {
+            warnings.push(format!(
+                "the mask {file} makes no wall at threshold {} (try invert = true, or another threshold)",
+                mask.threshold
+            ));
+        }
+    }
+    // A drop on walls only: it covers cells, but every one is a wall.
+    let walled = |drop: &crate::timeline::Drop| {
+        let open = crate::shore::Shore::new(width, height, shore.edges(), None);
+        let (mut cells, mut on_walls) = (0u64, 0u64);
+        open.for_each_drop_cell(drop, |i| {
+            cells += 1;
+            on_walls += u64::from(walls.contains(i));
+        });
+        cells > 0 && cells == on_walls
+    };
+    let mut swipe_points = std::collections::BTreeMap::<u32, (u64, u64)>::new();
+    let _ = crate::plan::for_each_event(scene, |_, event| {
+        if let crate::timeline::Event::Drop(drop) = event {
+            match drop.source {
+                crate::timeline::Source::Stone(i) if walled(drop) => warnings.push(format!(
+                    "stone[{i}] at ({}, {}) falls entirely on walls: it will make no ripple",
+                    drop.x, drop.y
+                )),
+                crate::timeline::Source::Swipe(i) => {
+                    let entry = swipe_points.entry(i).or_default();
+                    entry.0 += 1;
+                    entry.1 += u64::from(walled(drop));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    });
+    for (i, (points, on_walls)) in swipe_points {
+        if on_walls > 0 {
+            warnings.push(format!(
+                "swipe[{i}]: {on_walls} of its {points} points fall entirely on walls: they will make no ripple"
+            ));
+        }
+    }
+    warnings
+}

@@ -5,8 +5,11 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::picture::{self, Fit, ImageHeader};
 use crate::scene::{Pattern, Scene};
+use crate::shore::Shore;
 
-/// The background after fit and alpha flattening: one opaque RGB pixel per canvas pixel.
+/// What lies under and around the water: the picture after fit and alpha flattening, one
+/// opaque RGB pixel per canvas pixel, and the shore (walls from obstacles and a mask fitted like
+/// the picture, and the edges).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Background {
     /// Canvas width.
@@ -15,6 +18,8 @@ pub struct Background {
     pub height: usize,
     /// Row-major RGB pixels.
     pub pixels: Vec<[u8; 3]>,
+    /// Where the water ends (SPEC §8).
+    pub shore: Shore,
 }
 
 impl Background {
@@ -24,8 +29,8 @@ impl Background {
         Background::for_scene_within(scene, crate::budget::DEFAULT_BUDGET)
     }
 
-    /// [`Background::for_scene`], refusing an image whose decode would take more than a quarter
-    /// of `budget` bytes (checked from its header, and enforced by the decoder).
+    /// [`Background::for_scene`], refusing an image (or mask) whose decode would take more than
+    /// a quarter of `budget` bytes (checked from its header, and enforced by the decoder).
     pub fn for_scene_within(scene: &Scene, budget: u64) -> Result<Background> {
         let (width, height) = (scene.width as usize, scene.height as usize);
         let spec = &scene.background;
@@ -37,7 +42,8 @@ impl Background {
             (None, Some(pattern)) => draw(pattern, width, height),
             (None, None) => vec![spec.color; width * height],
         };
-        Ok(Background { width, height, pixels })
+        let shore = Shore::for_scene_within(scene, budget)?;
+        Ok(Background { width, height, pixels, shore })
     }
 }
 

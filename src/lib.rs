@@ -34,6 +34,7 @@ pub mod provenance;
 pub mod refract;
 mod rng;
 pub mod scene;
+pub mod shore;
 mod simd;
 pub mod starter;
 pub mod timeline;
@@ -74,15 +75,17 @@ pub struct Simulation {
     first_frame: u64,
     width: usize,
     refraction_q8: i64,
+    shore: shore::Shore,
 }
 
 impl Simulation {
-    /// Still water before frame 0.
-    pub fn new(scene: &Scene) -> Self {
+    /// Still water before frame 0, within `shore` (the background's).
+    pub fn new(scene: &Scene, shore: &shore::Shore) -> Self {
         Simulation {
             pool: None,
             timeline: Timeline::new(scene),
-            water: Water::new(scene.water.model, scene.width as usize, scene.height as usize),
+            water: Water::with_shore(scene.water.model, shore),
+            shore: shore.clone(),
             damping_shift: scene.water.damping_shift,
             steps_per_frame: scene.water.steps_per_frame,
             first_frame: scene.first_frame,
@@ -116,17 +119,37 @@ impl Simulation {
     /// Draws the current frame with a look (bilinear sampling, light): the `backdrop` seen
     /// through the water, into `out`.
     pub fn look_into(&self, look: &scene::Look, backdrop: &look::Backdrop, out: &mut [[u8; 3]]) {
-        let (heights, width, r) = (self.water.heights(), self.width, self.refraction_q8);
+        let (heights, width, r, shore) = (self.water.heights(), self.width, self.refraction_q8, &self.shore);
+        let edges = shore.edges();
+        let pen = look::Pen::new(look, r, width, out.len() / width.max(1)).wrapping(edges.wrap_x(), edges.wrap_y());
         water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
-            look::look_band(heights, width, look, r, backdrop, band, y0);
+            if !shore.wraps() {
+                look::look_band(heights, width, look, r, backdrop, band, y0);
+            }
+            if !shore.is_open() {
+                let pixel = |x, y| {
+                    let (dx, dy) = shore.slopes_at(heights, x, y);
+                    pen.draw(x, y, dx, dy, backdrop)
+                };
+                shore.finish_band(band, y0, pixel, |i| look::Pen::unmoved(backdrop, i));
+            }
         });
     }
 
     /// Draws the current frame: `background` refracted by the water, into `out`.
     pub fn refract_into<P: Copy + Send + Sync>(&self, background: &[P], out: &mut [P]) {
-        let (heights, width, r) = (self.water.heights(), self.width, self.refraction_q8);
+        let (heights, width, r, shore) = (self.water.heights(), self.width, self.refraction_q8, &self.shore);
         water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
-            refract::refract_band(heights, width, r, background, band, y0);
+            if !shore.wraps() {
+                refract::refract_band(heights, width, r, background, band, y0);
+            }
+            if !shore.is_open() {
+                let pixel = |x, y| {
+                    let (dx, dy) = shore.slopes_at(heights, x, y);
+                    background[shore.source(x + ((dx * r) >> 8), y + ((dy * r) >> 8))]
+                };
+                shore.finish_band(band, y0, pixel, |i| background[i]);
+            }
         });
     }
 
@@ -198,7 +221,7 @@ pub fn render_with<E: Encoder>(
     mut run: Run<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
-    let mut simulation = Simulation::new(scene).threads(run.threads);
+    let mut simulation = Simulation::new(scene, &run.background.shore).threads(run.threads);
     let gather = scene.look.is_gather();
     let mut frame = if gather { encoder.background().to_vec() } else { Vec::new() };
     let backdrop = (!gather).then(|| look::Backdrop::new(&run.background.pixels, scene.width as usize));
@@ -286,7 +309,7 @@ pub fn gif_palette(scene: &Scene, background: &Background, dither: bool, threads
         }
         return palette;
     }
-    let mut simulation = Simulation::new(scene).threads(threads);
+    let mut simulation = Simulation::new(scene, &background.shore).threads(threads);
     let (n, samples) = (scene.frames, PALETTE_SAMPLES.min(scene.frames));
     let wanted: Vec<u64> = (0..samples).map(|j| j * (n - 1) / (samples - 1).max(1)).collect();
     let mut histogram = encode::quantize::Histogram::default();

@@ -28,10 +28,13 @@ pub(crate) struct Pen {
     r: i64,
     width: i64,
     height: i64,
+    /// Whether positions are taken modulo the canvas along x and y (wrapped edges, SPEC §8)
+    /// instead of clamped.
+    wrap: [bool; 2],
 }
 
 impl Pen {
-    fn new(look: &Look, r: i64, width: usize, height: usize) -> Pen {
+    pub(crate) fn new(look: &Look, r: i64, width: usize, height: usize) -> Pen {
         Pen {
             bilinear: look.sampling == Sampling::Bilinear,
             shading: look.shading,
@@ -40,19 +43,40 @@ impl Pen {
             r,
             width: width as i64,
             height: height as i64,
+            wrap: [false; 2],
         }
+    }
+
+    /// The same pen on a canvas whose x and/or y axis wraps.
+    pub(crate) fn wrapping(mut self, x: bool, y: bool) -> Pen {
+        self.wrap = [x, y];
+        self
+    }
+
+    /// [`Pen::pixel`] from a backdrop.
+    pub(crate) fn draw(&self, x: i64, y: i64, dx: i64, dy: i64, backdrop: &Backdrop) -> [u8; 3] {
+        self.pixel(x, y, dx, dy, &backdrop.0)
+    }
+
+    /// Unpacks a backdrop pixel.
+    pub(crate) fn unmoved(backdrop: &Backdrop, index: usize) -> [u8; 3] {
+        unpack(backdrop.0[index])
     }
 
     /// The colour of a pixel at (x, y) with slopes `dx`, `dy`, in i64 exactly as SPEC §9 says:
     /// how steep runs are drawn, and what the fast passes are checked against.
     fn pixel(&self, x: i64, y: i64, dx: i64, dy: i64, rgbx: &[u32]) -> [u8; 3] {
         let (w, h) = (self.width, self.height);
-        let sx = (256 * x + dx * self.r).clamp(0, 256 * (w - 1));
-        let sy = (256 * y + dy * self.r).clamp(0, 256 * (h - 1));
+        let place = |p: i64, size: i64, wraps: bool| {
+            if wraps { p.rem_euclid(256 * size) } else { p.clamp(0, 256 * (size - 1)) }
+        };
+        let next = |v: i64, size: i64, wraps: bool| if wraps { (v + 1) % size } else { (v + 1).min(size - 1) };
+        let sx = place(256 * x + dx * self.r, w, self.wrap[0]);
+        let sy = place(256 * y + dy * self.r, h, self.wrap[1]);
         let (x0, y0) = (sx >> 8, sy >> 8);
         let value = if self.bilinear {
             let (fx, fy) = ((sx & 255) as u32, (sy & 255) as u32);
-            let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
+            let (x1, y1) = (next(x0, w, self.wrap[0]), next(y0, h, self.wrap[1]));
             let at = |x: i64, y: i64| unpack(rgbx[(y * w + x) as usize]);
             let (c00, c10, c01, c11) = (at(x0, y0), at(x1, y0), at(x0, y1), at(x1, y1));
             let mut out = [0u32; 3];

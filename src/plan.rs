@@ -2,7 +2,8 @@
 
 use std::io::{self, Write};
 
-use crate::scene::Scene;
+use crate::scene::{Edges, Scene};
+use crate::shore::Shore;
 use crate::timeline::{Drop, Event, Source, Timeline};
 
 /// Calls `each(frame, event)` for every event with frame < K0+N, in the order applied.
@@ -22,11 +23,13 @@ pub fn for_each_event(scene: &Scene, mut each: impl FnMut(u64, &Event) -> io::Re
 }
 
 /// Writes the plan as one JSON object: the settings on the first line, then one event a line.
-pub fn write_json(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
+/// `walls` and `edges` (SPEC §8) appear only when the scene has walls or an edge that does not
+/// reflect.
+pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Result<()> {
     write!(
         out,
         "{{\"width\":{},\"height\":{},\"fps\":{},\"first_frame\":{},\"frames\":{},\"model\":\"{}\",\
-         \"damping_shift\":{},\"steps_per_frame\":{},\"refraction_q8\":{},\"events\":[",
+         \"damping_shift\":{},\"steps_per_frame\":{},\"refraction_q8\":{},",
         scene.width,
         scene.height,
         scene.fps,
@@ -37,6 +40,21 @@ pub fn write_json(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
         scene.water.steps_per_frame,
         scene.water.refraction_q8,
     )?;
+    if let Some(walls) = shore.walls() {
+        write!(out, "\"walls\":{},", walls.count())?;
+    }
+    let edges = shore.edges();
+    if edges != Edges::default() {
+        write!(
+            out,
+            "\"edges\":{{\"left\":\"{}\",\"right\":\"{}\",\"top\":\"{}\",\"bottom\":\"{}\"}},",
+            edges.left.name(),
+            edges.right.name(),
+            edges.top.name(),
+            edges.bottom.name()
+        )?;
+    }
+    write!(out, "\"events\":[")?;
     let mut first = true;
     for_each_event(scene, |k, event| {
         let comma = if first { "" } else { "," };
@@ -71,8 +89,9 @@ pub enum Detail {
 
 /// Writes the plan for people: the settings, then the events, frame by frame, with the output
 /// frame each falls on (the numbers `diff` reports) or "pre-roll".
-pub fn write_text(scene: &Scene, detail: Detail, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_text(scene: &Scene, shore: &Shore, detail: Detail, out: &mut dyn Write) -> io::Result<()> {
     write_settings(scene, out)?;
+    write_shore(scene, shore, out)?;
     writeln!(out, "\n{:>8} {:>8} {:>8}  event", "frame", "output", "time")?;
     let (k0, fps) = (scene.first_frame, f64::from(scene.fps));
     let when = |k: u64| {
@@ -156,6 +175,35 @@ fn write_settings(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
         w.refraction_q8,
         w.refraction_q8 as f64 / 256.0
     )
+}
+
+/// The walls and edges, and what they make of the scene's obstacles and drops (only for a scene
+/// that has them).
+fn write_shore(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Result<()> {
+    let edges = shore.edges();
+    if let Some(walls) = shore.walls() {
+        let cells = u64::from(scene.width) * u64::from(scene.height);
+        let count = walls.count();
+        let mut from = Vec::new();
+        if !scene.shore.obstacles.is_empty() {
+            from.push(format!("{} obstacle(s)", scene.shore.obstacles.len()));
+        }
+        if let Some(mask) = &scene.shore.mask {
+            let rule = if mask.invert { "at or above" } else { "below" };
+            from.push(format!("mask {} (brightness {rule} {})", mask.image.display(), mask.threshold));
+        }
+        let share = 100.0 * count as f64 / cells as f64;
+        writeln!(out, "walls       {count} cells ({share:.1}% of the canvas) from {}", from.join(" and "))?;
+    }
+    if edges != Edges::default() {
+        let names = [("left", edges.left), ("right", edges.right), ("top", edges.top), ("bottom", edges.bottom)];
+        let names: Vec<String> = names.iter().map(|(side, edge)| format!("{side} {}", edge.name())).collect();
+        writeln!(out, "edges       {}", names.join(", "))?;
+    }
+    for warning in crate::advice::for_shore(scene, shore) {
+        writeln!(out, "warning     {warning}")?;
+    }
+    Ok(())
 }
 
 /// One event in words.

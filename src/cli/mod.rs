@@ -127,6 +127,9 @@ enum Command {
         /// Override a scene key, validated like the file (repeatable): --set video.fps=50.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Also write the background as a PNG with the wall cells (obstacles, mask) tinted.
+        #[arg(long, value_name = "PNG")]
+        walls: Option<PathBuf>,
     },
     /// Write a starter scene for a picture: the canvas from its size (at most 640 pixels a
     /// side), stones, a swipe and light rain scaled to it, and a smooth, lit look.
@@ -239,11 +242,11 @@ fn report(e: &Error) -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Some(Command::Plan { scene, json, events, max_memory, set }) => {
+        Some(Command::Plan { scene, json, events, max_memory, set, walls }) => {
             let detail = if events { Detail::Events } else { Detail::Summary };
             let scene = load_scene(&scene, &set, max_memory)?;
             ripple_render::advice::for_scene(&scene).iter().for_each(|w| warn(w));
-            plan(&scene, json, detail, max_memory).map(|()| ExitCode::SUCCESS)
+            plan(&scene, json, detail, max_memory, walls.as_deref()).map(|()| ExitCode::SUCCESS)
         }
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::New { picture, output, model, force }) => {
@@ -291,17 +294,45 @@ pub(crate) fn load_scene(path: &Path, overrides: &[String], max_memory: u64) -> 
     Scene::from_bytes_with(bytes, path, overrides)
 }
 
-fn plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64) -> Result<(), Error> {
+/// Writes the background with its wall cells tinted, so that a mask or an obstacle can be
+/// checked against the picture before rendering.
+fn walls_picture(
+    scene: &Scene,
+    shore: &ripple_render::shore::Shore,
+    path: &Path,
+    max_memory: u64,
+) -> Result<(), Error> {
+    let background = ripple_render::Background::for_scene_within(scene, max_memory)?;
+    let picture = ripple_render::shore::tinted(&background.pixels, shore);
+    // The picture is a view, replaced on every run; the scene and its pictures are never it.
+    let mut inputs: Vec<&Path> = vec![&scene.file];
+    inputs.extend(scene.background.image.as_deref());
+    inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
+    let staged = ripple_render::output::Staged::begin(path, false, true, &inputs)?;
+    let file = std::io::BufWriter::new(staged.file()?);
+    ripple_render::encode::png::write_png(file, scene.width, scene.height, &picture, None)
+        .map_err(|e| Error::Encode(format!("{}: {e}", path.display())))?;
+    staged.commit()?;
+    let count = shore.walls().map_or(0, |w| w.count());
+    tell(&format!("wrote {} ({count} wall cells tinted)", path.display()));
+    Ok(())
+}
+
+fn plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls: Option<&Path>) -> Result<(), Error> {
     // What the render would refuse, plan refuses too: the background is checked from its header
     // (without decoding the pixels), so a plan can gate CI.
     ripple_render::background::image_header_within(scene, max_memory)?;
     ripple_render::budget::Estimate::for_timeline(scene).check(max_memory)?;
+    let shore = ripple_render::shore::Shore::for_scene_within(scene, max_memory)?;
+    if let Some(path) = walls {
+        walls_picture(scene, &shore, path, max_memory)?;
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if json {
-        ripple_render::plan::write_json(scene, &mut out)
+        ripple_render::plan::write_json(scene, &shore, &mut out)
     } else {
-        ripple_render::plan::write_text(scene, detail, &mut out)
+        ripple_render::plan::write_text(scene, &shore, detail, &mut out)
     };
     match written.and_then(|()| out.flush()) {
         // A reader that stopped early (`| head`) is not an error.

@@ -391,6 +391,7 @@ fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSourc
     let background = Background::for_scene_within(&scene, budget)?;
     let provenance = Some(Provenance::of(&scene, &background));
     // As a GIF shows it: each background pixel replaced by its palette colour.
+    let simulation = Simulation::new(&scene, &background.shore);
     let pixels = if gif_pixels {
         let palette = Palette::for_background(&background.pixels);
         palette.indices.iter().map(|&i| palette.colors[usize::from(i)]).collect()
@@ -400,13 +401,7 @@ fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSourc
     let colours = if gif_pixels { PixelKind::Gif } else { PixelKind::Rgb };
     let (width, height) = (scene.width, scene.height);
     let info = Info { path: path.into(), kind: Kind::Scene, width, height, provenance, colours };
-    let frames = SceneFrames {
-        fps: scene.fps,
-        simulation: Simulation::new(&scene),
-        frame: pixels.clone(),
-        background: pixels,
-        index: 0,
-    };
+    let frames = SceneFrames { fps: scene.fps, simulation, frame: pixels.clone(), background: pixels, index: 0 };
     Ok((info, Box::new(frames)))
 }
 

@@ -8,6 +8,7 @@ mod background;
 mod events;
 mod look;
 mod overrides;
+mod shore;
 mod toml_reader;
 mod video;
 mod water;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Diagnostic, Error, Result};
 pub use crate::picture::Fit;
 pub use background::parse_color;
+pub use shore::{Edge, Edges, MaskSpec, Obstacle, ShoreSpec};
 use toml_reader::{Document, Table, Value};
 
 /// Largest canvas side, and the largest canvas area (8192·8192).
@@ -63,6 +65,8 @@ pub struct Scene {
     pub damping: Vec<DampingChange>,
     /// How frames are drawn: sampling and light (SPEC §9).
     pub look: Look,
+    /// Walls and edges (SPEC §8).
+    pub shore: ShoreSpec,
     /// Where `fps` was written, for the GIF frame-rate refusal.
     pub(crate) fps_site: Option<Diagnostic>,
     /// XXH3-64 of the scene text (for provenance).
@@ -248,7 +252,8 @@ pub struct DampingChange {
     pub shift: u32,
 }
 
-const TOP_KEYS: &[&str] = &["video", "background", "water", "look", "stone", "swipe", "rain", "damping"];
+const TOP_KEYS: &[&str] =
+    &["video", "background", "water", "look", "stone", "swipe", "rain", "damping", "obstacle", "mask", "edges"];
 const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
 const WATER_KEYS: &[&str] = &["model", "damping_shift", "steps_per_frame", "refraction"];
@@ -325,12 +330,15 @@ impl Scene {
         let water = section("water", WATER_KEYS)?;
         let look = section("look", look::KEYS)?;
         let rain = section("rain", RAIN_KEYS)?;
+        let mask = section("mask", shore::MASK_KEYS)?;
+        let edges = section("edges", shore::EDGES_KEYS)?;
         let list = |key: &str, allowed: &[&str]| -> Result<Vec<Table<'_, '_>>> {
             top.get(key).map_or(Ok(Vec::new()), |v| v.tables(allowed))
         };
         let stones = list("stone", STONE_KEYS)?;
         let swipes = list("swipe", SWIPE_KEYS)?;
         let damping = list("damping", DAMPING_KEYS)?;
+        let obstacles = list("obstacle", shore::OBSTACLE_KEYS)?;
 
         let base = file.parent().unwrap_or(Path::new(""));
         let background = background::read_background(&doc, background.as_ref(), base)?;
@@ -350,6 +358,11 @@ impl Scene {
         let swipes = read_all(&swipes, |t| events::read_swipe(t, fps))?;
         let rain = rain.as_ref().map(|t| events::read_rain(t, fps)).transpose()?;
         let damping = read_all(&damping, |t| events::read_damping(t, fps))?;
+        let shore = ShoreSpec {
+            obstacles: read_all(&obstacles, shore::read_obstacle)?,
+            mask: mask.as_ref().map(|t| shore::read_mask(&doc, t, base)).transpose()?,
+            edges: shore::read_edges(edges.as_ref())?,
+        };
 
         Ok(Scene {
             file: file.to_path_buf(),
@@ -366,6 +379,7 @@ impl Scene {
             rain,
             damping,
             look,
+            shore,
             fps_site,
             source_hash: source_hash(src, overrides),
             source_bytes: (src.len() + overrides.iter().map(String::len).sum::<usize>()) as u64,

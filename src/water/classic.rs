@@ -2,6 +2,7 @@
 
 use rayon::ThreadPool;
 
+use crate::shore::Shore;
 use crate::timeline::Drop;
 
 /// Two i16 height buffers; `cur` is the height field.
@@ -11,19 +12,30 @@ pub struct Classic {
     height: usize,
     cur: Vec<i16>,
     prev: Vec<i16>,
+    /// Walls and edges other than SPEC §4's rectangle, if any.
+    shore: Option<Shore>,
 }
 
 impl Classic {
     /// Still water.
     pub fn new(width: usize, height: usize) -> Self {
         let cells = width * height;
-        Classic { width, height, cur: vec![0; cells], prev: vec![0; cells] }
+        Classic { width, height, cur: vec![0; cells], prev: vec![0; cells], shore: None }
+    }
+
+    /// Still water within `shore`'s walls and edges (an open shore changes nothing).
+    pub fn with_shore(mut self, shore: &Shore) -> Self {
+        self.shore = (!shore.is_open()).then(|| shore.clone());
+        self
     }
 
     /// Sets every covered interior cell of `cur` to `-weight`.
     pub fn drop(&mut self, drop: &Drop) {
         let depth = -(drop.weight as i16);
-        super::for_each_drop_cell(self.width, self.height, drop, |i| self.cur[i] = depth);
+        match &self.shore {
+            None => super::for_each_drop_cell(self.width, self.height, drop, |i| self.cur[i] = depth),
+            Some(shore) => shore.for_each_drop_cell(drop, |i| self.cur[i] = depth),
+        }
     }
 
     /// One step: `n = (sum of 4 neighbours >> 1) - prev; n -= n >> shift`, clamped to i16,
@@ -33,12 +45,33 @@ impl Classic {
         super::for_bands(&mut self.prev, w, pool, super::PARALLEL_STEP_CELLS, |band, y0| {
             step_rows(cur, band, y0, w, shift)
         });
+        if let Some(shore) = &self.shore {
+            finish_step(shore, &self.cur, &mut self.prev, shift);
+        }
         std::mem::swap(&mut self.cur, &mut self.prev);
     }
 
     /// The current heights, row-major.
     pub fn heights(&self) -> &[i16] {
         &self.cur
+    }
+}
+
+/// What the interior step leaves to the shore (SPEC §8): the cells of wrapped edges, stepped
+/// with their neighbours across the canvas; walls back to 0; then each absorbing border cell
+/// `b`, from its inward neighbour `i`: `new[b] = clamp(cur[i] + ((new[i] − cur[b])·−44) / 256)`.
+fn finish_step(shore: &Shore, cur: &[i16], new: &mut [i16], shift: u32) {
+    shore.for_each_wrapped_cell(|i, [n, s, w, e, ..]| {
+        let sum = i32::from(cur[w]) + i32::from(cur[e]) + i32::from(cur[n]) + i32::from(cur[s]);
+        let mut v = (sum >> 1) - i32::from(new[i]);
+        v -= v >> shift;
+        new[i] = v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+    });
+    shore.clear_walls(new);
+    for &(b, i) in shore.absorbing() {
+        let (b, i) = (b as usize, i as usize);
+        let v = i64::from(cur[i]) + (i64::from(new[i]) - i64::from(cur[b])) * -44 / 256;
+        new[b] = v.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16;
     }
 }
 

@@ -39,6 +39,15 @@ impl Water {
         }
     }
 
+    /// Still water within `shore`'s walls and edges (SPEC §8); an open shore is [`Water::new`].
+    pub fn with_shore(model: Model, shore: &crate::shore::Shore) -> Self {
+        let (width, height) = shore.size();
+        match model {
+            Model::Classic => Water::Classic(Classic::new(width, height).with_shore(shore)),
+            Model::Spring => Water::Spring(Spring::new(width, height).with_shore(shore)),
+        }
+    }
+
     /// Presses a drop into the current heights, clipped to the interior.
     pub fn drop(&mut self, drop: &Drop) {
         match self {

@@ -2,6 +2,7 @@
 
 use rayon::ThreadPool;
 
+use crate::shore::Shore;
 use crate::timeline::Drop;
 
 /// Position, next position and velocity buffers; `pos` is the height field.
@@ -12,19 +13,30 @@ pub struct Spring {
     pos: Vec<i32>,
     next: Vec<i32>,
     vel: Vec<i32>,
+    /// Walls and edges other than SPEC §4's rectangle, if any.
+    shore: Option<Shore>,
 }
 
 impl Spring {
     /// Still water.
     pub fn new(width: usize, height: usize) -> Self {
         let cells = width * height;
-        Spring { width, height, pos: vec![0; cells], next: vec![0; cells], vel: vec![0; cells] }
+        Spring { width, height, pos: vec![0; cells], next: vec![0; cells], vel: vec![0; cells], shore: None }
+    }
+
+    /// Still water within `shore`'s walls and edges (an open shore changes nothing).
+    pub fn with_shore(mut self, shore: &Shore) -> Self {
+        self.shore = (!shore.is_open()).then(|| shore.clone());
+        self
     }
 
     /// Sets every covered interior cell of `pos` to `-weight`; velocity is untouched.
     pub fn drop(&mut self, drop: &Drop) {
         let depth = -(drop.weight as i32);
-        super::for_each_drop_cell(self.width, self.height, drop, |i| self.pos[i] = depth);
+        match &self.shore {
+            None => super::for_each_drop_cell(self.width, self.height, drop, |i| self.pos[i] = depth),
+            Some(shore) => shore.for_each_drop_cell(drop, |i| self.pos[i] = depth),
+        }
     }
 
     /// One step of SPEC §4 spring, every operation wrapping in i32 and `/ 16` truncating.
@@ -32,12 +44,45 @@ impl Spring {
         let (pos, w) = (&self.pos, self.width);
         let (vel, next) = (&mut self.vel, &mut self.next);
         super::for_band_pairs(vel, next, w, pool, |vel, next, y0| step_rows(pos, vel, next, y0, w, shift));
+        if let Some(shore) = &self.shore {
+            finish_step(shore, pos, vel, next, shift);
+        }
         std::mem::swap(&mut self.pos, &mut self.next);
     }
 
     /// The current heights, row-major.
     pub fn heights(&self) -> &[i32] {
         &self.pos
+    }
+}
+
+/// One cell of SPEC §4 spring from its eight neighbours (N, S, W, E, NW, NE, SW, SE).
+#[inline(always)]
+fn spring_cell(centre: i32, around: [i32; 8], vel: &mut i32, shift: u32) -> i32 {
+    let [n, s, west, east, nw, ne, sw, se] = around;
+    let orthogonal = n.wrapping_add(s).wrapping_add(west).wrapping_add(east);
+    let diagonal = nw.wrapping_add(ne).wrapping_add(sw).wrapping_add(se);
+    let pull = centre.wrapping_mul(16).wrapping_sub(orthogonal.wrapping_mul(3).wrapping_add(diagonal));
+    let mut v = vel.wrapping_sub(pull.wrapping_div(16));
+    v = v.wrapping_sub(v >> shift);
+    *vel = v;
+    let p = centre.wrapping_add(v);
+    p.wrapping_sub(p >> 8)
+}
+
+/// What the interior step leaves to the shore (SPEC §8): the cells of wrapped edges, stepped
+/// with their neighbours across the canvas; walls back to 0 (position and velocity); then each
+/// absorbing border cell `b`, from its inward neighbour `i`:
+/// `next[b] = pos[i] + ((next[i] − pos[b])·−72) / 256` in i64, wrapped to i32.
+fn finish_step(shore: &Shore, pos: &[i32], vel: &mut [i32], next: &mut [i32], shift: u32) {
+    shore.for_each_wrapped_cell(|i, around| {
+        next[i] = spring_cell(pos[i], around.map(|j| pos[j]), &mut vel[i], shift);
+    });
+    shore.clear_walls(next);
+    shore.clear_walls(vel);
+    for &(b, i) in shore.absorbing() {
+        let (b, i) = (b as usize, i as usize);
+        next[b] = (i64::from(pos[i]) + (i64::from(next[i]) - i64::from(pos[b])) * -72 / 256) as i32;
     }
 }
 
