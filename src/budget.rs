@@ -138,6 +138,7 @@ impl Estimate {
         let mut rendering = vec![
             background,
             ("water", water * cells),
+            ("walls", if scene.shore.has_walls() { cells.div_ceil(8) } else { 0 }),
             ("frame", frame * cells),
             ("encoder", (encoder + hashing) * cells),
         ];

@@ -123,15 +123,14 @@ impl Simulation {
         let edges = shore.edges();
         let pen = look::Pen::new(look, r, width, out.len() / width.max(1)).wrapping(edges.wrap_x(), edges.wrap_y());
         water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
-            if !shore.wraps() {
-                look::look_band(heights, width, look, r, backdrop, band, y0);
-            }
+            look::look_band(heights, width, look, r, backdrop, band, y0);
             if !shore.is_open() {
                 let pixel = |x, y| {
                     let (dx, dy) = shore.slopes_at(heights, x, y);
                     pen.draw(x, y, dx, dy, backdrop)
                 };
-                shore.finish_band(band, y0, pixel, |i| look::Pen::unmoved(backdrop, i));
+                let reach = |y| shore.reach(heights, r, y);
+                shore.finish_band(band, y0, reach, pixel, |i| look::Pen::unmoved(backdrop, i));
             }
         });
     }
@@ -140,15 +139,14 @@ impl Simulation {
     pub fn refract_into<P: Copy + Send + Sync>(&self, background: &[P], out: &mut [P]) {
         let (heights, width, r, shore) = (self.water.heights(), self.width, self.refraction_q8, &self.shore);
         water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
-            if !shore.wraps() {
-                refract::refract_band(heights, width, r, background, band, y0);
-            }
+            refract::refract_band(heights, width, r, background, band, y0);
             if !shore.is_open() {
                 let pixel = |x, y| {
                     let (dx, dy) = shore.slopes_at(heights, x, y);
                     background[shore.source(x + ((dx * r) >> 8), y + ((dy * r) >> 8))]
                 };
-                shore.finish_band(band, y0, pixel, |i| background[i]);
+                let reach = |y| shore.reach(heights, r, y);
+                shore.finish_band(band, y0, reach, pixel, |i| background[i]);
             }
         });
     }

@@ -264,35 +264,32 @@ impl Shore {
         (y * w + x) as usize
     }
 
-    /// Finishes a band of a drawn frame (rows from `y0` of the canvas): pixels whose heights
-    /// cross an absorbing or wrapped edge are drawn again by `pixel(x, y)`, every pixel when an
-    /// axis wraps (its samples wrap too), and wall pixels are their own background pixel,
-    /// `unmoved(index)`.
+    /// Finishes a band of a drawn frame (rows from `y0` of the canvas), drawn by SPEC §5's or
+    /// §9's fast path, which clamps. Pixels whose result the edges change are drawn again by
+    /// `pixel(x, y)`, the exact formulas: the border ring (its heights cross an edge), and
+    /// where an axis wraps, every pixel whose sample might cross it: within `reach` of that
+    /// edge, `reach` bounding how far the row's slopes move a sample (see [`Shore::reach`]).
+    /// Wall pixels are their own background pixel, `unmoved(index)`.
     pub(crate) fn finish_band<P>(
         &self,
         out: &mut [P],
         y0: usize,
+        reach: impl Fn(usize) -> [usize; 2],
         pixel: impl Fn(i64, i64) -> P,
         unmoved: impl Fn(usize) -> P,
     ) {
-        let w = self.width;
+        let (w, h) = (self.width, self.height);
         let rows = out.len() / w;
         let redraw = |out: &mut [P], x: usize, y: usize| out[(y - y0) * w + x] = pixel(x as i64, y as i64);
-        if self.wraps() {
+        if self.edges != Edges::default() {
             for y in y0..y0 + rows {
-                for x in 0..w {
-                    redraw(out, x, y);
-                }
-            }
-        } else if self.edges != Edges::default() {
-            // Only the border ring reads heights across an edge; samples are clamped as always.
-            let last = self.height - 1;
-            for y in y0..y0 + rows {
-                if y == 0 || y == last {
+                let [across, along] = reach(y).map(|d| d.saturating_add(1));
+                let whole_row = if self.wrap_y() { y < along || y.saturating_add(along) >= h } else { y == 0 || y == h - 1 };
+                let ends = if self.wrap_x() { across.min(w) } else { 1 };
+                if whole_row || 2 * ends >= w {
                     (0..w).for_each(|x| redraw(out, x, y));
                 } else {
-                    redraw(out, 0, y);
-                    redraw(out, w - 1, y);
+                    (0..ends).chain(w - ends..w).for_each(|x| redraw(out, x, y));
                 }
             }
         }
@@ -304,6 +301,31 @@ impl Shore {
                 }
             });
         }
+    }
+
+    /// How far, in whole pixels, the slopes of row `y` can move a sample along x and along y
+    /// at most (with a pixel to spare for a bilinear neighbour): the largest slope of the row
+    /// times R / 256. 0 when no axis wraps (the fast path's clamp is exact then).
+    pub(crate) fn reach(&self, heights: crate::water::Heights<'_>, r: i64, y: usize) -> [usize; 2] {
+        if !self.wraps() {
+            return [0; 2];
+        }
+        let slopes = match heights {
+            crate::water::Heights::I16(v) => self.steepest(v, y),
+            crate::water::Heights::I32(v) => self.steepest(v, y),
+        };
+        slopes.map(|d| usize::try_from(d.saturating_mul(r) / 256 + 2).unwrap_or(usize::MAX))
+    }
+
+    /// The largest |h(x−1, y) − h(x+1, y)| and |h(x, y−1) − h(x, y+1)| over the pixels of row `y`
+    /// off the border columns (the border ring is drawn exactly anyway), rows taken modulo.
+    fn steepest<T: Copy + Into<i64>>(&self, heights: &[T], y: usize) -> [i64; 2] {
+        let (w, h) = (self.width, self.height);
+        let row = |y: usize| &heights[y * w..(y + 1) * w];
+        let (up, mid, down) = (row((y + h - 1) % h), row(y), row((y + 1) % h));
+        let across = mid.iter().zip(&mid[2..]).map(|(&a, &b)| (a.into() - b.into()).abs()).max().unwrap_or(0);
+        let along = up.iter().zip(down).map(|(&a, &b)| (a.into() - b.into()).abs()).max().unwrap_or(0);
+        [across, along]
     }
 }
 

@@ -229,14 +229,17 @@ pub(super) fn read_edges(t: Option<&Table<'_, '_>>) -> Result<Edges> {
             _ => (edges.top, edges.bottom),
         };
         if (ea == Edge::Wrap) != (eb == Edge::Wrap) {
-            // Point at the key that asked for wrap (or at `all` when a side overrode it).
-            let (wrapped, other) = if ea == Edge::Wrap { (a, b) } else { (b, a) };
-            let key = if opt(t, wrapped).is_some() { wrapped } else { other };
-            let message = format!(
-                "leaves edges.{wrapped} = \"wrap\" with edges.{other} = \"{}\": wrap joins the {axis} axis's two edges, so it must be on both or neither",
-                if wrapped == a { eb.name() } else { ea.name() }
-            );
-            if let Some(v) = opt(t, key) {
+            let (wrapped, other, other_edge) = if ea == Edge::Wrap { (a, b, eb) } else { (b, a, ea) };
+            let message = match opt(t, wrapped) {
+                Some(_) => format!(
+                    "needs edges.{other} = \"wrap\" too (it is \"{}\"): wrap joins the two edges of the {axis} axis",
+                    other_edge.name()
+                ),
+                None => format!(
+                    "breaks edges.all = \"wrap\" on the {axis} axis: wrap joins its two edges, so edges.{wrapped} and edges.{other} must both wrap or neither"
+                ),
+            };
+            if let Some(v) = opt(t, wrapped).or_else(|| opt(t, other)) {
                 return Err(v.error(message));
             }
         }

@@ -1,1 +1,203 @@
+use super::*;
+use crate::scene::Model;
+use crate::timeline::Source;
+use crate::water::{Heights, Water};
 
+fn cells(walls: &Walls) -> Vec<usize> {
+    (0..walls.width * walls.height).filter(|&i| walls.contains(i)).collect()
+}
+
+fn one(width: usize, height: usize, obstacle: Obstacle) -> Walls {
+    let mut walls = Walls::new(width, height);
+    walls.add(&obstacle);
+    walls
+}
+
+#[test]
+fn circles_and_rects_wall_the_cells_the_spec_names() {
+    // Radius 2 at (2, 2): the 3×3 square (diagonals at 2 < 4), as a drop of radius 2.
+    let walls = one(5, 5, Obstacle::Circle { x: 2, y: 2, radius: 2 });
+    assert_eq!(cells(&walls), vec![6, 7, 8, 11, 12, 13, 16, 17, 18]);
+    // A circle may sit on the border and off the canvas: only canvas cells are walls.
+    let walls = one(5, 5, Obstacle::Circle { x: 0, y: 0, radius: 2 });
+    assert_eq!(cells(&walls), vec![0, 1, 5, 6]);
+    assert_eq!(one(5, 5, Obstacle::Circle { x: -9, y: 2, radius: 3 }).count(), 0);
+    // A rect is x ≤ px < x + width, clipped.
+    let walls = one(6, 4, Obstacle::Rect { x: 4, y: -1, width: 5, height: 2 });
+    assert_eq!(cells(&walls), vec![4, 5]);
+}
+
+#[test]
+fn a_radius_one_line_is_one_cell_wide_and_eight_connected() {
+    // (0,0) → (4,2): Bresenham gives (1,0)? x-major, p = 2·2 − 4 = 0 → (1,1), p = 0 + 2·(2−4) = −4
+    // → (2,1), p = 0 → (3,2), p = −4 → (4,2).
+    let walls = one(5, 3, Obstacle::Line { path: vec![[0, 0], [4, 2]], radius: 1 });
+    assert_eq!(cells(&walls), vec![0, 6, 7, 13, 14]);
+}
+
+/// SPEC §8's even-odd rule, cell by cell, as written.
+fn polygon_by_the_rule(width: usize, height: usize, points: &[[i64; 2]]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for py in 0..height as i64 {
+        for px in 0..width as i64 {
+            let (cx, cy) = (2 * px + 1, 2 * py + 1);
+            let mut odd = false;
+            for k in 0..points.len() {
+                let (a, b) = (points[k].map(|v| 2 * v), points[(k + 1) % points.len()].map(|v| 2 * v));
+                let d = b[1] - a[1];
+                if (a[1] > cy) != (b[1] > cy) && ((b[0] - a[0]) * (cy - a[1]) - (cx - a[0]) * d) * d.signum() > 0 {
+                    odd = !odd;
+                }
+            }
+            if odd {
+                out.push((py * width as i64 + px) as usize);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn polygons_row_by_row_match_the_even_odd_rule_cell_by_cell() {
+    // A triangle worked by hand: (0,0), (4,0), (0,4) on a 5×5 canvas walls the cells whose
+    // centre (px + ½, py + ½) lies below the diagonal x + y = 4: px + py ≤ 2.
+    let triangle = [[0, 0], [4, 0], [0, 4]];
+    let walls = one(5, 5, Obstacle::Polygon { points: triangle.to_vec() });
+    assert_eq!(cells(&walls), vec![0, 1, 2, 5, 6, 10]);
+    // Random polygons, self-crossing, off the canvas and with horizontal edges.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |range: i64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % (2 * range as u64 + 1)) as i64 - range
+    };
+    for trial in 0..300 {
+        let n = 3 + (trial % 9);
+        let points: Vec<[i64; 2]> = (0..n).map(|_| [next(30) + 12, next(30) + 10]).collect();
+        let walls = one(23, 19, Obstacle::Polygon { points: points.clone() });
+        assert_eq!(cells(&walls), polygon_by_the_rule(23, 19, &points), "{points:?}");
+    }
+}
+
+#[test]
+fn runs_cover_exactly_the_wall_cells_across_word_boundaries() {
+    let mut walls = Walls::new(200, 3);
+    walls.fill_row(0, 3, 5);
+    walls.fill_row(0, 60, 140);
+    walls.fill_row(1, 0, 200);
+    walls.fill_row(2, 199, 200);
+    let mut seen = Vec::new();
+    walls.for_each_run(0..600, |run| seen.push(run));
+    assert_eq!(seen, vec![3..5, 60..140, 200..400, 599..600]);
+    let mut seen = Vec::new();
+    walls.for_each_run(100..250, |run| seen.push(run));
+    assert_eq!(seen, vec![100..140, 200..250]);
+}
+
+fn field(water: &Water) -> Vec<i64> {
+    match water.heights() {
+        Heights::I16(h) => h.iter().map(|&v| i64::from(v)).collect(),
+        Heights::I32(h) => h.iter().map(|&v| i64::from(v)).collect(),
+    }
+}
+
+fn drop(x: i64, y: i64, radius: i64, weight: i64) -> Drop {
+    Drop { x, y, radius, weight, source: Source::Stone(0) }
+}
+
+fn edges(all: Edge) -> Edges {
+    Edges { left: all, right: all, top: all, bottom: all }
+}
+
+#[test]
+fn walls_stay_zero_and_drops_skip_them() {
+    for model in [Model::Classic, Model::Spring] {
+        let mut walls = Walls::new(40, 30);
+        walls.add(&Obstacle::Rect { x: 18, y: 0, width: 3, height: 30 });
+        let shore = Shore::new(40, 30, Edges::default(), Some(Arc::new(walls)));
+        let mut water = Water::with_shore(model, &shore);
+        water.drop(&drop(19, 15, 6, 900));
+        assert!(field(&water).iter().enumerate().all(|(i, &h)| h == 0 || !shore.is_wall(i)));
+        for _ in 0..50 {
+            water.step(6, None);
+            let h = field(&water);
+            assert!(h.iter().enumerate().all(|(i, &v)| v == 0 || !shore.is_wall(i)), "{model:?}");
+        }
+        // The drop's cells either side of the wall moved the water on both sides.
+        let h = field(&water);
+        assert!(h[15 * 40 + 10] != 0 && h[15 * 40 + 28] != 0);
+    }
+}
+
+/// The energy the left edge sends back: a drop 12 cells from it on a 96×96 canvas, against the
+/// same drop on a 480×480 canvas where nothing has come back yet; the squared difference over
+/// the small canvas after `steps` steps. At 35 steps the front (about 0.7 cells a step) has met
+/// the left edge and come 12 cells back, and has not reached another edge.
+pub(crate) fn reflected_energy(model: Model, edge: Edge, steps: usize) -> f64 {
+    let (small, large, offset) = (96usize, 480usize, 192i64);
+    let (x, y, radius) = (12, 48, 6);
+    let shift = 12;
+    let run = |size: usize, edges: Edges, dx: i64| {
+        let shore = Shore::new(size, size, edges, None);
+        let mut water = Water::with_shore(model, &shore);
+        water.drop(&drop(x + dx, y + dx, radius, 2000));
+        for _ in 0..steps {
+            water.step(shift, None);
+        }
+        field(&water)
+    };
+    let near = run(small, Edges { left: edge, ..Edges::default() }, 0);
+    let far = run(large, Edges::default(), offset);
+    let mut energy = 0.0;
+    for py in 0..small {
+        for px in 0..small {
+            let a = near[py * small + px] as f64;
+            let b = far[(py + offset as usize) * large + px + offset as usize] as f64;
+            energy += (a - b) * (a - b);
+        }
+    }
+    energy
+}
+
+#[test]
+fn an_absorbing_edge_sends_back_far_less_than_a_reflecting_one() {
+    for (model, floor) in [(Model::Classic, 15.0), (Model::Spring, 12.0)] {
+        let reflect = reflected_energy(model, Edge::Reflect, 35);
+        let absorb = reflected_energy(model, Edge::Absorb, 35);
+        let db = 10.0 * (reflect / absorb).log10();
+        println!("{model:?}: reflect {reflect:.3e}, absorb {absorb:.3e}: {db:.1} dB");
+        assert!(db >= floor, "{model:?}: {db:.1} dB below {floor}");
+    }
+}
+
+#[test]
+fn wrapped_water_tiles_without_a_seam() {
+    for model in [Model::Classic, Model::Spring] {
+        let (w, h) = (64usize, 48usize);
+        let shore = Shore::new(w, h, edges(Edge::Wrap), None);
+        let run = |x: i64, y: i64| {
+            let mut water = Water::with_shore(model, &shore);
+            water.drop(&drop(x, y, 5, 1500));
+            for _ in 0..40 {
+                water.step(7, None);
+            }
+            field(&water)
+        };
+        // A drop on the seam equals the same drop half a canvas away, shifted back.
+        let on_seam = run(0, 0);
+        let inside = run(w as i64 / 2, h as i64 / 2);
+        for y in 0..h {
+            for x in 0..w {
+                let shifted = inside[(y + h / 2) % h * w + (x + w / 2) % w];
+                assert_eq!(on_seam[y * w + x], shifted, "{model:?} at ({x}, {y})");
+            }
+        }
+        // The water continues across the seam: the left column's neighbours are the right
+        // column's, so the wave is there on both sides, and symmetric about x = 0.
+        for y in 0..h {
+            assert_eq!(on_seam[y * w + 1], on_seam[y * w + w - 1], "{model:?} row {y}");
+        }
+        assert!(on_seam[w - 1] != 0);
+    }
+}
