@@ -67,6 +67,8 @@ golden!(spring, "tests/golden/scenes", keys = [0, 99]);
 // The looks of SPEC §9, with scenes of their own.
 golden!(lit, "tests/golden/scenes", keys = [12, 59]);
 golden!(bilinear, "tests/golden/scenes", keys = [8, 39]);
+// Walls and absorbing edges (SPEC §8): waves through two gaps in a breakwater.
+golden!(slit, "tests/golden/scenes", keys = [10, 49]);
 
 fn check(name: &str, folder: &str, keys: &[usize]) {
     let scene = Scene::load(&root().join(folder).join(format!("{name}.toml"))).expect("scene");
