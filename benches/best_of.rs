@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use ripple_render::look::{Backdrop, look_band};
 use ripple_render::refract::refract;
+use ripple_render::scene::Edge;
 use ripple_render::water::Heights;
 
 mod common;
@@ -35,6 +36,16 @@ fn main() {
             let ns = time.as_secs_f64() * 1e9 / (w * h) as f64;
             println!("{w}x{h} {name:<44} {:>9.1} µs {ns:>5.2} ns/px", time.as_secs_f64() * 1e6);
         };
+        // Steps in open water, and within walls and edges (SPEC §8), alternately.
+        for (name, edge) in [("absorb", Edge::Absorb), ("wrap", Edge::Wrap)] {
+            let shore = common::shore(w, h, edge);
+            let (mut open, mut walled) = (classic(w, h), common::classic_in(w, h, &shore));
+            report("classic step", best_of(|| open.step(black_box(5), None)));
+            report(&format!("classic step, walls, edges {name}"), best_of(|| walled.step(black_box(5), None)));
+            let (mut open, mut walled) = (spring(w, h), common::spring_in(w, h, &shore));
+            report("spring step", best_of(|| open.step(black_box(6), None)));
+            report(&format!("spring step, walls, edges {name}"), best_of(|| walled.step(black_box(6), None)));
+        }
         let (water, springs) = (classic(w, h), spring(w, h));
         let (background, rgb) = (common::background(w, h), common::rgb(w, h));
         let backdrop = Backdrop::new(&rgb, w);

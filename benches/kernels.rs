@@ -8,7 +8,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ripple_render::encode::lzw::Lzw;
 use ripple_render::look::{Backdrop, look_band};
 use ripple_render::refract::refract;
-use ripple_render::scene::{Look, Sampling};
+use ripple_render::scene::{Edge, Look, Sampling};
 use ripple_render::water::Heights;
 
 mod common;
@@ -25,6 +25,14 @@ fn kernels(c: &mut Criterion) {
         group.bench_function("classic_step", |b| b.iter(|| water.step(black_box(5), None)));
         let mut water = spring(w, h);
         group.bench_function("spring_step", |b| b.iter(|| water.step(black_box(6), None)));
+        // Walls and edges (SPEC §8): the same steps, finished by the shore.
+        for (name, edge) in [("absorb", Edge::Absorb), ("wrap", Edge::Wrap)] {
+            let shore = common::shore(w, h, edge);
+            let mut water = common::classic_in(w, h, &shore);
+            group.bench_function(format!("classic_step_walls_{name}"), |b| b.iter(|| water.step(black_box(5), None)));
+            let mut water = common::spring_in(w, h, &shore);
+            group.bench_function(format!("spring_step_walls_{name}"), |b| b.iter(|| water.step(black_box(6), None)));
+        }
 
         let background = common::background(w, h);
         let mut out = vec![0u8; w * h];

@@ -25,6 +25,9 @@ pub struct Shore {
     walls: Option<Arc<Walls>>,
     /// Each absorbing border cell that is not a wall, with its inward neighbour.
     absorbing: Vec<(u32, u32)>,
+    /// Each cell of a wrapped edge with its eight neighbours across the canvas (see
+    /// [`Shore::for_each_wrapped_cell`]), listed once.
+    wrapped: Vec<(u32, [u32; 8])>,
 }
 
 /// A set of canvas cells, one bit per cell, row-major.
@@ -38,7 +41,7 @@ pub struct Walls {
 impl Shore {
     /// The plain rectangle of SPEC §4: no walls, every edge reflecting.
     pub fn open(width: usize, height: usize) -> Shore {
-        Shore { width, height, edges: Edges::default(), walls: None, absorbing: Vec::new() }
+        Shore { width, height, edges: Edges::default(), walls: None, absorbing: Vec::new(), wrapped: Vec::new() }
     }
 
     /// The scene's shore within the default memory budget (see [`Shore::for_scene_within`]).
@@ -68,8 +71,9 @@ impl Shore {
 
     /// A shore of these edges and walls.
     pub fn new(width: usize, height: usize, edges: Edges, walls: Option<Arc<Walls>>) -> Shore {
-        let mut shore = Shore { width, height, edges, walls, absorbing: Vec::new() };
+        let mut shore = Shore { width, height, edges, walls, absorbing: Vec::new(), wrapped: Vec::new() };
         shore.absorbing = shore.absorbing_cells();
+        shore.wrapped = shore.wrapped_cells();
         shore
     }
 
@@ -145,9 +149,19 @@ impl Shore {
     /// Calls `cell(i, neighbours)` for every cell of a wrapped edge: the cells the interior
     /// step leaves out but that are no border cells, since their axis wraps. The neighbours are
     /// N, S, W, E, NW, NE, SW, SE, taken across the canvas.
+    #[inline]
     pub(crate) fn for_each_wrapped_cell(&self, mut cell: impl FnMut(usize, [usize; 8])) {
+        for &(i, around) in &self.wrapped {
+            cell(i as usize, around.map(|j| j as usize));
+        }
+    }
+
+    /// The list behind [`Shore::for_each_wrapped_cell`].
+    fn wrapped_cells(&self) -> Vec<(u32, [u32; 8])> {
         let (w, h) = (self.width as i64, self.height as i64);
-        let at = |x: i64, y: i64| (y.rem_euclid(h) * w + x.rem_euclid(w)) as usize;
+        let at = |x: i64, y: i64| (y.rem_euclid(h) * w + x.rem_euclid(w)) as u32;
+        let mut cells = Vec::new();
+        let mut cell = |i: u32, around: [u32; 8]| cells.push((i, around));
         let mut visit = |x: i64, y: i64| {
             let neighbours = [
                 at(x, y - 1),
@@ -174,6 +188,7 @@ impl Shore {
                 visit(x, h - 1);
             }
         }
+        cells
     }
 
     /// Sets every wall cell of `buffer` (a whole field) to 0.
@@ -284,7 +299,8 @@ impl Shore {
         if self.edges != Edges::default() {
             for y in y0..y0 + rows {
                 let [across, along] = reach(y).map(|d| d.saturating_add(1));
-                let whole_row = if self.wrap_y() { y < along || y.saturating_add(along) >= h } else { y == 0 || y == h - 1 };
+                let whole_row =
+                    if self.wrap_y() { y < along || y.saturating_add(along) >= h } else { y == 0 || y == h - 1 };
                 let ends = if self.wrap_x() { across.min(w) } else { 1 };
                 if whole_row || 2 * ends >= w {
                     (0..w).for_each(|x| redraw(out, x, y));
@@ -368,7 +384,7 @@ impl Walls {
                 let rest = !(self.bits[end / 64] >> (end % 64));
                 let ones = if rest == 0 { 64 - end % 64 } else { rest.trailing_zeros() as usize };
                 end += ones;
-                if end % 64 != 0 || end >= cells.end || ones == 0 {
+                if !end.is_multiple_of(64) || end >= cells.end || ones == 0 {
                     break;
                 }
             }

@@ -1,6 +1,7 @@
 //! The water the benchmarks run on: busy everywhere, at the sizes they measure.
 
-use ripple_render::scene::{Look, Sampling};
+use ripple_render::scene::{Edge, Edges, Look, Obstacle, Sampling};
+use ripple_render::shore::{Shore, Walls};
 use ripple_render::timeline::{Drop, Source};
 use ripple_render::water::{Classic, Spring};
 
@@ -18,6 +19,35 @@ pub fn classic(w: usize, h: usize) -> Classic {
     let mut water = Classic::new(w, h);
     drops(w, h).for_each(|d| water.drop(&d));
     (0..20).for_each(|_| water.step(5, None));
+    water
+}
+
+/// A shore with walls and edges of every kind: a rock (a circle), a jetty (a polygon) and a
+/// breakwater with a gap (two rects), about 5% of the canvas; `edges` all round.
+pub fn shore(w: usize, h: usize, edges: Edge) -> Shore {
+    let (wi, hi) = (w as i64, h as i64);
+    let mut walls = Walls::new(w, h);
+    walls.add(&Obstacle::Circle { x: wi / 4, y: hi / 3, radius: hi / 10 });
+    walls.add(&Obstacle::Polygon { points: vec![[wi / 2, hi], [wi / 2 + wi / 20, hi / 2], [wi / 2 + wi / 10, hi]] });
+    walls.add(&Obstacle::Rect { x: 3 * wi / 4, y: 0, width: 8, height: hi / 2 - 10 });
+    walls.add(&Obstacle::Rect { x: 3 * wi / 4, y: hi / 2 + 10, width: 8, height: hi / 2 });
+    let all = Edges { left: edges, right: edges, top: edges, bottom: edges };
+    Shore::new(w, h, all, Some(std::sync::Arc::new(walls)))
+}
+
+/// [`classic`] within a shore.
+pub fn classic_in(w: usize, h: usize, shore: &Shore) -> Classic {
+    let mut water = Classic::new(w, h).with_shore(shore);
+    drops(w, h).for_each(|d| water.drop(&d));
+    (0..20).for_each(|_| water.step(5, None));
+    water
+}
+
+/// [`spring`] within a shore.
+pub fn spring_in(w: usize, h: usize, shore: &Shore) -> Spring {
+    let mut water = Spring::new(w, h).with_shore(shore);
+    drops(w, h).for_each(|d| water.drop(&d));
+    (0..20).for_each(|_| water.step(6, None));
     water
 }
 
