@@ -500,10 +500,17 @@ def frames(sc, rain_events, bg=None, look=None):
     bg = background(sc) if bg is None else bg
     wall = walls(sc)
     if wall is not None or any(v != "reflect" for v in sc["edges"].values()):
-        yield from frames_shore(sc, rain_events, bg, wall)
-        return
-    plain = not sc["bilinear"] and sc["shading"] == 0 and sc["highlight"] == 0
-    refract = Refractor(bg, sc["R"], wide=sc["model"] == "spring") if plain else (look or Look)(bg, sc)
+        # SPEC §8: the same frame loop with the shore's drop, steps and drawing.
+        ok, ab = updated(sc, wall), absorbing(sc, wall)
+        drop = lambda f, e: apply_drop_shore(f, e, sc, wall)
+        classic = lambda a, b, s: classic_step_shore(a, b, s, sc, wall, ok, ab)
+        spring = lambda a, b, v, s: spring_step_shore(a, b, v, s, sc, wall, ok, ab)
+        draw = lambda hf: draw_shore(hf, bg, sc, wall)
+    else:
+        plain = not sc["bilinear"] and sc["shading"] == 0 and sc["highlight"] == 0
+        draw = Refractor(bg, sc["R"], wide=sc["model"] == "spring") if plain else (look or Look)(bg, sc)
+        drop = lambda f, e: apply_drop(f, e, w, h)
+        classic, spring = classic_step, spring_step
     per = events(sc, rain_events)
     shift = sc["shift"]
     a, b = np.zeros((h, w), np.int32), np.zeros((h, w), np.int32)
@@ -513,37 +520,14 @@ def frames(sc, rain_events, bg=None, look=None):
             if e[0] == "damping":
                 shift = e[1]
             else:
-                apply_drop(a, e, w, h)
+                drop(a, e)
         for _ in range(sc["steps"]):
             if sc["model"] == "classic":
-                a, b = classic_step(a, b, shift)
+                a, b = classic(a, b, shift)
             else:
-                a, b = spring_step(a, b, vel, shift)
+                a, b = spring(a, b, vel, shift)
         if k >= sc["k0"]:
-            yield k, refract(a)
-
-
-def frames_shore(sc, rain_events, bg, wall):
-    """`frames` with walls and edges (SPEC §8): slower, written for clarity."""
-    w, h = sc["w"], sc["h"]
-    ok, ab = updated(sc, wall), absorbing(sc, wall)
-    per = events(sc, rain_events)
-    shift = sc["shift"]
-    a, b = np.zeros((h, w), np.int32), np.zeros((h, w), np.int32)
-    vel = np.zeros((h, w), np.int32)
-    for k in range(sc["k0"] + sc["n"]):
-        for e in per.get(k, []):
-            if e[0] == "damping":
-                shift = e[1]
-            else:
-                apply_drop_shore(a, e, sc, wall)
-        for _ in range(sc["steps"]):
-            if sc["model"] == "classic":
-                a, b = classic_step_shore(a, b, shift, sc, wall, ok, ab)
-            else:
-                a, b = spring_step_shore(a, b, vel, shift, sc, wall, ok, ab)
-        if k >= sc["k0"]:
-            yield k, draw_shore(a, bg, sc, wall)
+            yield k, draw(a)
 
 
 def plan_json(binary, scene):
