@@ -52,20 +52,15 @@ pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
     Vec::new()
 }
 
-/// What the walls make of the scene (SPEC §8), for `plan`: obstacles that cover no cell of the
-/// canvas, and stones or swipe points whose every cell is a wall (they make no ripple).
-pub fn for_shore(scene: &Scene, shore: &crate::shore::Shore) -> Vec<String> {
-    let mut warnings = Vec::new();
-    let Some(walls) = shore.walls() else { return warnings };
-    let (width, height) = shore.size();
-    for (i, obstacle) in scene.shore.obstacles.iter().enumerate() {
-        let mut alone = crate::shore::Walls::new(width, height);
-        alone.add(obstacle);
-        if alone.count() == 0 {
-            warnings.push(format!("obstacle[{i}] ({}) covers no cell of the canvas", obstacle.shape()));
-        }
-    }
+/// What the walls make of the scene (SPEC §8), as the render warns: obstacles that cover no
+/// cell of the canvas, and a mask that walls every cell or none.
+pub fn for_walls(scene: &Scene, shore: &crate::shore::Shore) -> Vec<String> {
+    let Some(walls) = shore.walls() else { return Vec::new() };
+    let mut warnings: Vec<String> = (walls.bare_obstacles().iter())
+        .map(|&i| format!("obstacle[{i}] ({}) covers no cell of the canvas", scene.shore.obstacles[i].shape()))
+        .collect();
     if let Some(mask) = &scene.shore.mask {
+        let (width, height) = shore.size();
         let (count, cells) = (walls.count(), (width * height) as u64);
         let file = mask.image.display();
         if count == cells {
@@ -79,9 +74,18 @@ pub fn for_shore(scene: &Scene, shore: &crate::shore::Shore) -> Vec<String> {
             ));
         }
     }
-    // A drop on walls only: it covers cells, but every one is a wall.
+    warnings
+}
+
+/// [`for_walls`], and for `plan` also the stones and swipe points whose every cell is a wall
+/// (they make no ripple), found by walking the timeline.
+pub fn for_shore(scene: &Scene, shore: &crate::shore::Shore) -> Vec<String> {
+    let mut warnings = for_walls(scene, shore);
+    let Some(walls) = shore.walls() else { return warnings };
+    let (width, height) = shore.size();
+    // The drop's cells as if there were no walls, then whether every one of them is a wall.
+    let open = crate::shore::Shore::new(width, height, shore.edges(), None);
     let walled = |drop: &crate::timeline::Drop| {
-        let open = crate::shore::Shore::new(width, height, shore.edges(), None);
         let (mut cells, mut on_walls) = (0u64, 0u64);
         open.for_each_drop_cell(drop, |i| {
             cells += 1;

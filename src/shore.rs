@@ -36,6 +36,11 @@ pub struct Walls {
     width: usize,
     height: usize,
     bits: Vec<u64>,
+    /// Obstacles added so far, and which of them (by that count) covered no cell of the canvas.
+    added: usize,
+    bare: Vec<usize>,
+    /// Whether the obstacle being added has covered a cell yet.
+    touched: bool,
 }
 
 impl Shore {
@@ -348,11 +353,21 @@ impl Shore {
 impl Walls {
     /// No walls on a `width`×`height` canvas.
     pub fn new(width: usize, height: usize) -> Walls {
-        Walls { width, height, bits: vec![0; (width * height).div_ceil(64)] }
+        Walls {
+            width,
+            height,
+            bits: vec![0; (width * height).div_ceil(64)],
+            added: 0,
+            bare: Vec::new(),
+            touched: false,
+        }
     }
 
-    /// Bytes the walls take per canvas cell, rounded up (for the memory budget).
-    pub const BYTES_PER_CELL: u64 = 1;
+    /// The obstacles, numbered in the order they were added (file order), that cover no cell
+    /// of the canvas.
+    pub fn bare_obstacles(&self) -> &[usize] {
+        &self.bare
+    }
 
     /// Whether a cell is a wall.
     #[inline]
@@ -403,6 +418,7 @@ impl Walls {
         if x0 >= x1 {
             return;
         }
+        self.touched = true;
         let row = y as usize * self.width;
         let (mut i, end) = (row + x0 as usize, row + x1 as usize);
         while i < end {
@@ -428,8 +444,17 @@ impl Walls {
         }
     }
 
-    /// Adds an obstacle's cells.
+    /// Adds an obstacle's cells, noting whether it covered any (see [`Walls::bare_obstacles`]).
     pub fn add(&mut self, obstacle: &Obstacle) {
+        self.touched = false;
+        self.rasterize(obstacle);
+        if !self.touched {
+            self.bare.push(self.added);
+        }
+        self.added += 1;
+    }
+
+    fn rasterize(&mut self, obstacle: &Obstacle) {
         match obstacle {
             Obstacle::Circle { x, y, radius } => self.fill_disc(*x, *y, *radius),
             Obstacle::Rect { x, y, width, height } => {

@@ -296,13 +296,8 @@ pub(crate) fn load_scene(path: &Path, overrides: &[String], max_memory: u64) -> 
 
 /// Writes the background with its wall cells tinted, so that a mask or an obstacle can be
 /// checked against the picture before rendering.
-fn walls_picture(
-    scene: &Scene,
-    shore: &ripple_render::shore::Shore,
-    path: &Path,
-    max_memory: u64,
-) -> Result<(), Error> {
-    let background = ripple_render::Background::for_scene_within(scene, max_memory)?;
+fn walls_picture(scene: &Scene, background: &ripple_render::Background, path: &Path) -> Result<(), Error> {
+    let shore = &background.shore;
     let picture = ripple_render::shore::tinted(&background.pixels, shore);
     // The picture is a view, replaced on every run; the scene and its pictures are never it.
     let mut inputs: Vec<&Path> = vec![&scene.file];
@@ -323,10 +318,16 @@ fn plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls: Optio
     // (without decoding the pixels), so a plan can gate CI.
     ripple_render::background::image_header_within(scene, max_memory)?;
     ripple_render::budget::Estimate::for_timeline(scene).check(max_memory)?;
-    let shore = ripple_render::shore::Shore::for_scene_within(scene, max_memory)?;
-    if let Some(path) = walls {
-        walls_picture(scene, &shore, path, max_memory)?;
-    }
+    // The walls picture needs the background, which holds the shore; a plan alone makes only
+    // the shore (without decoding the background's pixels).
+    let shore = match walls {
+        Some(path) => {
+            let background = ripple_render::Background::for_scene_within(scene, max_memory)?;
+            walls_picture(scene, &background, path)?;
+            background.shore
+        }
+        None => ripple_render::shore::Shore::for_scene_within(scene, max_memory)?,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if json {

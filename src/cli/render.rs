@@ -40,6 +40,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     }
     let mut inputs = vec![request.scene];
     inputs.extend(scene.background.image.as_deref());
+    inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
     // Nothing large is allocated before the estimate is within the budget.
     let image = ripple_render::background::image_header_within(&scene, request.max_memory)?;
     // Outputs that would land on one file, or on an input, are refused before any work (after
@@ -65,7 +66,8 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     budget::Estimate::for_render(&scene, image.as_ref(), kind, request.threads).check(request.max_memory)?;
     let background = Background::for_scene_within(&scene, request.max_memory)?;
     let advice = ripple_render::advice::for_scene(&scene).into_iter();
-    advice.chain(ripple_render::advice::for_background(&scene, &background)).for_each(|w| super::warn(&w));
+    let advice = advice.chain(ripple_render::advice::for_background(&scene, &background));
+    advice.chain(ripple_render::advice::for_walls(&scene, &background.shore)).for_each(|w| super::warn(&w));
     let staged_output = match (request.output, format) {
         (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
         _ => None,

@@ -223,11 +223,8 @@ pub(super) fn read_edges(t: Option<&Table<'_, '_>>) -> Result<Edges> {
         top: edge("top", all)?,
         bottom: edge("bottom", all)?,
     };
-    for (a, b, axis) in [("left", "right", "x"), ("top", "bottom", "y")] {
-        let (ea, eb) = match axis {
-            "x" => (edges.left, edges.right),
-            _ => (edges.top, edges.bottom),
-        };
+    let axes = [("left", "right", "x", edges.left, edges.right), ("top", "bottom", "y", edges.top, edges.bottom)];
+    for (a, b, axis, ea, eb) in axes {
         if (ea == Edge::Wrap) != (eb == Edge::Wrap) {
             let (wrapped, other, other_edge) = if ea == Edge::Wrap { (a, b, eb) } else { (b, a, ea) };
             let message = match opt(t, wrapped) {
