@@ -138,7 +138,7 @@ impl Estimate {
         let mut rendering = vec![
             background,
             ("water", water * cells),
-            ("walls", if scene.shore.has_walls() { cells.div_ceil(8) } else { 0 }),
+            ("walls and edges", shore_bytes(scene)),
             ("frame", frame * cells),
             ("encoder", (encoder + hashing) * cells),
         ];
@@ -222,6 +222,22 @@ pub fn check_image(image: &ImageHeader, budget: u64) -> std::result::Result<(), 
         show(budget),
         suggest(bytes.saturating_mul(4))
     ))
+}
+
+/// What a scene's walls and edges (SPEC §8) hold at most: the walls' bits, shared; and in each
+/// of two copies of the shore (the drawing's and the water's) the listed wall runs (at most a
+/// byte per 8 cells, see [`crate::shore::CELLS_PER_LISTED_RUN`]), the cells of absorbing and
+/// wrapped edges with their neighbours (44 bytes per border cell at most) and three row indexes.
+fn shore_bytes(scene: &Scene) -> u64 {
+    if scene.shore.is_open() {
+        return 0;
+    }
+    let (w, h) = (u64::from(scene.width), u64::from(scene.height));
+    let cells = w * h;
+    let bits = if scene.shore.has_walls() { cells.div_ceil(8) } else { 0 };
+    let runs = if scene.shore.has_walls() { cells / crate::shore::CELLS_PER_LISTED_RUN as u64 * 8 + 8 } else { 0 };
+    let copy = runs + 2 * (w + h) * 44 + 3 * 4 * (h + 1);
+    bits + 2 * copy
 }
 
 #[cfg(test)]

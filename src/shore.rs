@@ -23,11 +23,57 @@ pub struct Shore {
     height: usize,
     edges: Edges,
     walls: Option<Arc<Walls>>,
-    /// Each absorbing border cell that is not a wall, with its inward neighbour.
-    absorbing: Vec<(u32, u32)>,
+    /// The absorbing cells of the left and right edges, each with its inward neighbour in the
+    /// same row, by row.
+    absorbing_sides: ByRow<(u32, u32)>,
+    /// The absorbing cells of the top and bottom edges, whose inward neighbours lie in the next
+    /// row in (see [`Shore::absorbing_ends`]).
+    absorbing_ends: Vec<(u32, u32)>,
     /// Each cell of a wrapped edge with its eight neighbours across the canvas (see
-    /// [`Shore::for_each_wrapped_cell`]), listed once.
-    wrapped: Vec<(u32, [u32; 8])>,
+    /// [`Shore::wrapped_in`]), by row.
+    wrapped: ByRow<(u32, [u32; 8])>,
+    /// The walls' runs within each row (cell ranges), when there are at most one per
+    /// [`CELLS_PER_LISTED_RUN`] cells; otherwise the bits are scanned.
+    wall_runs: Option<ByRow<(u32, u32)>>,
+}
+
+/// Wall runs are listed (8 bytes each) only up to one per this many cells, so that the list
+/// never takes more memory than the walls' bits (see `budget`): a mask of fine noise is
+/// scanned bit by bit instead.
+pub const CELLS_PER_LISTED_RUN: usize = 64;
+
+/// Items of a canvas listed once, grouped by row, so that the part of a water step that runs
+/// over a few rows can finish just those rows while they are in the cache.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct ByRow<T> {
+    items: Vec<T>,
+    /// `starts[y]..starts[y + 1]` are row `y`'s items.
+    starts: Vec<u32>,
+}
+
+impl<T> ByRow<T> {
+    /// `items` (each with its row), stably ordered by row, for a canvas of `height` rows.
+    fn new(height: usize, mut items: Vec<(usize, T)>) -> ByRow<T> {
+        items.sort_by_key(|&(y, _)| y);
+        let mut starts = Vec::with_capacity(height + 1);
+        let mut next = 0;
+        for y in 0..=height {
+            while next < items.len() && items[next].0 < y {
+                next += 1;
+            }
+            starts.push(next as u32);
+        }
+        ByRow { items: items.into_iter().map(|(_, item)| item).collect(), starts }
+    }
+
+    /// The items of `rows`.
+    #[inline]
+    fn rows(&self, rows: std::ops::Range<usize>) -> &[T] {
+        match (self.starts.get(rows.start), self.starts.get(rows.end)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
 }
 
 /// A set of canvas cells, one bit per cell, row-major.
@@ -46,7 +92,16 @@ pub struct Walls {
 impl Shore {
     /// The plain rectangle of SPEC §4: no walls, every edge reflecting.
     pub fn open(width: usize, height: usize) -> Shore {
-        Shore { width, height, edges: Edges::default(), walls: None, absorbing: Vec::new(), wrapped: Vec::new() }
+        Shore {
+            width,
+            height,
+            edges: Edges::default(),
+            walls: None,
+            absorbing_sides: ByRow::default(),
+            absorbing_ends: Vec::new(),
+            wrapped: ByRow::default(),
+            wall_runs: None,
+        }
     }
 
     /// The scene's shore within the default memory budget (see [`Shore::for_scene_within`]).
@@ -76,9 +131,13 @@ impl Shore {
 
     /// A shore of these edges and walls.
     pub fn new(width: usize, height: usize, edges: Edges, walls: Option<Arc<Walls>>) -> Shore {
-        let mut shore = Shore { width, height, edges, walls, absorbing: Vec::new(), wrapped: Vec::new() };
-        shore.absorbing = shore.absorbing_cells();
-        shore.wrapped = shore.wrapped_cells();
+        let mut shore = Shore::open(width, height);
+        (shore.edges, shore.walls) = (edges, walls);
+        let (sides, ends) = shore.absorbing_cells();
+        shore.absorbing_sides = ByRow::new(height, sides);
+        shore.absorbing_ends = ends;
+        shore.wrapped = ByRow::new(height, shore.wrapped_cells());
+        shore.wall_runs = shore.walls.as_deref().and_then(|walls| walls.runs_by_row());
         shore
     }
 
@@ -121,52 +180,62 @@ impl Shore {
         self.walls.as_ref().is_some_and(|w| w.contains(index))
     }
 
-    /// The absorbing border cells (not walls, not corners) and their inward neighbours.
-    fn absorbing_cells(&self) -> Vec<(u32, u32)> {
+    /// The absorbing border cells (not walls, not corners) and their inward neighbours: those
+    /// of the left and right edges with their rows, and those of the top and bottom edges.
+    #[allow(clippy::type_complexity)]
+    fn absorbing_cells(&self) -> (Vec<(usize, (u32, u32))>, Vec<(u32, u32)>) {
         let (w, h) = (self.width, self.height);
         let at = |x: usize, y: usize| (y * w + x) as u32;
+        let open = |&(b, _): &(u32, u32)| !self.is_wall(b as usize);
         // Along an edge, the cells that are border cells of that edge only: a corner (on two
         // edges, neither axis wrapping) stays 0.
         let rows = if self.wrap_y() { 0..h } else { 1..h - 1 };
         let columns = if self.wrap_x() { 0..w } else { 1..w - 1 };
-        let mut cells = Vec::new();
+        let mut sides = Vec::new();
         if self.edges.left == Edge::Absorb {
-            cells.extend(rows.clone().map(|y| (at(0, y), at(1, y))));
+            sides.extend(rows.clone().map(|y| (y, (at(0, y), at(1, y)))));
         }
         if self.edges.right == Edge::Absorb {
-            cells.extend(rows.clone().map(|y| (at(w - 1, y), at(w - 2, y))));
+            sides.extend(rows.map(|y| (y, (at(w - 1, y), at(w - 2, y)))));
         }
+        sides.retain(|(_, cell)| open(cell));
+        let mut ends = Vec::new();
         if self.edges.top == Edge::Absorb {
-            cells.extend(columns.clone().map(|x| (at(x, 0), at(x, 1))));
+            ends.extend(columns.clone().map(|x| (at(x, 0), at(x, 1))));
         }
         if self.edges.bottom == Edge::Absorb {
-            cells.extend(columns.map(|x| (at(x, h - 1), at(x, h - 2))));
+            ends.extend(columns.map(|x| (at(x, h - 1), at(x, h - 2))));
         }
-        cells.retain(|&(b, _)| !self.is_wall(b as usize));
-        cells
+        ends.retain(open);
+        (sides, ends)
     }
 
-    /// Each absorbing border cell (`b`) that is not a wall, with its inward neighbour (`i`).
-    pub(crate) fn absorbing(&self) -> &[(u32, u32)] {
-        &self.absorbing
-    }
-
-    /// Calls `cell(i, neighbours)` for every cell of a wrapped edge: the cells the interior
-    /// step leaves out but that are no border cells, since their axis wraps. The neighbours are
-    /// N, S, W, E, NW, NE, SW, SE, taken across the canvas.
+    /// The absorbing cells (`b`, not walls) of the left and right edges in `rows`, each with
+    /// its inward neighbour (`i`) in the same row.
     #[inline]
-    pub(crate) fn for_each_wrapped_cell(&self, mut cell: impl FnMut(usize, [usize; 8])) {
-        for &(i, around) in &self.wrapped {
-            cell(i as usize, around.map(|j| j as usize));
-        }
+    pub(crate) fn absorbing_sides(&self, rows: std::ops::Range<usize>) -> &[(u32, u32)] {
+        self.absorbing_sides.rows(rows)
     }
 
-    /// The list behind [`Shore::for_each_wrapped_cell`].
-    fn wrapped_cells(&self) -> Vec<(u32, [u32; 8])> {
+    /// The absorbing cells (`b`, not walls) of the top and bottom edges, each with its inward
+    /// neighbour (`i`) in the next row in: they are finished once every row is.
+    pub(crate) fn absorbing_ends(&self) -> &[(u32, u32)] {
+        &self.absorbing_ends
+    }
+
+    /// The cells of wrapped edges in `rows`, each with its neighbours N, S, W, E, NW, NE, SW,
+    /// SE taken across the canvas: the cells the interior step leaves out but that are no
+    /// border cells, since their axis wraps.
+    #[inline]
+    pub(crate) fn wrapped_in(&self, rows: std::ops::Range<usize>) -> &[(u32, [u32; 8])] {
+        self.wrapped.rows(rows)
+    }
+
+    /// The cells behind [`Shore::wrapped_in`], with their rows.
+    fn wrapped_cells(&self) -> Vec<(usize, (u32, [u32; 8]))> {
         let (w, h) = (self.width as i64, self.height as i64);
         let at = |x: i64, y: i64| (y.rem_euclid(h) * w + x.rem_euclid(w)) as u32;
         let mut cells = Vec::new();
-        let mut cell = |i: u32, around: [u32; 8]| cells.push((i, around));
         let mut visit = |x: i64, y: i64| {
             let neighbours = [
                 at(x, y - 1),
@@ -178,7 +247,7 @@ impl Shore {
                 at(x - 1, y + 1),
                 at(x + 1, y + 1),
             ];
-            cell(at(x, y), neighbours);
+            cells.push((y as usize, (at(x, y), neighbours)));
         };
         if self.wrap_x() {
             let rows = if self.wrap_y() { 0..h } else { 1..h - 1 };
@@ -196,10 +265,31 @@ impl Shore {
         cells
     }
 
-    /// Sets every wall cell of `buffer` (a whole field) to 0.
-    pub(crate) fn clear_walls<T: Copy + Default>(&self, buffer: &mut [T]) {
-        if let Some(walls) = &self.walls {
-            walls.for_each_run(0..buffer.len(), |run| buffer[run].fill(T::default()));
+    /// Sets every wall cell of `band` to 0: the band holds whole rows of a field from cell
+    /// `first` on.
+    #[inline]
+    pub(crate) fn clear_walls<T: Copy + Default>(&self, band: &mut [T], first: usize) {
+        let cells = first..first + band.len();
+        self.for_each_wall_run(cells, |run| band[run.start - first..run.end - first].fill(T::default()));
+    }
+
+    /// Calls `run(a..b)` for each run of wall cells within `cells` (whole rows), in order, a
+    /// run that crosses rows split at each row's end.
+    #[inline]
+    pub(crate) fn for_each_wall_run(&self, cells: std::ops::Range<usize>, mut run: impl FnMut(std::ops::Range<usize>)) {
+        let Some(walls) = &self.walls else { return };
+        match &self.wall_runs {
+            Some(runs) => {
+                let w = self.width.max(1);
+                for &(a, b) in runs.rows(cells.start / w..cells.end / w) {
+                    run(a as usize..b as usize);
+                }
+            }
+            None => {
+                for y in cells.start / self.width.max(1)..cells.end / self.width.max(1) {
+                    walls.for_each_run(y * self.width..(y + 1) * self.width, &mut run);
+                }
+            }
         }
     }
 
@@ -314,14 +404,12 @@ impl Shore {
                 }
             }
         }
-        if let Some(walls) = &self.walls {
-            let first = y0 * w;
-            walls.for_each_run(first..first + rows * w, |run| {
-                for i in run {
-                    out[i - first] = unmoved(i);
-                }
-            });
-        }
+        let first = y0 * w;
+        self.for_each_wall_run(first..first + rows * w, |run| {
+            for i in run {
+                out[i - first] = unmoved(i);
+            }
+        });
     }
 
     /// How far, in whole pixels, the slopes of row `y` can move a sample along x and along y
@@ -380,33 +468,77 @@ impl Walls {
         self.bits.iter().map(|w| u64::from(w.count_ones())).sum()
     }
 
-    /// Calls `run(a..b)` for each maximal run of wall cells within `cells`, in order.
+    /// Calls `run(a..b)` for each maximal run of wall cells within `cells`, in order. The
+    /// words are read one after another (a run may span several), so that the many words
+    /// without walls cost a test each.
     pub fn for_each_run(&self, cells: std::ops::Range<usize>, mut run: impl FnMut(std::ops::Range<usize>)) {
-        let mut i = cells.start;
-        while i < cells.end {
-            let word = self.bits[i / 64] >> (i % 64);
-            if word == 0 {
-                i = (i / 64 + 1) * 64;
+        if cells.is_empty() {
+            return;
+        }
+        let (first, last) = (cells.start / 64, (cells.end - 1) / 64);
+        // Where the run that reaches the end of the previous word began.
+        let mut open: Option<usize> = None;
+        for (k, &bits) in (first..=last).zip(&self.bits[first..=last]) {
+            let mut word = bits;
+            if k == first {
+                word &= !0u64 << (cells.start % 64);
+            }
+            if k == last {
+                word &= !0u64 >> (63 - (cells.end - 1) % 64);
+            }
+            if word == 0 && open.is_none() {
                 continue;
             }
-            let start = i + word.trailing_zeros() as usize;
-            if start >= cells.end {
-                break;
+            let base = k * 64;
+            // `from`: the bits below it are done.
+            let mut from = 0;
+            if let Some(start) = open {
+                let ones = (!word).trailing_zeros() as usize;
+                if ones == 64 {
+                    continue;
+                }
+                run(start..base + ones);
+                open = None;
+                from = ones;
             }
-            // Extend across whole words of walls.
-            let mut end = start;
-            loop {
-                let rest = !(self.bits[end / 64] >> (end % 64));
-                let ones = if rest == 0 { 64 - end % 64 } else { rest.trailing_zeros() as usize };
-                end += ones;
-                if !end.is_multiple_of(64) || end >= cells.end || ones == 0 {
+            while from < 64 {
+                let rest = word >> from;
+                if rest == 0 {
                     break;
                 }
+                let start = from + rest.trailing_zeros() as usize;
+                let end = start + (!(word >> start)).trailing_zeros() as usize;
+                if end == 64 {
+                    open = Some(base + start);
+                    break;
+                }
+                run(base + start..base + end);
+                from = end;
             }
-            let end = end.min(cells.end);
-            run(start..end);
-            i = end;
         }
+        if let Some(start) = open {
+            run(start..cells.end);
+        }
+    }
+
+    /// The runs of each row, or nothing when there are more than one per
+    /// [`CELLS_PER_LISTED_RUN`] cells. Counted first, so the list is allocated once, exactly.
+    fn runs_by_row(&self) -> Option<ByRow<(u32, u32)>> {
+        let row = |y: usize| y * self.width..(y + 1) * self.width;
+        let mut count = 0;
+        for y in 0..self.height {
+            self.for_each_run(row(y), |_| count += 1);
+        }
+        if count > (self.width * self.height) / CELLS_PER_LISTED_RUN {
+            return None;
+        }
+        let mut runs = ByRow { items: Vec::with_capacity(count), starts: Vec::with_capacity(self.height + 1) };
+        for y in 0..self.height {
+            runs.starts.push(runs.items.len() as u32);
+            self.for_each_run(row(y), |run| runs.items.push((run.start as u32, run.end as u32)));
+        }
+        runs.starts.push(runs.items.len() as u32);
+        Some(runs)
     }
 
     /// Makes the cells `x0..x1` of row `y` walls (clipped to the canvas).

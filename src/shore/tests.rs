@@ -95,6 +95,57 @@ fn runs_cover_exactly_the_wall_cells_across_word_boundaries() {
     assert_eq!(seen, vec![100..140, 200..250]);
 }
 
+/// Runs against the cells one by one, over random walls of every density and random ranges.
+#[test]
+fn runs_are_the_maximal_runs_of_wall_cells() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut listed = [0; 2];
+    for round in 0..300 {
+        let (w, h) = (1 + next() as usize % 300, 1 + next() as usize % 5);
+        let mut walls = Walls::new(w, h);
+        // Long runs, short runs and single cells, depending on the round.
+        let longest = [1, 3, 70, 200][round % 4];
+        for _ in 0..next() % 40 {
+            let (y, x) = ((next() % h as u64) as i64, (next() % w as u64) as i64);
+            walls.fill_row(y, x, x + 1 + (next() % longest) as i64);
+        }
+        let a = next() as usize % (w * h + 1);
+        let b = a + next() as usize % (w * h + 1 - a);
+        let mut expected: Vec<std::ops::Range<usize>> = Vec::new();
+        for i in (a..b).filter(|&i| walls.contains(i)) {
+            match expected.last_mut() {
+                Some(last) if last.end == i => last.end += 1,
+                _ => expected.push(i..i + 1),
+            }
+        }
+        let mut seen = Vec::new();
+        walls.for_each_run(a..b, |run| seen.push(run));
+        assert_eq!(seen, expected, "round {round}: {w}x{h}, cells {a}..{b}");
+        // The shore's runs, listed or scanned, are those of each row.
+        let rows = (a / w)..(b / w);
+        let expected: Vec<_> = rows
+            .clone()
+            .flat_map(|y| {
+                let mut runs = Vec::new();
+                walls.for_each_run(y * w..(y + 1) * w, |run| runs.push(run));
+                runs
+            })
+            .collect();
+        let shore = Shore::new(w, h, Edges::default(), Some(Arc::new(walls)));
+        listed[usize::from(shore.wall_runs.is_some())] += 1;
+        let mut seen = Vec::new();
+        shore.for_each_wall_run(rows.start * w..rows.end * w, |run| seen.push(run));
+        assert_eq!(seen, expected, "round {round}: {w}x{h}, rows {rows:?}");
+    }
+    assert!(listed.iter().all(|&n| n > 20), "listed and scanned runs both tried: {listed:?}");
+}
+
 fn field(water: &Water) -> Vec<i64> {
     match water.heights() {
         Heights::I16(h) => h.iter().map(|&v| i64::from(v)).collect(),
@@ -199,5 +250,39 @@ fn wrapped_water_tiles_without_a_seam() {
             assert_eq!(on_seam[y * w + 1], on_seam[y * w + w - 1], "{model:?} row {y}");
         }
         assert!(on_seam[w - 1] != 0);
+    }
+}
+
+/// The shore's step finishes a few rows at a time, inside each thread's band; bands of three
+/// threads (a canvas over a million cells) must give the one-thread field, with walls across
+/// the bands' seams and every kind of edge.
+#[test]
+fn a_shore_step_in_bands_matches_one_thread() {
+    let (w, h) = (1100usize, 961usize);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    let mut walls = Walls::new(w, h);
+    walls.add(&Obstacle::Rect { x: 0, y: 300, width: 1100, height: 30 });
+    walls.add(&Obstacle::Circle { x: 550, y: 640, radius: 90 });
+    walls.add(&Obstacle::Rect { x: 1090, y: 0, width: 10, height: 100 });
+    let walls = Some(Arc::new(walls));
+    let mixed = Edges { left: Edge::Wrap, right: Edge::Wrap, top: Edge::Absorb, bottom: Edge::Absorb };
+    let sideways = Edges { left: Edge::Absorb, right: Edge::Reflect, top: Edge::Wrap, bottom: Edge::Wrap };
+    for model in [Model::Classic, Model::Spring] {
+        for edges in [mixed, sideways, self::edges(Edge::Wrap), self::edges(Edge::Absorb)] {
+            let shore = Shore::new(w, h, edges, walls.clone());
+            let run = |pool: Option<&rayon::ThreadPool>| {
+                let mut water = Water::with_shore(model, &shore);
+                for (x, y) in [(0, 0), (1099, 960), (3, 480), (700, 322), (550, 1), (1, 641)] {
+                    water.drop(&drop(x, y, 9, 3000));
+                }
+                for step in 0..30 {
+                    water.step(4 + step % 5, pool);
+                }
+                field(&water)
+            };
+            let one = run(None);
+            assert!(one.iter().filter(|&&v| v != 0).count() > 5_000, "{model:?} {edges:?}: too little moved");
+            assert_eq!(one, run(Some(&pool)), "{model:?} {edges:?}");
+        }
     }
 }

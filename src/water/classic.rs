@@ -42,11 +42,24 @@ impl Classic {
     /// written into `prev`, then the buffers swap.
     pub fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
         let (cur, w) = (&self.cur, self.width);
-        super::for_bands(&mut self.prev, w, pool, super::PARALLEL_STEP_CELLS, |band, y0| {
-            step_rows(cur, band, y0, w, shift)
-        });
-        if let Some(shore) = &self.shore {
-            finish_step(shore, &self.cur, &mut self.prev, shift);
+        match &self.shore {
+            None => super::for_bands(&mut self.prev, w, pool, super::PARALLEL_STEP_CELLS, |band, y0| {
+                step_rows(cur, band, y0, w, shift)
+            }),
+            Some(shore) => {
+                super::for_bands(&mut self.prev, w, pool, super::PARALLEL_STEP_CELLS, |band, y0| {
+                    let rows = super::chunk_rows(w);
+                    for (k, chunk) in band.chunks_mut(rows * w).enumerate() {
+                        let y = y0 + k * rows;
+                        step_rows(cur, chunk, y, w, shift);
+                        finish_rows(shore, cur, chunk, y..y + chunk.len() / w, shift);
+                    }
+                });
+                for &(b, i) in shore.absorbing_ends() {
+                    let (b, i) = (b as usize, i as usize);
+                    self.prev[b] = absorbed(cur[i], self.prev[i], cur[b]);
+                }
+            }
         }
         std::mem::swap(&mut self.cur, &mut self.prev);
     }
@@ -57,22 +70,32 @@ impl Classic {
     }
 }
 
-/// What the interior step leaves to the shore (SPEC §8): the cells of wrapped edges, stepped
-/// with their neighbours across the canvas; walls back to 0; then each absorbing border cell
-/// `b`, from its inward neighbour `i`: `new[b] = clamp(cur[i] + ((new[i] − cur[b])·−44) / 256)`.
-fn finish_step(shore: &Shore, cur: &[i16], new: &mut [i16], shift: u32) {
-    shore.for_each_wrapped_cell(|i, [n, s, w, e, ..]| {
-        let sum = i32::from(cur[w]) + i32::from(cur[e]) + i32::from(cur[n]) + i32::from(cur[s]);
-        let mut v = (sum >> 1) - i32::from(new[i]);
+/// What the interior step leaves to the shore (SPEC §8) in `rows`, whose new heights `new`
+/// holds: the cells of wrapped edges, stepped with their neighbours across the canvas; walls
+/// back to 0; then the absorbing cells of the left and right edges (see [`absorbed`]). The top
+/// and bottom edges' absorbing cells wait for the rows next to them, so for the whole step.
+fn finish_rows(shore: &Shore, cur: &[i16], new: &mut [i16], rows: std::ops::Range<usize>, shift: u32) {
+    let first = rows.start * shore.size().0;
+    for &(i, [n, s, w, e, ..]) in shore.wrapped_in(rows.clone()) {
+        let [n, s, w, e] = [n, s, w, e].map(|j| i32::from(cur[j as usize]));
+        let i = i as usize;
+        let mut v = ((n + s + w + e) >> 1) - i32::from(new[i - first]);
         v -= v >> shift;
-        new[i] = v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
-    });
-    shore.clear_walls(new);
-    for &(b, i) in shore.absorbing() {
-        let (b, i) = (b as usize, i as usize);
-        let v = i64::from(cur[i]) + (i64::from(new[i]) - i64::from(cur[b])) * -44 / 256;
-        new[b] = v.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16;
+        new[i - first] = v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
     }
+    shore.clear_walls(new, first);
+    for &(b, i) in shore.absorbing_sides(rows) {
+        let (b, i) = (b as usize, i as usize);
+        new[b - first] = absorbed(cur[i], new[i - first], cur[b]);
+    }
+}
+
+/// An absorbing border cell's new height from its inward neighbour's heights now and next and
+/// its own now: `inward + ((inward_next − border)·−44) / 256`, truncating, clamped to i16.
+#[inline]
+fn absorbed(inward: i16, inward_next: i16, border: i16) -> i16 {
+    let v = i64::from(inward) + (i64::from(inward_next) - i64::from(border)) * -44 / 256;
+    v.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16
 }
 
 crate::simd::dispatch! {

@@ -124,6 +124,12 @@ pub(crate) fn for_band_pairs<T: Send>(
     }
 }
 
+/// Rows a shore's step takes at a time (about 8 Ki cells): the water's step over them, then
+/// the shore's finish of just those rows while they are still in the cache.
+pub(crate) fn chunk_rows(width: usize) -> usize {
+    (8192 / width.max(1)).max(1)
+}
+
 /// Calls `set(index)` for every interior cell of a `width`×`height` grid strictly inside the
 /// drop's circle: the drop is clipped at the border, never moved.
 pub(crate) fn for_each_drop_cell(width: usize, height: usize, drop: &Drop, mut set: impl FnMut(usize)) {

@@ -43,9 +43,23 @@ impl Spring {
     pub fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
         let (pos, w) = (&self.pos, self.width);
         let (vel, next) = (&mut self.vel, &mut self.next);
-        super::for_band_pairs(vel, next, w, pool, |vel, next, y0| step_rows(pos, vel, next, y0, w, shift));
-        if let Some(shore) = &self.shore {
-            finish_step(shore, pos, vel, next, shift);
+        match &self.shore {
+            None => super::for_band_pairs(vel, next, w, pool, |vel, next, y0| step_rows(pos, vel, next, y0, w, shift)),
+            Some(shore) => {
+                super::for_band_pairs(vel, next, w, pool, |vel, next, y0| {
+                    let rows = super::chunk_rows(w);
+                    let chunks = vel.chunks_mut(rows * w).zip(next.chunks_mut(rows * w));
+                    for (k, (vel, next)) in chunks.enumerate() {
+                        let y = y0 + k * rows;
+                        step_rows(pos, vel, next, y, w, shift);
+                        finish_rows(shore, pos, vel, next, y..y + next.len() / w, shift);
+                    }
+                });
+                for &(b, i) in shore.absorbing_ends() {
+                    let (b, i) = (b as usize, i as usize);
+                    next[b] = absorbed(pos[i], next[i], pos[b]);
+                }
+            }
         }
         std::mem::swap(&mut self.pos, &mut self.next);
     }
@@ -70,20 +84,39 @@ fn spring_cell(centre: i32, around: [i32; 8], vel: &mut i32, shift: u32) -> i32 
     p.wrapping_sub(p >> 8)
 }
 
-/// What the interior step leaves to the shore (SPEC §8): the cells of wrapped edges, stepped
-/// with their neighbours across the canvas; walls back to 0 (position and velocity); then each
-/// absorbing border cell `b`, from its inward neighbour `i`:
-/// `next[b] = pos[i] + ((next[i] − pos[b])·−72) / 256` in i64, wrapped to i32.
-fn finish_step(shore: &Shore, pos: &[i32], vel: &mut [i32], next: &mut [i32], shift: u32) {
-    shore.for_each_wrapped_cell(|i, around| {
-        next[i] = spring_cell(pos[i], around.map(|j| pos[j]), &mut vel[i], shift);
-    });
-    shore.clear_walls(next);
-    shore.clear_walls(vel);
-    for &(b, i) in shore.absorbing() {
-        let (b, i) = (b as usize, i as usize);
-        next[b] = (i64::from(pos[i]) + (i64::from(next[i]) - i64::from(pos[b])) * -72 / 256) as i32;
+/// What the interior step leaves to the shore (SPEC §8) in `rows`, whose velocities and next
+/// positions `vel` and `next` hold: the cells of wrapped edges, stepped with their neighbours
+/// across the canvas; walls back to 0 (position and velocity); then the absorbing cells of the
+/// left and right edges (see [`absorbed`]). The top and bottom edges' absorbing cells wait for
+/// the rows next to them, so for the whole step.
+fn finish_rows(
+    shore: &Shore,
+    pos: &[i32],
+    vel: &mut [i32],
+    next: &mut [i32],
+    rows: std::ops::Range<usize>,
+    shift: u32,
+) {
+    let first = rows.start * shore.size().0;
+    for &(i, around) in shore.wrapped_in(rows.clone()) {
+        let i = i as usize;
+        let at = |k: usize| pos[around[k] as usize];
+        let around = [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)];
+        next[i - first] = spring_cell(pos[i], around, &mut vel[i - first], shift);
     }
+    shore.clear_walls(next, first);
+    shore.clear_walls(vel, first);
+    for &(b, i) in shore.absorbing_sides(rows) {
+        let (b, i) = (b as usize, i as usize);
+        next[b - first] = absorbed(pos[i], next[i - first], pos[b]);
+    }
+}
+
+/// An absorbing border cell's next position from its inward neighbour's positions now and next
+/// and its own now: `inward + ((inward_next − border)·−72) / 256` in i64, wrapped to i32.
+#[inline]
+fn absorbed(inward: i32, inward_next: i32, border: i32) -> i32 {
+    (i64::from(inward) + (i64::from(inward_next) - i64::from(border)) * -72 / 256) as i32
 }
 
 crate::simd::dispatch! {
