@@ -6,7 +6,10 @@
 - docs/pond.gif: scenes/pond.toml as it is;
 - docs/gallery-nearest.png, gallery-bilinear.png, gallery-lit.png: one frame of it drawn three
   ways (nearest pixels and no light; smooth sampling; smooth and lit);
-- docs/dither.png: a crop of a sky (bench/make_pictures.py) in a GIF, without and with --dither.
+- docs/dither.png: a crop of a sky (bench/make_pictures.py) in a GIF, without and with --dither;
+- docs/edges.png: one stone near the left edge, three frames, with that edge reflecting (top row)
+  and absorbing (bottom row);
+- docs/slit.png: a frame of scenes/slit.toml, the waves spreading behind the two gaps.
 """
 
 import io
@@ -15,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from PIL import Image
+from PIL import Image, ImageDraw
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -62,8 +65,46 @@ def main():
     side.paste(crops[0], (0, 0))
     side.paste(crops[1], (crops[0].width + 8, 0))
     side.save(os.path.join(docs, "dither.png"))
-    for name in ["pond.gif", "dither.png"] + [f"gallery-{n}.png" for n in looks]:
+    edges(binary, tmp, os.path.join(docs, "edges.png"))
+    slit = os.path.join(tmp, "slit") + "/"
+    render(binary, os.path.join(ROOT, "scenes", "slit.toml"), slit)
+    Image.open(os.path.join(slit, "frame_0115.png")).save(os.path.join(docs, "slit.png"))
+    for name in ["pond.gif", "dither.png", "edges.png", "slit.png"] + [f"gallery-{n}.png" for n in looks]:
         print(f"docs/{name}: {os.path.getsize(os.path.join(docs, name)) // 1024} KiB")
+
+
+def edges(binary, tmp, out):
+    """Reflect | absorb: the same stone, 24 cells from the left edge of a pool floor, at three
+    moments; each row labelled with its edge, each column with its frame."""
+    scene = os.path.join(tmp, "edges.toml")
+    with open(scene, "w") as f:
+        f.write(
+            f'[video]\nwidth = 240\nheight = 160\nframes = 60\n'
+            '[background]\npattern = "tiles"\n'
+            '[water]\nsteps_per_frame = 2\ndamping_shift = 9\nrefraction = 0.05\n'
+            '[look]\nsampling = "bilinear"\nshading = 128\nhighlight = 320\n'
+            '[edges]\nleft = "reflect"\n'
+            '[[stone]]\nat = 0\nx = 24\ny = 80\nradius = 6\nweight = 300\n'
+        )
+    frames = [16, 30, 44]
+    label = 18
+    rows = []
+    for edge in ["reflect", "absorb"]:
+        folder = os.path.join(tmp, f"edges-{edge}") + "/"
+        render(binary, scene, folder, f"edges.left={edge}")
+        rows.append((edge, [Image.open(os.path.join(folder, f"frame_{n:04d}.png")) for n in frames]))
+    w, h = rows[0][1][0].size
+    gap = 6
+    sheet = Image.new("RGB", (label * 4 + 3 * w + 2 * gap, label + 2 * h + gap), (255, 255, 255))
+    draw = ImageDraw.Draw(sheet)
+    for k, n in enumerate(frames):
+        draw.text((label * 4 + k * (w + gap) + 4, 4), f"frame {n}", fill=(0, 0, 0))
+    for r, (edge, images) in enumerate(rows):
+        y = label + r * (h + gap)
+        draw.text((4, y + h // 2 - 6), edge, fill=(0, 0, 0))
+        for k, image in enumerate(images):
+            sheet.paste(image, (label * 4 + k * (w + gap), y))
+    sheet.save(out)
 
 
 if __name__ == "__main__":
