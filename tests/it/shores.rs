@@ -101,3 +101,48 @@ fn the_walls_picture_tints_exactly_the_wall_cells() {
     let run = ripple(&["plan", "scene.toml", "--walls", "scene.toml"], &dir);
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
+
+/// A wrapped render tiles: over a background that repeats every half canvas, a stone on the
+/// seam (x = 0) gives the frames of the same stone half a canvas in, shifted back by half a
+/// canvas, pixel for pixel. So the pixels either side of the seam are those either side of the
+/// middle, where there is no seam; with and without a look, wrapping one axis or both.
+#[test]
+fn a_wrapped_render_is_the_same_drop_moved_across_the_seam() {
+    let (w, h) = (64usize, 48usize);
+    let tile: Vec<u8> = (0..w * h)
+        .flat_map(|i| {
+            let (x, y) = ((i % w) % (w / 2), (i / w) % (h / 2));
+            [(x * 8) as u8, (y * 10) as u8, ((x * y) % 251) as u8]
+        })
+        .collect();
+    let looks = ["", "[look]\nsampling = \"bilinear\"\nshading = 128\nhighlight = 320\n"];
+    let axes = [("left = \"wrap\"\nright = \"wrap\"\n", 0), ("all = \"wrap\"\n", h / 2)];
+    for (look, (edges, dy)) in looks.iter().flat_map(|l| axes.iter().map(move |a| (l, a))) {
+        let render = |name: &str, x: usize, y: usize| {
+            let scene = format!(
+                "[video]\nwidth = {w}\nheight = {h}\nframes = 12\n[background]\nimage = \"tile.png\"\n\
+                 [water]\nrefraction = 0.4\n[edges]\n{edges}{look}\
+                 [[stone]]\nat = 0\nx = {x}\ny = {y}\nradius = 5\nweight = 400\n"
+            );
+            let dir = scene_dir(name, &scene);
+            crate::support::write_png(&dir.join("tile.png"), w, h, &tile);
+            let run = ripple(&["scene.toml", "-o", "frames/", "--quiet"], &dir);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            (0..12).map(|n| read_png(&dir.join(format!("frames/frame_{n:04}.png"))).2).collect::<Vec<_>>()
+        };
+        let on_seam = render("wrap-seam", 0, 10 + h / 2 - dy);
+        let inside = render("wrap-inside", w / 2, 10 + h / 2);
+        let mut moved = 0;
+        for (n, (a, b)) in on_seam.iter().zip(&inside).enumerate() {
+            for y in 0..h {
+                for x in 0..w {
+                    let pixel = &a[(y * w + x) * 3..][..3];
+                    let shifted = &b[((y + dy) % h * w + (x + w / 2) % w) * 3..][..3];
+                    assert_eq!(pixel, shifted, "{edges:?} {look:?} frame {n} at ({x}, {y})");
+                    moved += usize::from(pixel != &tile[(y * w + x) * 3..][..3]);
+                }
+            }
+        }
+        assert!(moved > 2000, "{edges:?} {look:?}: the stone moved only {moved} pixels");
+    }
+}
