@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An independent numpy implementation of SPEC §2–§5, §8 (walls and edges) and §9 (looks), used
+"""An independent numpy implementation of SPEC §2–§5, §8 (walls and edges), §9 (looks) and §10
+(time in seconds), used
 two ways:
 
 * as a cross-check: `reference.py check SCENE FRAMES_DIR` re-derives every frame of a scene from
@@ -8,7 +9,8 @@ two ways:
 
 It is written from SPEC.md, not from the Rust code. Two things SPEC leaves to the implementation
 come from ripple-render itself: the raindrops (taken from `ripple-render plan --json`) and
-procedural background patterns (given as a PNG through REFERENCE_BACKGROUND).
+procedural background patterns (given as a PNG through REFERENCE_BACKGROUND). The raindrops'
+count on every unit is re-derived from the accumulator and checked against the plan.
 """
 import json
 import math
@@ -89,8 +91,16 @@ def load(scene_path):
     model = water.get("model", "classic")
     shift = water.get("damping_shift", 5 if model == "classic" else 6)
     refraction = water.get("refraction", 1.0 if model == "classic" else 0.1)
+    # SPEC §10: S steps a second from steps_per_second or speed; None in frame mode.
+    S = water.get("steps_per_second")
+    if "speed" in water:
+        c = 0.7071067811865476 if model == "classic" else 0.5590169943749474
+        S = max(1, math.floor(water["speed"] / c + 0.5))
+    # Units (frames or steps) a second, and the end unit.
+    rate = fps if S is None else S
+    end = k0 + n if S is None else (k0 + n) * S // fps
     return dict(
-        path=scene_path, doc=doc, w=w, h=h, fps=fps, k0=k0, n=n, model=model, shift=shift,
+        path=scene_path, doc=doc, w=w, h=h, fps=fps, k0=k0, n=n, model=model, shift=shift, S=S, rate=rate, end=end,
         steps=water.get("steps_per_frame", 1), R=math.floor(refraction * 256 + 0.5),
         image=image, fit=bg.get("fit", "cover"), color=parse_color(bg.get("color", "#000000")),
         bilinear=look.get("sampling", "nearest") == "bilinear", shading=look.get("shading", 0),
@@ -350,8 +360,9 @@ def background(sc):
 
 
 def events(sc, rain_events):
-    """Per-frame event lists for frames < K0+N, in SPEC order. Rain comes from the plan."""
-    fps, end = sc["fps"], sc["k0"] + sc["n"]
+    """Per-unit event lists for units before the end unit, in SPEC order. Rain comes from the
+    plan."""
+    fps, end = sc["rate"], sc["end"]
     doc = sc["doc"]
     per = {}
 
@@ -379,8 +390,9 @@ def events(sc, rain_events):
             lo = 0 if k == kf else idx(k - 1) + 1
             for x, y in pts[lo: idx(k) + 1]:
                 add(k, ("drop", x, y, r, w, "swipe"))
+    unit = "frame" if sc["S"] is None else "step"
     for e in rain_events:
-        add(e["frame"], ("drop", e["x"], e["y"], e["radius"], e["weight"], "rain"))
+        add(e[unit], ("drop", e["x"], e["y"], e["radius"], e["weight"], "rain"))
     order = {"damping": 0, "stone": 1, "swipe": 2, "rain": 3}
     for k in per:
         per[k].sort(key=lambda e: order[e[0] if e[0] == "damping" else e[5]])
@@ -515,19 +527,43 @@ def frames(sc, rain_events, bg=None, look=None):
     shift = sc["shift"]
     a, b = np.zeros((h, w), np.int32), np.zeros((h, w), np.int32)
     vel = np.zeros((h, w), np.int32)
-    for k in range(sc["k0"] + sc["n"]):
-        for e in per.get(k, []):
+
+    def apply(u):
+        nonlocal shift
+        for e in per.get(u, []):
             if e[0] == "damping":
                 shift = e[1]
             else:
                 drop(a, e)
-        for _ in range(sc["steps"]):
-            if sc["model"] == "classic":
-                a, b = classic(a, b, shift)
-            else:
-                a, b = spring(a, b, vel, shift)
-        if k >= sc["k0"]:
-            yield k, draw(a)
+
+    def step():
+        nonlocal a, b
+        if sc["model"] == "classic":
+            a, b = classic(a, b, shift)
+        else:
+            a, b = spring(a, b, vel, shift)
+
+    last = sc["k0"] + sc["n"]
+    if sc["S"] is None:
+        for k in range(last):
+            apply(k)
+            for _ in range(sc["steps"]):
+                step()
+            if k >= sc["k0"]:
+                yield k, draw(a)
+        return
+    # SPEC §10: frame k is drawn once n(k) = floor((k+1)·S/fps) steps are done, before the
+    # events of that step; the events of step s come after s steps.
+    k, s = 0, 0
+    while k < last:
+        while k < last and (k + 1) * sc["S"] // sc["fps"] == s:
+            if k >= sc["k0"]:
+                yield k, draw(a)
+            k += 1
+        if k < last:
+            apply(s)
+            step()
+            s += 1
 
 
 def plan_json(binary, scene):
@@ -539,22 +575,39 @@ def check(binary, scene, frames_dir):
     sc = load(scene)
     plan = plan_json(binary, scene)
     rain = [e for e in plan["events"] if e.get("source") == "rain"]
+    unit = "frame" if sc["S"] is None else "step"
     mine = []
     for k, es in sorted(events(sc, rain).items()):
         for e in es:
             if e[0] == "damping":
-                mine.append({"frame": k, "kind": "damping", "shift": e[1]})
+                mine.append({unit: k, "kind": "damping", "shift": e[1]})
             else:
-                mine.append({"frame": k, "kind": "drop", "x": e[1], "y": e[2], "radius": e[3], "weight": e[4], "source": e[5]})
+                mine.append({unit: k, "kind": "drop", "x": e[1], "y": e[2], "radius": e[3], "weight": e[4], "source": e[5]})
     header = {k: plan[k] for k in plan if k != "events"}
     expect = {"width": sc["w"], "height": sc["h"], "fps": sc["fps"], "first_frame": sc["k0"], "frames": sc["n"],
-              "model": sc["model"], "damping_shift": sc["shift"], "steps_per_frame": sc["steps"], "refraction_q8": sc["R"]}
+              "model": sc["model"], "damping_shift": sc["shift"]}
+    if sc["S"] is None:
+        expect["steps_per_frame"] = sc["steps"]
+    else:
+        expect["steps_per_second"] = sc["S"]
+    expect["refraction_q8"] = sc["R"]
     wall = walls(sc)
     if wall is not None:
         expect["walls"] = int(wall.sum())
     if any(v != "reflect" for v in sc["edges"].values()):
         expect["edges"] = sc["edges"]
     ok = True
+    counts = rain_counts(sc)
+    seen = {}
+    for e in rain:
+        seen[e[unit]] = seen.get(e[unit], 0) + 1
+        if not (1 <= e["x"] <= sc["w"] - 2 and 1 <= e["y"] <= sc["h"] - 2):
+            print(f"raindrop off the interior: {e}")
+            ok = False
+    if seen != counts:
+        first = min(u for u in set(seen) | set(counts) if seen.get(u) != counts.get(u))
+        print(f"raindrops on {unit} {first}: the plan has {seen.get(first, 0)}, the accumulator gives {counts.get(first, 0)}")
+        ok = False
     if header != expect:
         print(f"plan header differs: {header} != {expect}")
         ok = False
@@ -572,6 +625,23 @@ def check(binary, scene, frames_dir):
             break
     print(f"{scene}: {'identical' if ok else 'DIFFERENT'} ({sc['n']} frames, {len(plan['events'])} events)")
     return ok
+
+
+def rain_counts(sc):
+    """Raindrops on each unit from SPEC §3's accumulator (per unit in step mode, §10)."""
+    r = sc["doc"].get("rain")
+    if r is None:
+        return {}
+    start = math.floor(r.get("from", 0) * sc["rate"] + 0.5)
+    stop = math.floor(r["until"] * sc["rate"] + 0.5) if "until" in r else sc["end"]
+    acc, counts = 0.0, {}
+    for u in range(start, min(stop, sc["end"])):
+        acc = acc + r["drops_per_second"] / sc["rate"]
+        n = math.floor(acc)
+        acc = acc - n
+        if n:
+            counts[u] = n
+    return counts
 
 
 def bench(scene):

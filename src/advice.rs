@@ -5,11 +5,11 @@ use crate::{Background, Scene};
 
 /// What would make the render show no water, from the scene alone (as `plan` sees it).
 pub fn for_scene(scene: &Scene) -> Vec<String> {
-    let end = scene.end_frame();
-    let seconds = |frame: u64| frame as f64 / f64::from(scene.fps);
-    let stones = scene.stones.iter().any(|s| s.frame < end);
-    let swipes = scene.swipes.iter().any(|s| s.first_frame < end);
-    let rain = scene.rain.as_ref().is_some_and(|r| r.first_frame < end && r.drops_per_second > 0.0);
+    let end = scene.end_unit();
+    let seconds = |unit: u64| unit as f64 / f64::from(scene.units_per_second());
+    let stones = scene.stones.iter().any(|s| s.unit < end);
+    let swipes = scene.swipes.iter().any(|s| s.first_unit < end);
+    let rain = scene.rain.as_ref().is_some_and(|r| r.first_unit < end && r.drops_per_second > 0.0);
     let events = !scene.stones.is_empty() || !scene.swipes.is_empty() || scene.rain.is_some();
     // A scene without events is a still on purpose (a test pattern, a background check).
     if stones || swipes || rain || !events {
@@ -18,15 +18,16 @@ pub fn for_scene(scene: &Scene) -> Vec<String> {
     let first = scene
         .stones
         .iter()
-        .map(|s| s.frame)
-        .chain(scene.swipes.iter().map(|s| s.first_frame))
-        .chain(scene.rain.iter().map(|r| r.first_frame))
+        .map(|s| s.unit)
+        .chain(scene.swipes.iter().map(|s| s.first_unit))
+        .chain(scene.rain.iter().map(|r| r.first_unit))
         .min()
         .unwrap_or(end);
     vec![format!(
-        "nothing touches the water before the render ends at {:.2} s (frame {end}): the first event is at {:.2} s, \
+        "nothing touches the water before the render ends at {:.2} s ({} {end}): the first event is at {:.2} s, \
          so every frame is the background",
         seconds(end),
+        scene.water.clock.unit_name(),
         seconds(first)
     )]
 }

@@ -71,7 +71,13 @@ pub struct Simulation {
     timeline: Timeline,
     water: Water,
     damping_shift: u32,
-    steps_per_frame: u32,
+    clock: scene::Clock,
+    fps: u32,
+    /// The next frame to draw, and the last frame's number plus one (K0 + N).
+    next_frame: u64,
+    end_frame: u64,
+    /// Steps done so far (in step mode).
+    steps: u64,
     first_frame: u64,
     width: usize,
     refraction_q8: i64,
@@ -87,7 +93,11 @@ impl Simulation {
             water: Water::with_shore(scene.water.model, shore),
             shore: shore.clone(),
             damping_shift: scene.water.damping_shift,
-            steps_per_frame: scene.water.steps_per_frame,
+            clock: scene.water.clock,
+            fps: scene.fps,
+            next_frame: 0,
+            end_frame: scene.end_frame(),
+            steps: 0,
             first_frame: scene.first_frame,
             width: scene.width as usize,
             refraction_q8: scene.water.refraction_q8,
@@ -102,18 +112,42 @@ impl Simulation {
         self
     }
 
-    /// Simulates the next frame (its events, then its steps) and returns its number, or `None`
-    /// after frame K0+N-1.
+    /// Simulates up to the next frame and returns its number, or `None` after frame K0+N-1.
+    /// A frame's events, then its steps (SPEC §3); in step mode (§10), each step's events then
+    /// the step, until the frame is due (`n(k)` steps done, before that step's events).
     pub fn advance(&mut self) -> Option<u64> {
+        match self.clock {
+            scene::Clock::Frames { steps_per_frame } => {
+                let k = self.apply_next_unit()?;
+                for _ in 0..steps_per_frame {
+                    self.water.step(self.damping_shift, self.pool.as_deref());
+                }
+                Some(k)
+            }
+            scene::Clock::Steps { .. } => {
+                let k = self.next_frame;
+                if k >= self.end_frame {
+                    return None;
+                }
+                let due = self.clock.steps_before_drawing(k, self.fps);
+                while self.steps < due {
+                    self.apply_next_unit();
+                    self.water.step(self.damping_shift, self.pool.as_deref());
+                    self.steps += 1;
+                }
+                self.next_frame += 1;
+                Some(k)
+            }
+        }
+    }
+
+    /// Applies the next unit's events; returns the unit.
+    fn apply_next_unit(&mut self) -> Option<u64> {
         let (water, damping_shift) = (&mut self.water, &mut self.damping_shift);
-        let k = self.timeline.next_frame_each(|_, event| match event {
+        self.timeline.next_unit_each(|_, event| match event {
             Event::Damping { shift } => *damping_shift = *shift,
             Event::Drop(drop) => water.drop(drop),
-        })?;
-        for _ in 0..self.steps_per_frame {
-            self.water.step(self.damping_shift, self.pool.as_deref());
-        }
-        Some(k)
+        })
     }
 
     /// Draws the current frame with a look (bilinear sampling, light): the `backdrop` seen

@@ -2,17 +2,18 @@
 
 use std::io::{self, Write};
 
-use crate::scene::{Edges, Scene};
+use crate::scene::{Clock, Edges, Scene};
 use crate::shore::Shore;
 use crate::timeline::{Drop, Event, Source, Timeline};
 
-/// Calls `each(frame, event)` for every event with frame < K0+N, in the order applied.
+/// Calls `each(unit, event)` for every event of a unit before the scene's end unit, in the
+/// order applied.
 pub fn for_each_event(scene: &Scene, mut each: impl FnMut(u64, &Event) -> io::Result<()>) -> io::Result<()> {
     let mut timeline = Timeline::new(scene);
     let mut result = Ok(());
     while result.is_ok()
         && timeline
-            .next_frame_each(|k, event| {
+            .next_unit_each(|k, event| {
                 if result.is_ok() {
                     result = each(k, event);
                 }
@@ -29,7 +30,7 @@ pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Resu
     write!(
         out,
         "{{\"width\":{},\"height\":{},\"fps\":{},\"first_frame\":{},\"frames\":{},\"model\":\"{}\",\
-         \"damping_shift\":{},\"steps_per_frame\":{},\"refraction_q8\":{},",
+         \"damping_shift\":{},{},\"refraction_q8\":{},",
         scene.width,
         scene.height,
         scene.fps,
@@ -37,7 +38,10 @@ pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Resu
         scene.frames,
         scene.water.model.name(),
         scene.water.damping_shift,
-        scene.water.steps_per_frame,
+        match scene.water.clock {
+            Clock::Frames { steps_per_frame } => format!("\"steps_per_frame\":{steps_per_frame}"),
+            Clock::Steps { per_second } => format!("\"steps_per_second\":{per_second}"),
+        },
         scene.water.refraction_q8,
     )?;
     if let Some(walls) = shore.walls() {
@@ -55,17 +59,18 @@ pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Resu
         )?;
     }
     write!(out, "\"events\":[")?;
+    let unit = scene.water.clock.unit_name();
     let mut first = true;
     for_each_event(scene, |k, event| {
         let comma = if first { "" } else { "," };
         first = false;
         match event {
             Event::Damping { shift } => {
-                write!(out, "{comma}\n{{\"frame\":{k},\"kind\":\"damping\",\"shift\":{shift}}}")
+                write!(out, "{comma}\n{{\"{unit}\":{k},\"kind\":\"damping\",\"shift\":{shift}}}")
             }
             Event::Drop(d) => write!(
                 out,
-                "{comma}\n{{\"frame\":{k},\"kind\":\"drop\",\"x\":{},\"y\":{},\"radius\":{},\"weight\":{},\"source\":\"{}\"}}",
+                "{comma}\n{{\"{unit}\":{k},\"kind\":\"drop\",\"x\":{},\"y\":{},\"radius\":{},\"weight\":{},\"source\":\"{}\"}}",
                 d.x,
                 d.y,
                 d.radius,
@@ -87,16 +92,19 @@ pub enum Detail {
     Events,
 }
 
-/// Writes the plan for people: the settings, then the events, frame by frame, with the output
-/// frame each falls on (the numbers `diff` reports) or "pre-roll".
+/// Writes the plan for people: the settings, then the events, frame by frame (or step by
+/// step), with the output frame that first shows each (the numbers `diff` reports) or
+/// "pre-roll".
 pub fn write_text(scene: &Scene, shore: &Shore, detail: Detail, out: &mut dyn Write) -> io::Result<()> {
     write_settings(scene, out)?;
     write_shore(scene, shore, out)?;
-    writeln!(out, "\n{:>8} {:>8} {:>8}  event", "frame", "output", "time")?;
-    let (k0, fps) = (scene.first_frame, f64::from(scene.fps));
+    let clock = scene.water.clock;
+    writeln!(out, "\n{:>8} {:>8} {:>8}  event", clock.unit_name(), "output", "time")?;
+    let (k0, rate) = (scene.first_frame, f64::from(scene.units_per_second()));
+    let output = |unit: u64| clock.frame_showing(unit, scene.fps).checked_sub(k0);
     let when = |k: u64| {
-        let output = if k >= k0 { (k - k0).to_string() } else { "pre-roll".to_string() };
-        format!("{k:>8} {output:>8} {:>7.2}s", k as f64 / fps)
+        let output = output(k).map_or("pre-roll".to_string(), |i| i.to_string());
+        format!("{k:>8} {output:>8} {:>7.2}s", k as f64 / rate)
     };
     let mut count = 0u64;
     if detail == Detail::Events {
@@ -120,27 +128,28 @@ pub fn write_text(scene: &Scene, shore: &Shore, detail: Detail, out: &mut dyn Wr
                 if *count == 1 {
                     text += &format!("1 drop at ({}, {})", first.x, first.y);
                 } else {
-                    text += &format!("{count} drops over frames {}..={}", line.first_frame, line.last_frame);
-                    if k0 > 0 {
-                        text += &format!(" (output {})", outputs(&line, k0));
+                    let (a, b) = (line.first_unit, line.last_unit);
+                    text += &format!("{count} drops over {}s {a}..={b}", clock.unit_name());
+                    if k0 > 0 || matches!(clock, Clock::Steps { .. }) {
+                        text += &format!(" (output {})", outputs(output(a), output(b)));
                     }
                     text += &format!(", from ({}, {}) to ({}, {})", first.x, first.y, last.x, last.y);
                 }
                 text + &sizes(scene, first)
             }
         };
-        writeln!(out, "{}  {text}", when(line.first_frame))?;
+        writeln!(out, "{}  {text}", when(line.first_unit))?;
     }
     let hint = if count > 0 { " (every one: plan --events)" } else { "" };
     writeln!(out, "\n{count} event(s){hint}")
 }
 
-/// The output frames of a stretch of simulation frames, pre-roll marked.
-fn outputs(line: &Line, k0: u64) -> String {
-    match (line.first_frame >= k0, line.last_frame >= k0) {
-        (true, _) => format!("{}..={}", line.first_frame - k0, line.last_frame - k0),
-        (false, true) => format!("pre-roll..={}", line.last_frame - k0),
-        (false, false) => "pre-roll".to_string(),
+/// The output frames that first show a stretch of events, pre-roll marked.
+fn outputs(first: Option<u64>, last: Option<u64>) -> String {
+    match (first, last) {
+        (Some(first), Some(last)) => format!("{first}..={last}"),
+        (None, Some(last)) => format!("pre-roll..={last}"),
+        _ => "pre-roll".to_string(),
     }
 }
 
@@ -166,12 +175,15 @@ fn write_settings(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
         if scene.looping { "loops" } else { "plays once" },
     )?;
     let w = &scene.water;
+    let steps = match w.clock {
+        Clock::Frames { steps_per_frame } => format!("{steps_per_frame} step(s) per frame"),
+        Clock::Steps { per_second } => format!("{per_second} steps per second (whatever the fps)"),
+    };
     writeln!(
         out,
-        "water       {}, damping shift {}, {} step(s) per frame, refraction R = {} ({:.4})",
+        "water       {}, damping shift {}, {steps}, refraction R = {} ({:.4})",
         w.model.name(),
         w.damping_shift,
-        w.steps_per_frame,
         w.refraction_q8,
         w.refraction_q8 as f64 / 256.0
     )
@@ -239,8 +251,8 @@ enum Group {
 }
 
 struct Line {
-    first_frame: u64,
-    last_frame: u64,
+    first_unit: u64,
+    last_unit: u64,
     group: Group,
 }
 
@@ -264,12 +276,12 @@ impl Summary {
             Event::Damping { .. } => None,
         };
         let (Some((at, name)), Event::Drop(drop)) = (key, event) else {
-            self.lines.push(Line { first_frame: k, last_frame: k, group: Group::Single(*event) });
+            self.lines.push(Line { first_unit: k, last_unit: k, group: Group::Single(*event) });
             return;
         };
         match at.and_then(|i| self.lines.get_mut(i)) {
-            Some(Line { last_frame, group: Group::Drops { last, count, .. }, .. }) => {
-                *last_frame = k;
+            Some(Line { last_unit, group: Group::Drops { last, count, .. }, .. }) => {
+                *last_unit = k;
                 *last = *drop;
                 *count += 1;
             }
@@ -282,7 +294,7 @@ impl Summary {
                     _ => self.rain = Some(index),
                 }
                 let group = Group::Drops { name, first: *drop, last: *drop, count: 1 };
-                self.lines.push(Line { first_frame: k, last_frame: k, group });
+                self.lines.push(Line { first_unit: k, last_unit: k, group });
             }
         }
     }

@@ -1,5 +1,6 @@
-//! The timeline (SPEC §3): which drops and damping changes happen on which frame, in the exact
-//! order they are applied. `plan` prints it; the renderer applies it.
+//! The timeline (SPEC §3, §10): which drops and damping changes happen on which unit, in the
+//! exact order they are applied. A unit is a frame, or a step when the water keeps its own
+//! time (§10). `plan` prints it; the renderer applies it.
 
 use crate::rng::RainRng;
 #[cfg(test)]
@@ -95,7 +96,7 @@ pub fn rasterize(path: &[[i64; 2]]) -> Vec<[i64; 2]> {
     points
 }
 
-/// The index of the last point a swipe has dropped by frame `k` (kf ≤ k ≤ kt).
+/// The index of the last point a swipe has dropped by unit `k` (kf ≤ k ≤ kt).
 fn swipe_index(count: usize, kf: u64, kt: u64, k: u64) -> usize {
     let last = count as u128 - 1;
     if kt == kf {
@@ -113,30 +114,31 @@ struct SwipeTrack {
     /// The swipe's index in the file.
     index: u32,
     points: Vec<[i64; 2]>,
-    first_frame: u64,
-    last_frame: u64,
+    first_unit: u64,
+    last_unit: u64,
     radius: i64,
     weight: i64,
 }
 
 struct RainState {
     rain: Rain,
-    /// drops_per_second / fps, added once a frame.
-    per_frame: f64,
+    /// drops_per_second / units a second, added once a unit.
+    per_unit: f64,
     acc: f64,
-    end_frame: u64,
+    first_unit: u64,
+    end_unit: u64,
     rng: RainRng,
 }
 
-/// Produces each frame's events in order, from frame 0 to K0+N-1.
+/// Produces each unit's events in order, from unit 0 to the scene's end unit (exclusive).
 pub struct Timeline {
     width: i64,
     height: i64,
     next: u64,
     end: u64,
-    /// (frame, index in the file, shift) sorted by frame, file order kept within a frame.
+    /// (unit, index in the file, shift) sorted by unit, file order kept within a unit.
     damping: Vec<(u64, u32, u32)>,
-    /// Stones sorted by frame, file order kept within a frame.
+    /// Stones sorted by unit, file order kept within a unit.
     stones: Vec<(u64, Drop)>,
     swipes: Vec<SwipeTrack>,
     rain: Option<RainState>,
@@ -145,12 +147,20 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// A timeline positioned before frame 0.
+    /// A timeline positioned before unit 0.
     pub fn new(scene: &Scene) -> Self {
-        // Sorted by frame, file order kept within a frame: the index breaks ties, so an unstable
+        Timeline::window(scene, 0, scene.end_unit())
+    }
+
+    /// A timeline of the units `start..end` only, positioned before `start`: the events of
+    /// earlier units are left out (a swipe under way goes on from its point for `start`), and
+    /// rain starts afresh at `start` or its own start, whichever is later: its accumulator at
+    /// 0 and its generator newly seeded (SPEC §11's window).
+    pub fn window(scene: &Scene, start: u64, end: u64) -> Self {
+        // Sorted by unit, file order kept within a unit: the index breaks ties, so an unstable
         // sort (in place, no scratch copy of a long list) gives the order a stable one would.
         let mut damping: Vec<(u64, u32, u32)> =
-            scene.damping.iter().enumerate().map(|(i, d)| (d.frame, i as u32, d.shift)).collect();
+            scene.damping.iter().enumerate().map(|(i, d)| (d.unit, i as u32, d.shift)).collect();
         damping.sort_unstable_by_key(|&(frame, i, _)| (frame, i));
         let mut stones: Vec<(u64, Drop)> = scene
             .stones
@@ -159,61 +169,62 @@ impl Timeline {
             .map(|(i, s)| {
                 let source = Source::Stone(i as u32);
                 let drop = Drop { x: s.x, y: s.y, radius: s.radius, weight: s.weight, source };
-                (s.frame, drop)
+                (s.unit, drop)
             })
             .collect();
-        stones.sort_unstable_by_key(|(frame, drop)| (*frame, drop.source));
-        let end = scene.end_frame();
+        stones.sort_unstable_by_key(|(unit, drop)| (*unit, drop.source));
         // Listed at their exact number: a scene may hold thousands.
-        let mut swipes = Vec::with_capacity(scene.swipes.iter().filter(|s| s.first_frame < end).count());
-        swipes.extend(scene.swipes.iter().enumerate().filter(|(_, s)| s.first_frame < end).map(|(i, s)| SwipeTrack {
+        let live = |s: &&crate::scene::Swipe| s.first_unit < end && s.last_unit >= start;
+        let mut swipes = Vec::with_capacity(scene.swipes.iter().filter(live).count());
+        swipes.extend(scene.swipes.iter().enumerate().filter(|(_, s)| live(s)).map(|(i, s)| SwipeTrack {
             index: i as u32,
             points: rasterize(&s.path),
-            first_frame: s.first_frame,
-            last_frame: s.last_frame,
+            first_unit: s.first_unit,
+            last_unit: s.last_unit,
             radius: s.radius,
             weight: s.weight,
         }));
         let rain = scene.rain.as_ref().map(|r| RainState {
-            per_frame: r.drops_per_second / f64::from(scene.fps),
+            per_unit: r.drops_per_second / f64::from(scene.units_per_second()),
             acc: 0.0,
-            end_frame: r.end_frame.unwrap_or(end).min(end),
+            first_unit: r.first_unit.max(start),
+            end_unit: r.end_unit.unwrap_or(end).min(end),
             rng: RainRng::new(r.seed),
             rain: r.clone(),
         });
         Timeline {
             width: i64::from(scene.width),
             height: i64::from(scene.height),
-            next: 0,
+            next: start,
             end,
+            damping_at: damping.partition_point(|d| d.0 < start),
+            stone_at: stones.partition_point(|s| s.0 < start),
             damping,
             stones,
             swipes,
             rain,
-            damping_at: 0,
-            stone_at: 0,
         }
     }
 
-    /// Replaces `out` with the next frame's events and returns that frame's number, or `None`
-    /// after frame K0+N-1. (A frame's events are many at times, a whole swipe or heavy rain:
-    /// [`Timeline::next_frame_each`] hands them over one by one instead of holding them all.)
-    pub fn next_frame(&mut self, out: &mut Vec<Event>) -> Option<u64> {
+    /// Replaces `out` with the next unit's events and returns that unit's number, or `None`
+    /// after the last. (A unit's events are many at times, a whole swipe or heavy rain:
+    /// [`Timeline::next_unit_each`] hands them over one by one instead of holding them all.)
+    pub fn next_unit(&mut self, out: &mut Vec<Event>) -> Option<u64> {
         out.clear();
-        self.next_frame_each(|_, event| out.push(*event))
+        self.next_unit_each(|_, event| out.push(*event))
     }
 
-    /// Calls `each` with the next frame's number and each of its events, in the order applied,
-    /// and returns that frame's number, or `None` after frame K0+N-1.
-    pub fn next_frame_each(&mut self, mut each: impl FnMut(u64, &Event)) -> Option<u64> {
+    /// Calls `each` with the next unit's number and each of its events, in the order applied,
+    /// and returns that unit's number, or `None` after the last.
+    pub fn next_unit_each(&mut self, mut each: impl FnMut(u64, &Event)) -> Option<u64> {
         if self.next >= self.end {
             return None;
         }
         let k = self.next;
         self.next += 1;
 
-        while let Some(&(frame, _, shift)) = self.damping.get(self.damping_at).filter(|d| d.0 <= k) {
-            debug_assert_eq!(frame, k);
+        while let Some(&(unit, _, shift)) = self.damping.get(self.damping_at).filter(|d| d.0 <= k) {
+            debug_assert_eq!(unit, k);
             each(k, &Event::Damping { shift });
             self.damping_at += 1;
         }
@@ -222,10 +233,10 @@ impl Timeline {
             self.stone_at += 1;
         }
         for swipe in &self.swipes {
-            if k < swipe.first_frame || k > swipe.last_frame {
+            if k < swipe.first_unit || k > swipe.last_unit {
                 continue;
             }
-            let (kf, kt, m) = (swipe.first_frame, swipe.last_frame, swipe.points.len());
+            let (kf, kt, m) = (swipe.first_unit, swipe.last_unit, swipe.points.len());
             let from = if k == kf { 0 } else { swipe_index(m, kf, kt, k - 1) + 1 };
             let to = swipe_index(m, kf, kt, k);
             for &[x, y] in swipe.points.get(from..=to).unwrap_or(&[]) {
@@ -235,9 +246,9 @@ impl Timeline {
             }
         }
         if let Some(rain) = &mut self.rain
-            && (rain.rain.first_frame..rain.end_frame).contains(&k)
+            && (rain.first_unit..rain.end_unit).contains(&k)
         {
-            rain.acc += rain.per_frame;
+            rain.acc += rain.per_unit;
             let n = rain.acc.floor();
             rain.acc -= n;
             for _ in 0..n as u64 {
@@ -326,7 +337,7 @@ mod tests {
         let mut timeline = Timeline::new(&scene);
         let mut events = Vec::new();
         let mut drops = Vec::new();
-        while let Some(k) = timeline.next_frame(&mut events) {
+        while let Some(k) = timeline.next_unit(&mut events) {
             for e in &events {
                 if let Event::Drop(d) = e {
                     drops.push((k, d.x, d.y, d.radius, d.weight));
@@ -353,7 +364,7 @@ mod tests {
         let mut timeline = Timeline::new(&scene);
         let mut events = Vec::new();
         let mut out = Vec::new();
-        while let Some(k) = timeline.next_frame(&mut events) {
+        while let Some(k) = timeline.next_unit(&mut events) {
             out.extend(events.iter().filter_map(|e| match e {
                 Event::Drop(d) => Some((k, d.x, d.y)),
                 Event::Damping { .. } => None,

@@ -1,12 +1,12 @@
 //! The timed tables: `[[stone]]`, `[[swipe]]`, `[rain]` and `[[damping]]`, their times
-//! resolved to frames.
+//! resolved to units: frames, or steps in step mode (SPEC §10). `rate` is units per second.
 
 use super::toml_reader::{Table, Value};
 use super::{COORD, DampingChange, RADIUS, Rain, SHIFT, Stone, Swipe, WEIGHT, frame_of};
 use crate::error::Result;
 
-pub(super) fn read_stone(t: &Table<'_, '_>, fps: u32, width: u32, height: u32) -> Result<Stone> {
-    let frame = frame_of(t.require("at", "a time in seconds")?.time()?, fps);
+pub(super) fn read_stone(t: &Table<'_, '_>, rate: u32, width: u32, height: u32) -> Result<Stone> {
+    let unit = frame_of(t.require("at", "a time in seconds")?.time()?, rate);
     let on_canvas = |key: &str, size: u32| -> Result<i64> {
         let v = t.require(key, "a pixel coordinate")?;
         let max = i64::from(size) - 1;
@@ -21,10 +21,10 @@ pub(super) fn read_stone(t: &Table<'_, '_>, fps: u32, width: u32, height: u32) -
     let y = on_canvas("y", height)?;
     let radius = t.get("radius").map(|v| v.int(RADIUS)).transpose()?.unwrap_or(4);
     let weight = t.get("weight").map(|v| v.int(WEIGHT)).transpose()?.unwrap_or(64);
-    Ok(Stone { frame, x, y, radius, weight })
+    Ok(Stone { unit, x, y, radius, weight })
 }
 
-pub(super) fn read_swipe(t: &Table<'_, '_>, fps: u32) -> Result<Swipe> {
+pub(super) fn read_swipe(t: &Table<'_, '_>, rate: u32) -> Result<Swipe> {
     let from = t.require("from", "a time in seconds")?;
     let until = t.require("until", "a time in seconds")?;
     let (from_s, until_s) = (from.time()?, until.time()?);
@@ -49,7 +49,7 @@ pub(super) fn read_swipe(t: &Table<'_, '_>, fps: u32) -> Result<Swipe> {
     })?;
     let radius = t.get("radius").map(|v| v.int(RADIUS)).transpose()?.unwrap_or(2);
     let weight = t.get("weight").map(|v| v.int(WEIGHT)).transpose()?.unwrap_or(40);
-    Ok(Swipe { first_frame: frame_of(from_s, fps), last_frame: frame_of(until_s, fps), path, radius, weight })
+    Ok(Swipe { first_unit: frame_of(from_s, rate), last_unit: frame_of(until_s, rate), path, radius, weight })
 }
 
 fn read_range(v: Option<Value<'_, '_>>, allowed: std::ops::RangeInclusive<i64>, default: [i64; 2]) -> Result<[i64; 2]> {
@@ -78,7 +78,7 @@ fn read_range(v: Option<Value<'_, '_>>, allowed: std::ops::RangeInclusive<i64>, 
     Ok([lo, hi])
 }
 
-pub(super) fn read_rain(t: &Table<'_, '_>, fps: u32) -> Result<Rain> {
+pub(super) fn read_rain(t: &Table<'_, '_>, rate: u32) -> Result<Rain> {
     let drops_per_second = t.require("drops_per_second", "a rate in 0..=100000")?.number_in(0.0, 100_000.0)?;
     let radius = read_range(t.get("radius"), RADIUS, [1, 2])?;
     let weight = read_range(t.get("weight"), WEIGHT, [32, 64])?;
@@ -89,16 +89,16 @@ pub(super) fn read_rain(t: &Table<'_, '_>, fps: u32) -> Result<Rain> {
             if s < from {
                 return Err(v.error(format!("is before rain.from = {from}: rain must stop after it starts")));
             }
-            Some(frame_of(s, fps))
+            Some(frame_of(s, rate))
         }
         None => None,
     };
     let seed = t.get("seed").map(|v| v.int(0..=i64::MAX)).transpose()?.unwrap_or(0) as u64;
-    Ok(Rain { drops_per_second, radius, weight, first_frame: frame_of(from, fps), end_frame: until, seed })
+    Ok(Rain { drops_per_second, radius, weight, first_unit: frame_of(from, rate), end_unit: until, seed })
 }
 
-pub(super) fn read_damping(t: &Table<'_, '_>, fps: u32) -> Result<DampingChange> {
-    let frame = frame_of(t.require("at", "a time in seconds")?.time()?, fps);
+pub(super) fn read_damping(t: &Table<'_, '_>, rate: u32) -> Result<DampingChange> {
+    let unit = frame_of(t.require("at", "a time in seconds")?.time()?, rate);
     let shift = t.require("shift", "a damping shift in 1..=15")?.int(SHIFT)? as u32;
-    Ok(DampingChange { frame, shift })
+    Ok(DampingChange { unit, shift })
 }

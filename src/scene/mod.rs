@@ -188,19 +188,80 @@ impl Model {
 pub struct WaterSpec {
     /// The model.
     pub model: Model,
-    /// The damping shift in force from frame 0 (1..=15).
+    /// The damping shift in force from the start (1..=15).
     pub damping_shift: u32,
-    /// Simulation steps per frame (1..=16).
-    pub steps_per_frame: u32,
+    /// How the water's steps follow time.
+    pub clock: Clock,
     /// R = floor(refraction·256 + 0.5).
     pub refraction_q8: i64,
 }
 
-/// One stone: a drop at a set frame.
+/// How the water's steps follow time: so many a frame (SPEC §3), or so many a second (§10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// `steps_per_frame` steps after each frame's events (1..=16); events fall on frames.
+    Frames {
+        /// Steps a frame.
+        steps_per_frame: u32,
+    },
+    /// S steps a second, whatever the frame rate; events fall on steps, and frame k is drawn
+    /// once `n(k) = floor((k+1)·S / fps)` steps are done.
+    Steps {
+        /// S.
+        per_second: u32,
+    },
+}
+
+impl Clock {
+    /// Units (frames or steps) a second, at `fps` frames a second.
+    pub fn per_second(self, fps: u32) -> u32 {
+        match self {
+            Clock::Frames { .. } => fps,
+            Clock::Steps { per_second } => per_second,
+        }
+    }
+
+    /// Steps done when frame `k` is drawn: `(k+1)·steps_per_frame`, or `n(k)`.
+    pub fn steps_before_drawing(self, k: u64, fps: u32) -> u64 {
+        match self {
+            Clock::Frames { steps_per_frame } => (k + 1) * u64::from(steps_per_frame),
+            Clock::Steps { per_second } => ((u128::from(k) + 1) * u128::from(per_second) / u128::from(fps)) as u64,
+        }
+    }
+
+    /// What a unit is called: "frame" or "step".
+    pub fn unit_name(self) -> &'static str {
+        match self {
+            Clock::Frames { .. } => "frame",
+            Clock::Steps { .. } => "step",
+        }
+    }
+
+    /// The first frame drawn after the events of `unit`: the frame itself, or in step mode the
+    /// first k with `n(k) > unit` (`ceil((unit+1)·fps / S) − 1`).
+    pub fn frame_showing(self, unit: u64, fps: u32) -> u64 {
+        match self {
+            Clock::Frames { .. } => unit,
+            Clock::Steps { per_second } => {
+                ((u128::from(unit) + 1) * u128::from(fps)).div_ceil(u128::from(per_second)) as u64 - 1
+            }
+        }
+    }
+
+    /// Steps a second.
+    pub fn steps_per_second(self, fps: u32) -> u64 {
+        match self {
+            Clock::Frames { steps_per_frame } => u64::from(fps) * u64::from(steps_per_frame),
+            Clock::Steps { per_second } => u64::from(per_second),
+        }
+    }
+}
+
+/// One stone: a drop at a set time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stone {
-    /// The frame it lands on.
-    pub frame: u64,
+    /// The unit it lands on (a frame, or a step in step mode: see [`Clock`]).
+    pub unit: u64,
     /// Centre column (on the canvas).
     pub x: i64,
     /// Centre row (on the canvas).
@@ -211,13 +272,13 @@ pub struct Stone {
     pub weight: i64,
 }
 
-/// A finger swiped along a polyline between two frames.
+/// A finger swiped along a polyline between two times.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Swipe {
-    /// kf = frame_of(from).
-    pub first_frame: u64,
-    /// kt = frame_of(until).
-    pub last_frame: u64,
+    /// kf: the unit of `from`.
+    pub first_unit: u64,
+    /// kt: the unit of `until`.
+    pub last_unit: u64,
     /// The polyline's corners, as written (may leave the canvas).
     pub path: Vec<[i64; 2]>,
     /// Drop radius.
@@ -235,19 +296,19 @@ pub struct Rain {
     pub radius: [i64; 2],
     /// Weight range, inclusive.
     pub weight: [i64; 2],
-    /// First frame with rain.
-    pub first_frame: u64,
-    /// The frame rain stops before; `None` means the end of the render.
-    pub end_frame: Option<u64>,
+    /// First unit with rain.
+    pub first_unit: u64,
+    /// The unit rain stops before; `None` means the end of the render.
+    pub end_unit: Option<u64>,
     /// Generator seed.
     pub seed: u64,
 }
 
-/// A change of damping shift from a frame on.
+/// A change of damping shift from a time on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DampingChange {
-    /// The frame it takes effect on (before that frame's steps).
-    pub frame: u64,
+    /// The unit it takes effect on (before that unit's steps).
+    pub unit: u64,
     /// The new shift.
     pub shift: u32,
 }
@@ -256,7 +317,7 @@ const TOP_KEYS: &[&str] =
     &["video", "background", "water", "look", "stone", "swipe", "rain", "damping", "obstacle", "mask", "edges"];
 const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
-const WATER_KEYS: &[&str] = &["model", "damping_shift", "steps_per_frame", "refraction"];
+const WATER_KEYS: &[&str] = &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction"];
 const STONE_KEYS: &[&str] = &["at", "x", "y", "radius", "weight"];
 const SWIPE_KEYS: &[&str] = &["from", "until", "path", "radius", "weight"];
 const RAIN_KEYS: &[&str] = &["drops_per_second", "radius", "weight", "from", "until", "seed"];
@@ -351,13 +412,15 @@ impl Scene {
         let fps_site = opt(video.as_ref(), "fps").map(|v| doc.diagnostic(v.span, String::new()));
         let (first_frame, frames) = video::read_length(&doc, video.as_ref(), fps)?;
         let looping = opt(video.as_ref(), "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
-        let water = water::read_water(water.as_ref())?;
+        let water = water::read_water(water.as_ref(), fps)?;
         let look = look.as_ref().map(look::read_look).transpose()?.unwrap_or_default();
 
-        let stones = read_all(&stones, |t| events::read_stone(t, fps, width, height))?;
-        let swipes = read_all(&swipes, |t| events::read_swipe(t, fps))?;
-        let rain = rain.as_ref().map(|t| events::read_rain(t, fps)).transpose()?;
-        let damping = read_all(&damping, |t| events::read_damping(t, fps))?;
+        // Event times count in frames, or in steps when the water keeps its own time.
+        let rate = water.clock.per_second(fps);
+        let stones = read_all(&stones, |t| events::read_stone(t, rate, width, height))?;
+        let swipes = read_all(&swipes, |t| events::read_swipe(t, rate))?;
+        let rain = rain.as_ref().map(|t| events::read_rain(t, rate)).transpose()?;
+        let damping = read_all(&damping, |t| events::read_damping(t, rate))?;
         let shore = ShoreSpec {
             obstacles: read_all(&obstacles, shore::read_obstacle)?,
             mask: mask.as_ref().map(|t| shore::read_mask(&doc, t, base)).transpose()?,
@@ -389,6 +452,20 @@ impl Scene {
     /// The number of frames simulated in all: pre-roll plus output (K0 + N).
     pub fn end_frame(&self) -> u64 {
         self.first_frame + self.frames
+    }
+
+    /// Units (frames, or steps in step mode) a second: what event times are counted in.
+    pub fn units_per_second(&self) -> u32 {
+        self.water.clock.per_second(self.fps)
+    }
+
+    /// The first unit whose events are never applied: K0 + N in frame mode; in step mode
+    /// `n(K0+N-1)`, the step at which the last frame is drawn (before that step's events).
+    pub fn end_unit(&self) -> u64 {
+        match self.water.clock {
+            Clock::Frames { .. } => self.end_frame(),
+            Clock::Steps { .. } => self.water.clock.steps_before_drawing(self.end_frame() - 1, self.fps),
+        }
     }
 
     /// Refuses frame rates a GIF cannot play faithfully (SPEC §6.1).

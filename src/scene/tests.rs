@@ -25,7 +25,15 @@ fn a_minimal_scene_takes_every_default() {
     let s = parse("[video]\nduration = 1.0\n").unwrap();
     assert_eq!((s.width, s.height, s.fps), (320, 240, 25));
     assert_eq!((s.first_frame, s.frames, s.looping), (0, 25, true));
-    assert_eq!(s.water, WaterSpec { model: Model::Classic, damping_shift: 5, steps_per_frame: 1, refraction_q8: 256 });
+    assert_eq!(
+        s.water,
+        WaterSpec {
+            model: Model::Classic,
+            damping_shift: 5,
+            clock: Clock::Frames { steps_per_frame: 1 },
+            refraction_q8: 256
+        }
+    );
     assert_eq!(
         s.background,
         BackgroundSpec { image: None, fit: Fit::Cover, color: [0, 0, 0], pattern: None, image_site: None }
@@ -48,10 +56,10 @@ fn times_become_frames() {
     )
     .unwrap();
     assert_eq!((s.first_frame, s.frames), (3, 50));
-    assert_eq!(s.stones[0], Stone { frame: 13, x: 0, y: 239, radius: 4, weight: 64 });
-    assert_eq!(s.damping[0], DampingChange { frame: 25, shift: 2 });
+    assert_eq!(s.stones[0], Stone { unit: 13, x: 0, y: 239, radius: 4, weight: 64 });
+    assert_eq!(s.damping[0], DampingChange { unit: 25, shift: 2 });
     let rain = s.rain.unwrap();
-    assert_eq!((rain.first_frame, rain.end_frame, rain.radius, rain.weight), (1, Some(38), [3, 3], [32, 64]));
+    assert_eq!((rain.first_unit, rain.end_unit, rain.radius, rain.weight), (1, Some(38), [3, 3], [32, 64]));
 }
 
 #[test]
@@ -241,7 +249,7 @@ fn swipes_are_checked() {
         "6:13: swipe[0].path[0][1] = 65537 is out of range: allowed -65536..=65536"
     );
     let s = parse(&format!("{base}from = 1\nuntil = 1\npath = [[-65536, 65536]]\n")).unwrap();
-    assert_eq!((s.swipes[0].first_frame, s.swipes[0].last_frame), (25, 25));
+    assert_eq!((s.swipes[0].first_unit, s.swipes[0].last_unit), (25, 25));
 }
 
 #[test]

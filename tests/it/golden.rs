@@ -9,47 +9,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ripple_render::encode::Encoder;
-use ripple_render::{Background, Result, Scene};
+use ripple_render::{Background, Scene};
 
-use crate::support::{decode_gif, read_png, root, write_png};
-
-/// Collects the RGB frames' CRCs and keeps the key frames.
-struct Collector<'a> {
-    background: Vec<[u8; 3]>,
-    keys: &'a [usize],
-    crcs: &'a mut Vec<u32>,
-    kept: &'a mut Vec<Vec<u8>>,
-}
-
-impl Encoder for Collector<'_> {
-    type Pixel = [u8; 3];
-
-    fn background(&self) -> &[[u8; 3]] {
-        &self.background
-    }
-
-    fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
-        let bytes = pixels.as_flattened();
-        if self.keys.contains(&self.crcs.len()) {
-            self.kept.push(bytes.to_vec());
-        }
-        self.crcs.push(crc32fast::hash(bytes));
-        Ok(())
-    }
-
-    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
-        self.write_frame(rgb)
-    }
-
-    fn finish(self) -> Result<ripple_render::encode::EncodeTimes> {
-        Ok(Default::default())
-    }
-
-    fn exact_rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
-        Some(pixels.as_flattened())
-    }
-}
+use crate::support::{Collector, decode_gif, read_png, root, write_png};
 
 macro_rules! golden {
     ($name:ident, $folder:literal, keys = $keys:expr) => {

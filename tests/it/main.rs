@@ -16,6 +16,7 @@ mod shores;
 mod starter;
 mod streams;
 mod support;
+mod time;
 
 /// The command-line helpers, shared with the diff tests.
 mod cli_support {

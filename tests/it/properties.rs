@@ -19,7 +19,7 @@ fn events(scene: &Scene) -> Vec<(u64, Event)> {
     let mut timeline = Timeline::new(scene);
     let mut frame = Vec::new();
     let mut all = Vec::new();
-    while let Some(k) = timeline.next_frame(&mut frame) {
+    while let Some(k) = timeline.next_unit(&mut frame) {
         all.extend(frame.iter().map(|e| (k, *e)));
     }
     all
@@ -158,7 +158,8 @@ proptest! {
         );
         let scene = parse(&text);
         prop_assert_eq!((scene.width, scene.height, scene.fps, scene.frames), (width, height, fps, u64::from(frames)));
-        prop_assert_eq!((scene.water.damping_shift, scene.water.steps_per_frame), (shift, steps));
+        let clock = ripple_render::scene::Clock::Frames { steps_per_frame: steps };
+        prop_assert_eq!((scene.water.damping_shift, scene.water.clock), (shift, clock));
         let s = &scene.stones[0];
         prop_assert_eq!((s.x, s.y, s.radius, s.weight), (i64::from(x), i64::from(y), i64::from(stone.2), i64::from(stone.3)));
     }

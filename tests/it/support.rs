@@ -2,6 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use ripple_render::Result;
+use ripple_render::encode::Encoder;
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -85,4 +88,52 @@ pub fn names(dir: &Path) -> Vec<String> {
         std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
+}
+
+/// Collects the RGB frames' CRCs and keeps the key frames.
+pub struct Collector<'a> {
+    pub background: Vec<[u8; 3]>,
+    pub keys: &'a [usize],
+    pub crcs: &'a mut Vec<u32>,
+    pub kept: &'a mut Vec<Vec<u8>>,
+}
+
+impl Encoder for Collector<'_> {
+    type Pixel = [u8; 3];
+
+    fn background(&self) -> &[[u8; 3]] {
+        &self.background
+    }
+
+    fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
+        let bytes = pixels.as_flattened();
+        if self.keys.contains(&self.crcs.len()) {
+            self.kept.push(bytes.to_vec());
+        }
+        self.crcs.push(crc32fast::hash(bytes));
+        Ok(())
+    }
+
+    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
+        self.write_frame(rgb)
+    }
+
+    fn finish(self) -> Result<ripple_render::encode::EncodeTimes> {
+        Ok(Default::default())
+    }
+
+    fn exact_rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        Some(pixels.as_flattened())
+    }
+}
+
+/// Every frame of a scene given as text, in exact RGB (a look's frames as drawn).
+pub fn render_rgb(src: &str) -> Vec<Vec<u8>> {
+    let scene = ripple_render::Scene::from_toml_str(src, Path::new("scene.toml")).expect("scene");
+    let background = ripple_render::Background::for_scene(&scene).expect("background");
+    let keys: Vec<usize> = (0..scene.frames as usize).collect();
+    let (mut crcs, mut kept) = (Vec::new(), Vec::new());
+    let collector = Collector { background: background.pixels.clone(), keys: &keys, crcs: &mut crcs, kept: &mut kept };
+    ripple_render::render(&scene, &background, collector, &mut |_| {}).expect("render");
+    kept
 }
