@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""An independent numpy implementation of SPEC §2–§5, §8 (walls and edges), §9 (looks) and §10
-(time in seconds), used
+"""An independent numpy implementation of SPEC §2–§5, §8 (walls and edges), §9 (looks), §10
+(time in seconds) and §11 (seamless loops, and the seam figure), used
 two ways:
 
 * as a cross-check: `reference.py check SCENE FRAMES_DIR` re-derives every frame of a scene from
@@ -17,6 +17,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -99,8 +100,12 @@ def load(scene_path):
     # Units (frames or steps) a second, and the end unit.
     rate = fps if S is None else S
     end = k0 + n if S is None else (k0 + n) * S // fps
+    # SPEC §11: the window [U0, end) of the output frames' units.
+    u0 = k0 if S is None else k0 * S // fps
+    seamless = doc.get("seamless", {})
     return dict(
         path=scene_path, doc=doc, w=w, h=h, fps=fps, k0=k0, n=n, model=model, shift=shift, S=S, rate=rate, end=end,
+        u0=u0, repeat=seamless.get("repeat", False), crossfade=seamless.get("crossfade"),
         steps=water.get("steps_per_frame", 1), R=math.floor(refraction * 256 + 0.5),
         image=image, fit=bg.get("fit", "cover"), color=parse_color(bg.get("color", "#000000")),
         bilinear=look.get("sampling", "nearest") == "bilinear", shading=look.get("shading", 0),
@@ -366,8 +371,11 @@ def events(sc, rain_events):
     doc = sc["doc"]
     per = {}
 
+    # With repeat, only the window's events are kept; the pre-roll replays them below.
+    first = sc["u0"] if sc["repeat"] else 0
+
     def add(k, e):
-        if k < end:
+        if first <= k < end:
             per.setdefault(k, []).append(e)
 
     for d in doc.get("damping", []):
@@ -396,6 +404,12 @@ def events(sc, rain_events):
     order = {"damping": 0, "stone": 1, "swipe": 2, "rain": 3}
     for k in per:
         per[k].sort(key=lambda e: order[e[0] if e[0] == "damping" else e[5]])
+    if sc["repeat"]:
+        u0, period = sc["u0"], end - sc["u0"]
+        for u in range(u0):
+            w = u0 + (u - u0) % period
+            if w in per:
+                per[u] = list(per[w])
     return per
 
 
@@ -544,26 +558,60 @@ def frames(sc, rain_events, bg=None, look=None):
             a, b = spring(a, b, vel, shift)
 
     last = sc["k0"] + sc["n"]
+    o, kept = sc["crossfade"], {}
+    fields = []
+
+    def drawn(k):
+        """SPEC §11: the field drawn for frame k (blended over the last O), kept for the seam."""
+        field = a
+        if o is not None and sc["k0"] - o <= k < sc["k0"]:
+            kept[k - (sc["k0"] - o)] = a.copy()
+        if o is not None and k >= last - o:
+            j = k - (last - o)
+            field = (a.astype(np.int64) * (o - j) + kept[j].astype(np.int64) * (j + 1)) // (o + 1)
+        if k >= sc["k0"]:
+            fields.append(field.copy())
+        return field
+
+    def finish():
+        sc["seam"] = seam(fields, None if wall is None else ~wall)
+
     if sc["S"] is None:
         for k in range(last):
             apply(k)
             for _ in range(sc["steps"]):
                 step()
+            hf = drawn(k)
             if k >= sc["k0"]:
-                yield k, draw(a)
+                yield k, draw(hf)
+        finish()
         return
     # SPEC §10: frame k is drawn once n(k) = floor((k+1)·S/fps) steps are done, before the
     # events of that step; the events of step s come after s steps.
     k, s = 0, 0
     while k < last:
         while k < last and (k + 1) * sc["S"] // sc["fps"] == s:
+            hf = drawn(k)
             if k >= sc["k0"]:
-                yield k, draw(a)
+                yield k, draw(hf)
             k += 1
         if k < last:
             apply(s)
             step()
             s += 1
+    finish()
+
+
+def seam(fields, water):
+    """SPEC §11: D(N-1, 0) over the median of D(k, k+1), D the mean |difference| over water cells."""
+    if len(fields) < 3:
+        return None
+    mask = np.ones(fields[0].shape, bool) if water is None else water
+    d = lambda p, q: np.abs(p.astype(np.int64) - q.astype(np.int64))[mask].sum() / mask.sum()
+    steps = sorted(d(fields[k + 1], fields[k]) for k in range(len(fields) - 1))
+    m = len(steps) // 2
+    median = steps[m] if len(steps) % 2 else (steps[m - 1] + steps[m]) / 2
+    return None if median == 0 else d(fields[-1], fields[0]) / median
 
 
 def plan_json(binary, scene):
@@ -623,6 +671,17 @@ def check(binary, scene, frames_dir):
             print(f"frame {i} (k={k}) differs in {diff} pixels")
             ok = False
             break
+    else:
+        # The seam the render reports (--stats), against this one's.
+        with tempfile.TemporaryDirectory() as tmp:
+            run = subprocess.run([binary, str(scene), "-o", tmp + "/out/", "--stats", "--quiet"],
+                                 check=True, capture_output=True, text=True)
+        reported = json.loads(run.stderr.strip().splitlines()[-1])["seam"]
+        expected = sc["seam"]
+        if (reported is None) != (expected is None) or (
+                expected is not None and abs(reported - expected) > 1e-9 * max(1.0, abs(expected))):
+            print(f"seam differs: the render reports {reported}, SPEC gives {expected}")
+            ok = False
     print(f"{scene}: {'identical' if ok else 'DIFFERENT'} ({sc['n']} frames, {len(plan['events'])} events)")
     return ok
 
@@ -634,6 +693,9 @@ def rain_counts(sc):
         return {}
     start = math.floor(r.get("from", 0) * sc["rate"] + 0.5)
     stop = math.floor(r["until"] * sc["rate"] + 0.5) if "until" in r else sc["end"]
+    if sc["repeat"]:
+        # SPEC §11: over the window only, replayed through the pre-roll.
+        start = max(start, sc["u0"])
     acc, counts = 0.0, {}
     for u in range(start, min(stop, sc["end"])):
         acc = acc + r["drops_per_second"] / sc["rate"]
@@ -641,6 +703,12 @@ def rain_counts(sc):
         acc = acc - n
         if n:
             counts[u] = n
+    if sc["repeat"]:
+        u0, period = sc["u0"], sc["end"] - sc["u0"]
+        for u in range(u0):
+            w = u0 + (u - u0) % period
+            if w in counts:
+                counts[u] = counts[w]
     return counts
 
 

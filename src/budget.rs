@@ -139,6 +139,10 @@ impl Estimate {
             background,
             ("water", water * cells),
             ("walls and edges", shore_bytes(scene)),
+            // The seam's first and previous fields and its sum a frame; a crossfade's kept
+            // fields and its blend.
+            ("seam", field_bytes(scene) * 2 * cells + scene.frames * crate::seamless::Seam::BYTES_PER_FRAME),
+            ("crossfade", scene.seamless.crossfade.map_or(0, |o| (o + 1) * field_bytes(scene) * cells)),
             ("frame", frame * cells),
             ("encoder", (encoder + hashing) * cells),
         ];
@@ -228,6 +232,14 @@ pub fn check_image(image: &ImageHeader, budget: u64) -> std::result::Result<(), 
 /// of two copies of the shore (the drawing's and the water's) the listed wall runs (at most a
 /// byte per 8 cells, see [`crate::shore::CELLS_PER_LISTED_RUN`]), the cells of absorbing and
 /// wrapped edges with their neighbours (44 bytes per border cell at most) and three row indexes.
+/// Bytes a cell of a model's height field takes.
+fn field_bytes(scene: &Scene) -> u64 {
+    match scene.water.model {
+        Model::Classic => 2,
+        Model::Spring => 4,
+    }
+}
+
 fn shore_bytes(scene: &Scene) -> u64 {
     if scene.shore.is_open() {
         return 0;

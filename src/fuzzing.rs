@@ -91,7 +91,7 @@ pub fn render(data: &[u8]) {
         Err(e) => return describe(&e),
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let run = crate::Run { background: &background, manifest: None, threads: 1, stop: &stop };
+    let run = crate::Run { background: &background, manifest: None, threads: 1, stop: &stop, seam: true };
     match crate::render_with(&scene, encoder, run, &mut |_| {}) {
         Ok(stats) => assert_eq!(stats.frames, scene.frames),
         Err(e) => return describe(&e),

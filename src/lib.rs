@@ -34,6 +34,7 @@ pub mod provenance;
 pub mod refract;
 mod rng;
 pub mod scene;
+pub mod seamless;
 pub mod shore;
 mod simd;
 pub mod starter;
@@ -51,7 +52,7 @@ pub use encode::Encoder;
 pub use error::{Error, Result};
 pub use scene::Scene;
 
-use timeline::{Event, Timeline};
+use timeline::{Event, Schedule};
 use water::Water;
 
 /// How far a render has got, reported after every simulated frame.
@@ -68,7 +69,7 @@ pub struct Progress {
 /// The water of a scene advanced frame by frame, pre-roll included.
 pub struct Simulation {
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
-    timeline: Timeline,
+    schedule: Schedule,
     water: Water,
     damping_shift: u32,
     clock: scene::Clock,
@@ -78,7 +79,6 @@ pub struct Simulation {
     end_frame: u64,
     /// Steps done so far (in step mode).
     steps: u64,
-    first_frame: u64,
     width: usize,
     refraction_q8: i64,
     shore: shore::Shore,
@@ -89,7 +89,7 @@ impl Simulation {
     pub fn new(scene: &Scene, shore: &shore::Shore) -> Self {
         Simulation {
             pool: None,
-            timeline: Timeline::new(scene),
+            schedule: Schedule::new(scene),
             water: Water::with_shore(scene.water.model, shore),
             shore: shore.clone(),
             damping_shift: scene.water.damping_shift,
@@ -98,7 +98,6 @@ impl Simulation {
             next_frame: 0,
             end_frame: scene.end_frame(),
             steps: 0,
-            first_frame: scene.first_frame,
             width: scene.width as usize,
             refraction_q8: scene.water.refraction_q8,
         }
@@ -144,16 +143,27 @@ impl Simulation {
     /// Applies the next unit's events; returns the unit.
     fn apply_next_unit(&mut self) -> Option<u64> {
         let (water, damping_shift) = (&mut self.water, &mut self.damping_shift);
-        self.timeline.next_unit_each(|_, event| match event {
+        self.schedule.next_unit_each(|_, event| match event {
             Event::Damping { shift } => *damping_shift = *shift,
             Event::Drop(drop) => water.drop(drop),
         })
     }
 
-    /// Draws the current frame with a look (bilinear sampling, light): the `backdrop` seen
-    /// through the water, into `out`.
-    pub fn look_into(&self, look: &scene::Look, backdrop: &look::Backdrop, out: &mut [[u8; 3]]) {
-        let (heights, width, r, shore) = (self.water.heights(), self.width, self.refraction_q8, &self.shore);
+    /// The water's current heights.
+    pub fn heights(&self) -> water::Heights<'_> {
+        self.water.heights()
+    }
+
+    /// Draws `heights` with a look (bilinear sampling, light): the `backdrop` seen through the
+    /// water, into `out`.
+    pub fn look_into(
+        &self,
+        heights: water::Heights<'_>,
+        look: &scene::Look,
+        backdrop: &look::Backdrop,
+        out: &mut [[u8; 3]],
+    ) {
+        let (width, r, shore) = (self.width, self.refraction_q8, &self.shore);
         let edges = shore.edges();
         let pen = look::Pen::new(look, r, width, out.len() / width.max(1)).wrapping(edges.wrap_x(), edges.wrap_y());
         water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
@@ -169,9 +179,9 @@ impl Simulation {
         });
     }
 
-    /// Draws the current frame: `background` refracted by the water, into `out`.
-    pub fn refract_into<P: Copy + Send + Sync>(&self, background: &[P], out: &mut [P]) {
-        let (heights, width, r, shore) = (self.water.heights(), self.width, self.refraction_q8, &self.shore);
+    /// Draws `heights`: `background` refracted by them, into `out`.
+    pub fn refract_into<P: Copy + Send + Sync>(&self, heights: water::Heights<'_>, background: &[P], out: &mut [P]) {
+        let (width, r, shore) = (self.width, self.refraction_q8, &self.shore);
         water::for_bands(out, width, self.pool.as_deref(), water::PARALLEL_REFRACT_PIXELS, |band, y0| {
             refract::refract_band(heights, width, r, background, band, y0);
             if !shore.is_open() {
@@ -184,17 +194,83 @@ impl Simulation {
             }
         });
     }
+}
 
-    /// Advances past any pre-roll to the next output frame and draws it; returns the output
-    /// frame's index (0-based), or `None` after the last.
-    pub fn next_frame_into<P: Copy + Send + Sync>(&mut self, background: &[P], out: &mut [P]) -> Option<u64> {
-        loop {
-            let k = self.advance()?;
-            if k >= self.first_frame {
-                self.refract_into(background, out);
-                return Some(k - self.first_frame);
-            }
+/// A scene's frames, one after another: scene → timeline → water (walls, edges) → heights to
+/// draw (a crossfade into the start) → look. [`Frames::advance`] simulates a frame; the frame is
+/// then drawn on demand, in an encoder's own pixels or in RGB.
+pub struct Frames {
+    simulation: Simulation,
+    fade: Option<seamless::Crossfade>,
+    seam: Option<seamless::Seam>,
+    first_frame: u64,
+}
+
+impl Frames {
+    /// Before frame 0 of `scene`, within `shore` (the background's).
+    pub fn new(scene: &Scene, shore: &shore::Shore) -> Frames {
+        Frames {
+            simulation: Simulation::new(scene, shore),
+            fade: seamless::Crossfade::new(scene),
+            seam: None,
+            first_frame: scene.first_frame,
         }
+    }
+
+    /// Steps and draws on `threads` threads (the same result as one).
+    pub fn threads(mut self, threads: usize) -> Frames {
+        self.simulation = self.simulation.threads(threads);
+        self
+    }
+
+    /// Measures the render's seam (SPEC §11) as frames are output.
+    pub fn with_seam(mut self, scene: &Scene, shore: &shore::Shore) -> Frames {
+        let (w, h) = shore.size();
+        let walls = shore.walls().map_or(0, |w| w.count());
+        self.seam = Some(seamless::Seam::new((w * h) as u64 - walls, scene.frames));
+        self
+    }
+
+    /// Simulates the next frame, pre-roll included, and returns its number, or `None` after
+    /// frame K0+N-1.
+    pub fn advance(&mut self) -> Option<u64> {
+        let k = self.simulation.advance()?;
+        if let Some(fade) = &mut self.fade {
+            fade.take(k, self.simulation.heights());
+        }
+        if k >= self.first_frame
+            && let Some(seam) = &mut self.seam
+        {
+            let drawn = match &self.fade {
+                Some(fade) => fade.drawn(self.simulation.heights()),
+                None => self.simulation.heights(),
+            };
+            seam.add(drawn, self.simulation.pool.as_deref());
+        }
+        Some(k)
+    }
+
+    /// The heights the current frame is drawn from.
+    pub fn heights(&self) -> water::Heights<'_> {
+        match &self.fade {
+            Some(fade) => fade.drawn(self.simulation.heights()),
+            None => self.simulation.heights(),
+        }
+    }
+
+    /// Draws the current frame: `background` refracted by the water, into `out`.
+    pub fn draw<P: Copy + Send + Sync>(&self, background: &[P], out: &mut [P]) {
+        self.simulation.refract_into(self.heights(), background, out);
+    }
+
+    /// Draws the current frame with a look: the `backdrop` seen through the water, into `out`.
+    pub fn draw_look(&self, look: &scene::Look, backdrop: &look::Backdrop, out: &mut [[u8; 3]]) {
+        self.simulation.look_into(self.heights(), look, backdrop, out);
+    }
+
+    /// The seam so far (see [`Frames::with_seam`]).
+    pub fn seam(&self) -> Option<f64> {
+        self.seam.as_ref().and_then(seamless::Seam::value)
     }
 }
 
@@ -212,6 +288,10 @@ pub struct Stats {
     pub encode: Duration,
     /// Writing bytes.
     pub write: Duration,
+    /// The seam of SPEC §11: the jump from the last frame to the first against the median
+    /// frame-to-frame change; `None` with fewer than 3 frames or no change, or when not
+    /// measured ([`Run::seam`]).
+    pub seam: Option<f64>,
 }
 
 /// Renders every frame of `scene` over `background` into `encoder`, in order, then finishes it,
@@ -225,7 +305,7 @@ pub fn render<E: Encoder>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
     let never = AtomicBool::new(false);
-    let run = Run { background, manifest: None, threads: encode::pool::default_threads(), stop: &never };
+    let run = Run { background, manifest: None, threads: encode::pool::default_threads(), stop: &never, seam: false };
     render_with(scene, encoder, run, progress)
 }
 
@@ -239,6 +319,9 @@ pub struct Run<'a> {
     pub threads: usize,
     /// Once set, the render stops with [`Error::Interrupted`] before the next frame.
     pub stop: &'a AtomicBool,
+    /// Whether to measure the seam ([`Stats::seam`]): a pass over the heights drawn each frame,
+    /// a few percent of a render's time, so only when it is shown.
+    pub seam: bool,
 }
 
 /// [`render`] with its settings: threads, a stop flag and a manifest.
@@ -253,7 +336,11 @@ pub fn render_with<E: Encoder>(
     mut run: Run<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
-    let mut simulation = Simulation::new(scene, &run.background.shore).threads(run.threads);
+    let shore = &run.background.shore;
+    let mut frames = Frames::new(scene, shore).threads(run.threads);
+    if run.seam {
+        frames = frames.with_seam(scene, shore);
+    }
     let gather = scene.look.is_gather();
     let mut frame = if gather { encoder.background().to_vec() } else { Vec::new() };
     let backdrop = (!gather).then(|| look::Backdrop::new(&run.background.pixels, scene.width as usize));
@@ -264,7 +351,7 @@ pub fn render_with<E: Encoder>(
             return Err(Error::Interrupted);
         }
         let started = Instant::now();
-        let Some(k) = simulation.advance() else { break };
+        let Some(k) = frames.advance() else { break };
         stats.simulate += started.elapsed();
         if k < scene.first_frame {
             progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
@@ -273,11 +360,11 @@ pub fn render_with<E: Encoder>(
         let started = Instant::now();
         if let Some(backdrop) = &backdrop {
             rgb.resize(run.background.pixels.len(), [0; 3]);
-            simulation.look_into(&scene.look, backdrop, &mut rgb);
+            frames.draw_look(&scene.look, backdrop, &mut rgb);
             stats.refract += started.elapsed();
             encoder.write_rgb(&rgb)?;
         } else {
-            simulation.refract_into(encoder.background(), &mut frame);
+            frames.draw(encoder.background(), &mut frame);
             stats.refract += started.elapsed();
             // The encoder counts its own time (on whichever thread it works).
             encoder.write_frame(&frame)?;
@@ -291,7 +378,7 @@ pub fn render_with<E: Encoder>(
             } else {
                 // A GIF of a quantized palette: the exact frame is drawn again, in RGB.
                 rgb.resize(frame.len(), [0; 3]);
-                simulation.refract_into(&run.background.pixels, &mut rgb);
+                frames.draw(&run.background.pixels, &mut rgb);
                 rgb.as_flattened()
             };
             sink.add(exact)?;
@@ -308,6 +395,7 @@ pub fn render_with<E: Encoder>(
     }
     stats.encode += times.encode;
     stats.write += times.write;
+    stats.seam = frames.seam();
     Ok(stats)
 }
 
@@ -341,7 +429,7 @@ pub fn gif_palette(scene: &Scene, background: &Background, dither: bool, threads
         }
         return palette;
     }
-    let mut simulation = Simulation::new(scene, &background.shore).threads(threads);
+    let mut frames = Frames::new(scene, &background.shore).threads(threads);
     let (n, samples) = (scene.frames, PALETTE_SAMPLES.min(scene.frames));
     let wanted: Vec<u64> = (0..samples).map(|j| j * (n - 1) / (samples - 1).max(1)).collect();
     let mut histogram = encode::quantize::Histogram::default();
@@ -349,10 +437,10 @@ pub fn gif_palette(scene: &Scene, background: &Background, dither: bool, threads
     let backdrop = look::Backdrop::new(&background.pixels, scene.width as usize);
     // Every sampled frame contributes alike, all of them together at most a palette's sample.
     let per_frame = encode::palette::SAMPLE / wanted.len().max(1);
-    while let Some(k) = simulation.advance() {
+    while let Some(k) = frames.advance() {
         let Some(i) = k.checked_sub(scene.first_frame) else { continue };
         if wanted.binary_search(&i).is_ok() {
-            simulation.look_into(&scene.look, &backdrop, &mut frame);
+            frames.draw_look(&scene.look, &backdrop, &mut frame);
             histogram.add_sample(&frame, per_frame);
         }
         if Some(&i) == wanted.last() {

@@ -4,15 +4,15 @@ use std::io::{self, Write};
 
 use crate::scene::{Clock, Edges, Scene};
 use crate::shore::Shore;
-use crate::timeline::{Drop, Event, Source, Timeline};
+use crate::timeline::{Drop, Event, Schedule, Source};
 
 /// Calls `each(unit, event)` for every event of a unit before the scene's end unit, in the
 /// order applied.
 pub fn for_each_event(scene: &Scene, mut each: impl FnMut(u64, &Event) -> io::Result<()>) -> io::Result<()> {
-    let mut timeline = Timeline::new(scene);
+    let mut schedule = Schedule::new(scene);
     let mut result = Ok(());
     while result.is_ok()
-        && timeline
+        && schedule
             .next_unit_each(|k, event| {
                 if result.is_ok() {
                     result = each(k, event);

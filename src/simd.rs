@@ -6,13 +6,13 @@
 /// Defines `$name(args)`, which runs `$portable(args)` compiled for AVX2 where the CPU has it.
 /// `$portable` must be `#[inline(always)]` so the AVX2 copy really is recompiled.
 macro_rules! dispatch {
-    ($(#[$meta:meta])* $vis:vis fn $name:ident $(<$($g:ident: $bound:path),*>)? ($($arg:ident: $ty:ty),* $(,)?) => $portable:path) => {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident $(<$($g:ident: $bound:path),*>)? ($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $portable:path) => {
         $(#[$meta])*
-        $vis fn $name $(<$($g: $bound),*>)? ($($arg: $ty),*) {
+        $vis fn $name $(<$($g: $bound),*>)? ($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx2")]
-                fn avx2 $(<$($g: $bound),*>)? ($($arg: $ty),*) {
+                fn avx2 $(<$($g: $bound),*>)? ($($arg: $ty),*) $(-> $ret)? {
                     $portable($($arg),*)
                 }
                 if $crate::simd::avx2_enabled() {

@@ -134,6 +134,8 @@ struct RainState {
 pub struct Timeline {
     width: i64,
     height: i64,
+    /// The first unit, and the next.
+    start: u64,
     next: u64,
     end: u64,
     /// (unit, index in the file, shift) sorted by unit, file order kept within a unit.
@@ -195,6 +197,7 @@ impl Timeline {
         Timeline {
             width: i64::from(scene.width),
             height: i64::from(scene.height),
+            start,
             next: start,
             end,
             damping_at: damping.partition_point(|d| d.0 < start),
@@ -203,6 +206,18 @@ impl Timeline {
             stones,
             swipes,
             rain,
+        }
+    }
+
+    /// Goes back to before the first unit, as if new (the rain's accumulator at 0, its
+    /// generator newly seeded).
+    pub fn rewind(&mut self) {
+        self.next = self.start;
+        self.damping_at = self.damping.partition_point(|d| d.0 < self.start);
+        self.stone_at = self.stones.partition_point(|s| s.0 < self.start);
+        if let Some(rain) = &mut self.rain {
+            rain.acc = 0.0;
+            rain.rng = RainRng::new(rain.rain.seed);
         }
     }
 
@@ -260,6 +275,61 @@ impl Timeline {
             }
         }
         Some(k)
+    }
+}
+
+/// The events the water receives, unit by unit from unit 0: the timeline as written or, with
+/// `[seamless] repeat` (SPEC §11), only the window's events, which the pre-roll replays with the
+/// period of the render: unit u < U0 gets the events of window unit `U0 + rem_euclid(u − U0, P)`.
+pub struct Schedule {
+    /// The window's timeline (or the whole timeline, without `repeat`).
+    main: Timeline,
+    /// With `repeat`: the window played again for the pre-roll, the window's bounds, and the
+    /// next pre-roll unit.
+    replay: Option<Replay>,
+}
+
+struct Replay {
+    timeline: Timeline,
+    /// U0: the pre-roll ends there.
+    start: u64,
+    next: u64,
+}
+
+impl Schedule {
+    /// The scene's schedule, positioned before unit 0.
+    pub fn new(scene: &Scene) -> Schedule {
+        if !scene.seamless.repeat {
+            return Schedule { main: Timeline::new(scene), replay: None };
+        }
+        let window = scene.window();
+        let main = Timeline::window(scene, window.start, window.end);
+        let replay = (window.start > 0).then(|| {
+            // Unit 0 replays window unit U0 + rem_euclid(−U0, P): play the window up to it.
+            let period = window.end - window.start;
+            let first = window.start + (period - window.start % period) % period;
+            let mut timeline = Timeline::window(scene, window.start, window.end);
+            while timeline.next < first {
+                timeline.next_unit_each(|_, _| {});
+            }
+            Replay { timeline, start: window.start, next: 0 }
+        });
+        Schedule { main, replay }
+    }
+
+    /// Calls `each` with the next unit and each of its events, in the order applied, and
+    /// returns that unit, or `None` after the last.
+    pub fn next_unit_each(&mut self, mut each: impl FnMut(u64, &Event)) -> Option<u64> {
+        let Some(replay) = self.replay.as_mut().filter(|r| r.next < r.start) else {
+            return self.main.next_unit_each(each);
+        };
+        if replay.timeline.next >= replay.timeline.end {
+            replay.timeline.rewind();
+        }
+        let u = replay.next;
+        replay.timeline.next_unit_each(|_, event| each(u, event));
+        replay.next += 1;
+        Some(u)
     }
 }
 

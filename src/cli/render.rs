@@ -118,10 +118,11 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         let shown = target.display();
         written.push(size.map_or_else(|| shown.to_string(), |bytes| format!("{shown} ({})", units::show(bytes))));
     }
+    let seam = stats.seam.map_or("null".to_string(), |s| format!("{s}"));
     if request.stats {
         let write = stats.write + started_commit.elapsed();
         super::tell(&format!(
-            "{{\"frames\":{},\"simulate_s\":{:.6},\"refract_s\":{:.6},\"encode_s\":{:.6},\"write_s\":{:.6},\"total_s\":{:.6},\"threads\":{}}}",
+            "{{\"frames\":{},\"seam\":{seam},\"simulate_s\":{:.6},\"refract_s\":{:.6},\"encode_s\":{:.6},\"write_s\":{:.6},\"total_s\":{:.6},\"threads\":{}}}",
             stats.frames,
             stats.simulate.as_secs_f64(),
             stats.refract.as_secs_f64(),
@@ -133,11 +134,12 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     }
     if !request.quiet {
         super::tell(&format!(
-            "wrote {}: {} frames, {}×{}, in {:.2} s",
+            "wrote {}: {} frames, {}×{}, seam {}, in {:.2} s",
             written.join(" and "),
             scene.frames,
             scene.width,
             scene.height,
+            stats.seam.map_or("-".to_string(), |s| format!("{s:.2}")),
             started.elapsed().as_secs_f64()
         ));
     }
@@ -166,7 +168,9 @@ fn encode(
     let manifest = writer.as_mut().map(|w| w as &mut dyn manifest::Sink);
     // With an encoder, its threads use the cores (compression is most of the work) and the
     // simulation runs on one; without, the simulation takes them all.
-    let run = |threads| Run { background, manifest, threads, stop };
+    // The seam costs a pass over the heights a frame: measured only when it is shown.
+    let seam = request.stats || !request.quiet;
+    let run = |threads| Run { background, manifest, threads, stop, seam };
     match (format, output) {
         (Some(Format::Gif), Some(out)) => {
             let palette = ripple_render::gif_palette(scene, background, request.dither, threads);

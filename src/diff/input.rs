@@ -9,7 +9,7 @@ use crate::encode::gif::{Palette, delay_cs};
 use crate::error::{Error, Result, file_kind, os_reason};
 use crate::manifest::{self, PixelKind};
 use crate::provenance::{self, Provenance};
-use crate::{Background, Scene, Simulation};
+use crate::{Background, Frames, Scene};
 
 /// What kind of input a side is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -375,8 +375,11 @@ impl FrameSource for PngFrames {
 /// A scene rendered in memory, frame by frame.
 struct SceneFrames {
     fps: u32,
-    simulation: Simulation,
+    frames: Frames,
+    first_frame: u64,
     background: Vec<[u8; 3]>,
+    /// A scene with a `[look]` draws from this, in RGB.
+    look: Option<(crate::scene::Look, crate::look::Backdrop)>,
     frame: Vec<[u8; 3]>,
     index: u64,
 }
@@ -390,25 +393,38 @@ fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSourc
     crate::budget::Estimate::for_render(&scene, header.as_ref(), crate::budget::Output::Nothing, 1).check(budget)?;
     let background = Background::for_scene_within(&scene, budget)?;
     let provenance = Some(Provenance::of(&scene, &background));
-    // As a GIF shows it: each background pixel replaced by its palette colour.
-    let simulation = Simulation::new(&scene, &background.shore);
-    let pixels = if gif_pixels {
+    // As a GIF shows it: each background pixel replaced by its palette colour. A look's frames
+    // are its exact colours (a GIF of them differs by its palette's error).
+    let frames = Frames::new(&scene, &background.shore);
+    let look = (!scene.look.is_gather())
+        .then(|| (scene.look, crate::look::Backdrop::new(&background.pixels, scene.width as usize)));
+    let pixels = if gif_pixels && look.is_none() {
         let palette = Palette::for_background(&background.pixels);
         palette.indices.iter().map(|&i| palette.colors[usize::from(i)]).collect()
     } else {
         background.pixels
     };
-    let colours = if gif_pixels { PixelKind::Gif } else { PixelKind::Rgb };
+    let colours = if gif_pixels && look.is_none() { PixelKind::Gif } else { PixelKind::Rgb };
     let (width, height) = (scene.width, scene.height);
     let info = Info { path: path.into(), kind: Kind::Scene, width, height, provenance, colours };
-    let frames = SceneFrames { fps: scene.fps, simulation, frame: pixels.clone(), background: pixels, index: 0 };
+    let first_frame = scene.first_frame;
+    let frames =
+        SceneFrames { fps: scene.fps, frames, first_frame, look, frame: pixels.clone(), background: pixels, index: 0 };
     Ok((info, Box::new(frames)))
 }
 
 impl FrameSource for SceneFrames {
     fn next_frame(&mut self) -> Result<Option<Frame>> {
-        if self.simulation.next_frame_into(&self.background, &mut self.frame).is_none() {
-            return Ok(None);
+        loop {
+            match self.frames.advance() {
+                None => return Ok(None),
+                Some(k) if k >= self.first_frame => break,
+                Some(_) => {}
+            }
+        }
+        match &self.look {
+            Some((look, backdrop)) => self.frames.draw_look(look, backdrop, &mut self.frame),
+            None => self.frames.draw(&self.background, &mut self.frame),
         }
         let delay = delay_cs(self.index, self.fps);
         self.index += 1;

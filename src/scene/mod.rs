@@ -8,6 +8,7 @@ mod background;
 mod events;
 mod look;
 mod overrides;
+mod seamless;
 mod shore;
 mod toml_reader;
 mod video;
@@ -67,6 +68,8 @@ pub struct Scene {
     pub look: Look,
     /// Walls and edges (SPEC §8).
     pub shore: ShoreSpec,
+    /// A loop without a seam (SPEC §11).
+    pub seamless: Seamless,
     /// Where `fps` was written, for the GIF frame-rate refusal.
     pub(crate) fps_site: Option<Diagnostic>,
     /// XXH3-64 of the scene text (for provenance).
@@ -196,6 +199,15 @@ pub struct WaterSpec {
     pub refraction_q8: i64,
 }
 
+/// How the render loops without a seam (`[seamless]`, SPEC §11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Seamless {
+    /// O: the last O output frames are drawn from heights blended into the pre-roll's.
+    pub crossfade: Option<u64>,
+    /// The window's events replayed through the pre-roll, with the period of the render.
+    pub repeat: bool,
+}
+
 /// How the water's steps follow time: so many a frame (SPEC §3), or so many a second (§10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
@@ -313,8 +325,20 @@ pub struct DampingChange {
     pub shift: u32,
 }
 
-const TOP_KEYS: &[&str] =
-    &["video", "background", "water", "look", "stone", "swipe", "rain", "damping", "obstacle", "mask", "edges"];
+const TOP_KEYS: &[&str] = &[
+    "video",
+    "background",
+    "water",
+    "look",
+    "stone",
+    "swipe",
+    "rain",
+    "damping",
+    "obstacle",
+    "mask",
+    "edges",
+    "seamless",
+];
 const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
 const WATER_KEYS: &[&str] = &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction"];
@@ -393,6 +417,7 @@ impl Scene {
         let rain = section("rain", RAIN_KEYS)?;
         let mask = section("mask", shore::MASK_KEYS)?;
         let edges = section("edges", shore::EDGES_KEYS)?;
+        let seamless = section("seamless", seamless::KEYS)?;
         let list = |key: &str, allowed: &[&str]| -> Result<Vec<Table<'_, '_>>> {
             top.get(key).map_or(Ok(Vec::new()), |v| v.tables(allowed))
         };
@@ -413,6 +438,11 @@ impl Scene {
         let (first_frame, frames) = video::read_length(&doc, video.as_ref(), fps)?;
         let looping = opt(video.as_ref(), "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
         let water = water::read_water(water.as_ref(), fps)?;
+        let seamless = seamless
+            .as_ref()
+            .map(|t| seamless::read_seamless(t, first_frame, frames, water.clock, fps))
+            .transpose()?
+            .unwrap_or_default();
         let look = look.as_ref().map(look::read_look).transpose()?.unwrap_or_default();
 
         // Event times count in frames, or in steps when the water keeps its own time.
@@ -443,6 +473,7 @@ impl Scene {
             damping,
             look,
             shore,
+            seamless,
             fps_site,
             source_hash: source_hash(src, overrides),
             source_bytes: (src.len() + overrides.iter().map(String::len).sum::<usize>()) as u64,
@@ -457,6 +488,17 @@ impl Scene {
     /// Units (frames, or steps in step mode) a second: what event times are counted in.
     pub fn units_per_second(&self) -> u32 {
         self.water.clock.per_second(self.fps)
+    }
+
+    /// The render's window of units `[U0, U1)` (SPEC §11): the output frames' units, `[K0, K0+N)`
+    /// in frame mode, `[n(K0−1), n(K0+N−1))` in step mode (`n(−1) = 0`).
+    pub fn window(&self) -> std::ops::Range<u64> {
+        let start = match (self.water.clock, self.first_frame) {
+            (Clock::Frames { .. }, k0) => k0,
+            (Clock::Steps { .. }, 0) => 0,
+            (clock, k0) => clock.steps_before_drawing(k0 - 1, self.fps),
+        };
+        start..self.end_unit()
     }
 
     /// The first unit whose events are never applied: K0 + N in frame mode; in step mode

@@ -12,6 +12,7 @@ mod looks;
 mod outputs;
 mod properties;
 mod readme;
+mod seamless;
 mod shores;
 mod starter;
 mod streams;

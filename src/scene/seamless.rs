@@ -1,0 +1,58 @@
+//! The `[seamless]` table (SPEC §11): a render that loops without a jump, by replaying its own
+//! events through the pre-roll (`repeat`) and fading its last frames into the first
+//! (`crossfade`).
+
+use super::toml_reader::Table;
+use super::{Clock, Seamless};
+use crate::error::Result;
+
+pub(super) const KEYS: &[&str] = &["crossfade", "repeat"];
+
+/// Reads `[seamless]` for a render of `frames` frames after `first_frame` pre-roll frames, on
+/// `clock` at `fps`.
+pub(super) fn read_seamless(
+    t: &Table<'_, '_>,
+    first_frame: u64,
+    frames: u64,
+    clock: Clock,
+    fps: u32,
+) -> Result<Seamless> {
+    let repeat = t.get("repeat").map(|v| v.bool()).transpose()?.unwrap_or(false);
+    let crossfade = match t.get("crossfade") {
+        None => None,
+        Some(v) if frames < 2 => {
+            return Err(v.error("needs at least 2 frames to fade between: the render has 1"));
+        }
+        Some(v) => {
+            let o = v.int(1..=frames as i64 - 1)? as u64;
+            if first_frame < o {
+                return Err(v.error(format!(
+                    "fades from {o} pre-roll frames, but the render has {first_frame}: set video.start to at \
+                     least {o} frames ({:.3} s at {fps} fps)",
+                    o as f64 / f64::from(fps)
+                )));
+            }
+            Some(o)
+        }
+    };
+    if let (true, Clock::Steps { per_second }) = (repeat, clock) {
+        let (n, s, fps) = (frames, u64::from(per_second), u64::from(fps));
+        if (n * s) % fps != 0 {
+            // N·S must be a multiple of fps: N a multiple of fps / gcd(S, fps) frames.
+            let every = fps / gcd(s, fps);
+            let v = t.get("repeat").expect("repeat is set");
+            return Err(v.error(format!(
+                "needs a render of whole steps: {n} frames at {fps} fps are {} steps at {s} steps a second; \
+                 make video.frames a multiple of {every} (a duration of {:.3} s, {:.3} s, …)",
+                n as f64 * s as f64 / fps as f64,
+                every as f64 / fps as f64,
+                2.0 * every as f64 / fps as f64
+            )));
+        }
+    }
+    Ok(Seamless { crossfade, repeat })
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}

@@ -1,0 +1,66 @@
+//! Seamless loops (SPEC §11) from the command line: the replayed pre-roll in `plan`, the seam
+//! in the summary and `--stats`, and the errors of `[seamless]`.
+
+use crate::cli::{ripple, scene_dir};
+
+const LOOP: &str = "[video]\nwidth = 64\nheight = 48\nframes = 10\nstart = 0.8\n[background]\npattern = \"tiles\"\n\
+    [[stone]]\nat = 0.2\nx = 10\ny = 10\n\
+    [[stone]]\nat = 0.84\nx = 30\ny = 20\n\
+    [[stone]]\nat = 1.0\nx = 40\ny = 30\n";
+
+/// With `repeat`, the window is frames 20..30 (K0 = 20, P = 10): the stone before it is left
+/// out, and pre-roll frame u replays window frame 20 + (u − 20) mod 10.
+#[test]
+fn repeat_replays_the_window_through_the_pre_roll() {
+    let dir = scene_dir("seamless-plan", &format!("{LOOP}[seamless]\nrepeat = true\n"));
+    let run = ripple(&["plan", "--json", "scene.toml"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let frames: Vec<u64> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("{\"frame\":"))
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    // Stones at frames 21 and 25 (0.84 s, 1.0 s): replayed at 1, 5, 11, 15, then themselves.
+    assert_eq!(frames, vec![1, 5, 11, 15, 21, 25], "{}", run.stdout);
+    assert!(!run.stdout.contains("\"x\":10,"), "the stone before the window is left out: {}", run.stdout);
+}
+
+#[test]
+fn the_seam_is_reported_in_the_summary_and_the_stats() {
+    let dir = scene_dir("seamless-stats", &format!("{LOOP}[seamless]\nrepeat = true\ncrossfade = 3\n"));
+    let run = ripple(&["scene.toml", "-o", "out.gif", "--stats"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stats = run.stderr.lines().find(|l| l.starts_with('{')).expect("stats line");
+    let seam: f64 = stats.split("\"seam\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    assert!(seam > 0.0 && seam.is_finite(), "{stats}");
+    assert!(run.stderr.contains(&format!("seam {seam:.2}, in")), "{}", run.stderr);
+    // Two frames have no seam to speak of.
+    let dir = scene_dir("seamless-two", &LOOP.replace("frames = 10", "frames = 2"));
+    let run = ripple(&["scene.toml", "-o", "out.gif", "--stats"], &dir);
+    assert!(run.stderr.contains("\"seam\":null") && run.stderr.contains("seam -, in"), "{}", run.stderr);
+}
+
+#[test]
+fn bad_seamless_keys_get_one_located_message() {
+    let cases = [
+        ("[seamless]\ncrossfade = 10\n", "seamless.crossfade = 10 is out of range: allowed 1..=9"),
+        (
+            "[seamless]\ncrossfade = 3\n",
+            "seamless.crossfade = 3 fades from 3 pre-roll frames, but the render has 0: set video.start to at least 3 frames",
+        ),
+        ("[seamless]\nrepeat = 1\n", "seamless.repeat = 1 is an integer: expected true or false"),
+        ("[seamless]\nrepat = true\n", "unknown key `seamless.repat`"),
+        (
+            "[water]\nsteps_per_second = 42\n[seamless]\nrepeat = true\n",
+            "seamless.repeat = true needs a render of whole steps: 10 frames at 25 fps are 16.8 steps at 42 steps a second; make video.frames a multiple of 25",
+        ),
+    ];
+    for (tail, expected) in cases {
+        let body = LOOP.replace("start = 0.8\n", "") + tail;
+        let dir = scene_dir("seamless-errors", &body);
+        let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+        assert_eq!(run.code, 2, "{tail}: {}", run.stderr);
+        assert!(run.stderr.contains(expected), "{tail}: {}", run.stderr);
+    }
+}
