@@ -9,7 +9,10 @@
 - docs/dither.png: a crop of a sky (bench/make_pictures.py) in a GIF, without and with --dither;
 - docs/edges.png: one stone near the left edge, three frames, with that edge reflecting (top row)
   and absorbing (bottom row);
-- docs/slit.png: a frame of scenes/slit.toml, the waves spreading behind the two gaps.
+- docs/slit.png: a frame of scenes/slit.toml, the waves spreading behind the two gaps;
+- docs/loop.gif: scenes/loop.toml at 15 fps (the water is the same at any frame rate), and
+  docs/loop-seam.png: its last three frames and its first three, in the order a viewer plays
+  them round the loop.
 """
 
 import io
@@ -69,7 +72,11 @@ def main():
     slit = os.path.join(tmp, "slit") + "/"
     render(binary, os.path.join(ROOT, "scenes", "slit.toml"), slit)
     Image.open(os.path.join(slit, "frame_0115.png")).save(os.path.join(docs, "slit.png"))
-    for name in ["pond.gif", "dither.png", "edges.png", "slit.png"] + [f"gallery-{n}.png" for n in looks]:
+    loop = os.path.join(ROOT, "scenes", "loop.toml")
+    render(binary, loop, os.path.join(docs, "loop.gif"), "video.fps=15")
+    seam_strip(binary, loop, tmp, os.path.join(docs, "loop-seam.png"))
+    names = ["pond.gif", "dither.png", "edges.png", "slit.png", "loop.gif", "loop-seam.png"]
+    for name in names + [f"gallery-{n}.png" for n in looks]:
         print(f"docs/{name}: {os.path.getsize(os.path.join(docs, name)) // 1024} KiB")
 
 
@@ -104,6 +111,29 @@ def edges(binary, tmp, out):
         draw.text((4, y + h // 2 - 6), edge, fill=(0, 0, 0))
         for k, image in enumerate(images):
             sheet.paste(image, (label * 4 + k * (w + gap), y))
+    sheet.save(out)
+
+
+def seam_strip(binary, scene, tmp, out):
+    """The last three frames, then the first three, of a loop: the jump sits in the middle."""
+    folder = os.path.join(tmp, "loop") + "/"
+    render(binary, scene, folder, "video.fps=15")
+    names = sorted(os.listdir(folder))
+    picks = names[-3:] + names[:3]
+    images = [Image.open(os.path.join(folder, n)) for n in picks]
+    images = [i.resize((i.width * 2 // 3, i.height * 2 // 3), Image.LANCZOS) for i in images]
+    w, h = images[0].size
+    gap, label, seam = 4, 18, 14
+    sheet = Image.new("RGB", (6 * w + 4 * gap + seam, label + h), (255, 255, 255))
+    draw = ImageDraw.Draw(sheet)
+    x = 0
+    for i, (name, image) in enumerate(zip(picks, images)):
+        if i == 3:
+            draw.line([(x + seam // 2 - gap // 2, 0), (x + seam // 2 - gap // 2, label + h)], fill=(200, 0, 0), width=2)
+            x += seam
+        draw.text((x + 4, 3), f"frame {int(name[6:10])}", fill=(0, 0, 0))
+        sheet.paste(image, (x, label))
+        x += w + gap
     sheet.save(out)
 
 

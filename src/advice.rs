@@ -3,8 +3,62 @@
 
 use crate::{Background, Scene};
 
-/// What would make the render show no water, from the scene alone (as `plan` sees it).
+/// What would make the render show no water, or a loop jump, from the scene alone (as `plan`
+/// sees it).
 pub fn for_scene(scene: &Scene) -> Vec<String> {
+    let mut warnings = still_water(scene);
+    warnings.extend(for_seamless(scene));
+    warnings
+}
+
+/// Seconds for a ripple to fall to 1/1000 of its height at damping `shift` and `steps` steps a
+/// second: about ten half-lives of `1.386·2^shift / S` (SPEC §10).
+pub fn settle_seconds(shift: u32, steps: u64) -> f64 {
+    1000f64.log2() * 1.386 * f64::from(1u32 << shift) / steps as f64
+}
+
+/// A seamless loop's pre-roll (SPEC §11), as periods of the render, and what would make the loop
+/// jump: a pre-roll too short for the water to forget its still start, and with `repeat`,
+/// events before the window, which are left out.
+fn for_seamless(scene: &Scene) -> Vec<String> {
+    let seamless = scene.seamless;
+    if !seamless.repeat && seamless.crossfade.is_none() {
+        return Vec::new();
+    }
+    let mut warnings = Vec::new();
+    let fps = f64::from(scene.fps);
+    let pre_roll = scene.first_frame as f64 / fps;
+    // The slowest damping in force at some point sets how long the water remembers.
+    let shift = scene.damping.iter().map(|d| d.shift).chain([scene.water.damping_shift]).max().unwrap_or(1);
+    let settle = settle_seconds(shift, scene.water.clock.steps_per_second(scene.fps));
+    if pre_roll < settle {
+        warnings.push(format!(
+            "the pre-roll is {pre_roll:.2} s ({:.1} periods of the loop): at damping shift {shift} a ripple needs about \
+             {settle:.1} s to fall to 1/1000 of its height, so the water may not have forgotten its still start; \
+             set video.start to at least {:.1}",
+            scene.first_frame as f64 / scene.frames as f64,
+            settle.ceil()
+        ));
+    }
+    if seamless.repeat {
+        let window = scene.window();
+        let before = scene.stones.iter().filter(|s| s.unit < window.start).count()
+            + scene.swipes.iter().filter(|s| s.first_unit < window.start).count()
+            + scene.damping.iter().filter(|d| d.unit < window.start).count();
+        if before > 0 {
+            warnings.push(format!(
+                "{before} stone(s), swipe(s) or damping change(s) start before the window at {:.2} s (video.start): \
+                 with seamless.repeat only the window's events are kept (a swipe from its first point inside), \
+                 and the pre-roll replays them",
+                pre_roll
+            ));
+        }
+    }
+    warnings
+}
+
+/// What would make the render show no water.
+fn still_water(scene: &Scene) -> Vec<String> {
     let end = scene.end_unit();
     let seconds = |unit: u64| unit as f64 / f64::from(scene.units_per_second());
     let stones = scene.stones.iter().any(|s| s.unit < end);

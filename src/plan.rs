@@ -97,6 +97,7 @@ pub enum Detail {
 /// "pre-roll".
 pub fn write_text(scene: &Scene, shore: &Shore, detail: Detail, out: &mut dyn Write) -> io::Result<()> {
     write_settings(scene, out)?;
+    write_seamless(scene, out)?;
     write_shore(scene, shore, out)?;
     let clock = scene.water.clock;
     writeln!(out, "\n{:>8} {:>8} {:>8}  event", clock.unit_name(), "output", "time")?;
@@ -151,6 +152,27 @@ fn outputs(first: Option<u64>, last: Option<u64>) -> String {
         (None, Some(last)) => format!("pre-roll..={last}"),
         _ => "pre-roll".to_string(),
     }
+}
+
+fn write_seamless(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
+    let seamless = scene.seamless;
+    if !seamless.repeat && seamless.crossfade.is_none() {
+        return Ok(());
+    }
+    let mut what = Vec::new();
+    if seamless.repeat {
+        what.push("repeat".to_string());
+    }
+    if let Some(o) = seamless.crossfade {
+        what.push(format!("crossfade {o} frame(s)"));
+    }
+    writeln!(
+        out,
+        "seamless    {}; the pre-roll is {:.2} periods of the loop ({} frames)",
+        what.join(", "),
+        scene.first_frame as f64 / scene.frames as f64,
+        scene.first_frame
+    )
 }
 
 fn write_settings(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {

@@ -31,6 +31,8 @@ golden!(lit, "tests/golden/scenes", keys = [12, 59]);
 golden!(bilinear, "tests/golden/scenes", keys = [8, 39]);
 // Walls and absorbing edges (SPEC §8): waves through two gaps in a breakwater.
 golden!(slit, "tests/golden/scenes", keys = [10, 49]);
+// Time in seconds and a seamless loop (SPEC §10, §11): the first frame and the last, faded.
+golden!(seamless_loop, "tests/golden/scenes", keys = [0, 99]);
 
 fn check(name: &str, folder: &str, keys: &[usize]) {
     let scene = Scene::load(&root().join(folder).join(format!("{name}.toml"))).expect("scene");

@@ -64,3 +64,23 @@ fn bad_seamless_keys_get_one_located_message() {
         assert!(run.stderr.contains(expected), "{tail}: {}", run.stderr);
     }
 }
+
+/// The bundled loop plays round without a jump: its seam is at most 1.15 (the jump from the last
+/// frame to the first is about an ordinary frame-to-frame change), where the pond, the same
+/// events played once, jumps several times more.
+#[test]
+fn the_bundled_loop_has_no_seam() {
+    let root = crate::support::root();
+    let seam_of = |scene: &str| -> f64 {
+        let out = crate::support::scratch("bundled-loop").join("loop.gif");
+        let args = [scene, "-o", out.to_str().unwrap(), "--stats", "--quiet", "--force"];
+        let run = ripple(&args, &root);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let stats = run.stderr.lines().find(|l| l.starts_with('{')).expect("stats line");
+        stats.split("\"seam\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap()
+    };
+    let seam = seam_of("scenes/loop.toml");
+    assert!(seam <= 1.15, "scenes/loop.toml: seam {seam}");
+    let pond = seam_of("scenes/pond.toml");
+    assert!(pond > 3.0, "scenes/pond.toml: seam {pond}, scenes/loop.toml: {seam}");
+}
