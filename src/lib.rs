@@ -90,7 +90,7 @@ impl Simulation {
         Simulation {
             pool: None,
             schedule: Schedule::new(scene),
-            water: Water::with_shore(scene.water.model, shore),
+            water: Water::with_shore(scene.water.model, shore).settling(scene.water.settle),
             shore: shore.clone(),
             damping_shift: scene.water.damping_shift,
             clock: scene.water.clock,

@@ -203,9 +203,10 @@ fn write_settings(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
     };
     writeln!(
         out,
-        "water       {}, damping shift {}, {steps}, refraction R = {} ({:.4})",
+        "water       {}, damping shift {}{}, {steps}, refraction R = {} ({:.4})",
         w.model.name(),
         w.damping_shift,
+        if w.settle { " (settles: truncated toward zero)" } else { "" },
         w.refraction_q8,
         w.refraction_q8 as f64 / 256.0
     )

@@ -195,6 +195,8 @@ pub struct WaterSpec {
     pub damping_shift: u32,
     /// How the water's steps follow time.
     pub clock: Clock,
+    /// Spring only: damping that truncates toward zero, so the water comes to rest.
+    pub settle: bool,
     /// R = floor(refraction·256 + 0.5).
     pub refraction_q8: i64,
 }
@@ -341,7 +343,8 @@ const TOP_KEYS: &[&str] = &[
 ];
 const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
-const WATER_KEYS: &[&str] = &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction"];
+const WATER_KEYS: &[&str] =
+    &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction", "settle"];
 const STONE_KEYS: &[&str] = &["at", "x", "y", "radius", "weight"];
 const SWIPE_KEYS: &[&str] = &["from", "until", "path", "radius", "weight"];
 const RAIN_KEYS: &[&str] = &["drops_per_second", "radius", "weight", "from", "until", "seed"];

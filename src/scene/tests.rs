@@ -31,6 +31,7 @@ fn a_minimal_scene_takes_every_default() {
             model: Model::Classic,
             damping_shift: 5,
             clock: Clock::Frames { steps_per_frame: 1 },
+            settle: false,
             refraction_q8: 256
         }
     );

@@ -26,7 +26,16 @@ pub(super) fn read_water(t: Option<&Table<'_, '_>>, fps: u32) -> Result<WaterSpe
     let clock = read_clock(t, model, fps)?;
     let refraction = opt(t, "refraction").map(|v| v.number_in(0.0, 16.0)).transpose()?.unwrap_or(refraction);
     let refraction_q8 = (refraction * 256.0 + 0.5).floor() as i64;
-    Ok(WaterSpec { model, damping_shift, clock, refraction_q8 })
+    let settle = match opt(t, "settle") {
+        Some(v) if model == Model::Classic && v.bool()? => {
+            return Err(v.error(
+                "applies to the spring model only: the classic model's damping is SPEC's; set water.model = \"spring\"",
+            ));
+        }
+        Some(v) => v.bool()?,
+        None => false,
+    };
+    Ok(WaterSpec { model, damping_shift, clock, settle, refraction_q8 })
 }
 
 /// `steps_per_frame`, `steps_per_second` or `speed`: at most one of them.

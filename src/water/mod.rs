@@ -48,6 +48,15 @@ impl Water {
         }
     }
 
+    /// The spring model with damping that lets it come to rest (`[water] settle`); the classic
+    /// model is unchanged.
+    pub fn settling(self, settle: bool) -> Self {
+        match self {
+            Water::Spring(w) => Water::Spring(w.settling(settle)),
+            classic => classic,
+        }
+    }
+
     /// Presses a drop into the current heights, clipped to the interior.
     pub fn drop(&mut self, drop: &Drop) {
         match self {

@@ -15,13 +15,31 @@ pub struct Spring {
     vel: Vec<i32>,
     /// Walls and edges other than SPEC §4's rectangle, if any.
     shore: Option<Shore>,
+    /// Damped values truncate toward zero (`[water] settle`), so the water comes to rest.
+    settle: bool,
 }
 
 impl Spring {
     /// Still water.
     pub fn new(width: usize, height: usize) -> Self {
         let cells = width * height;
-        Spring { width, height, pos: vec![0; cells], next: vec![0; cells], vel: vec![0; cells], shore: None }
+        Spring {
+            width,
+            height,
+            pos: vec![0; cells],
+            next: vec![0; cells],
+            vel: vec![0; cells],
+            shore: None,
+            settle: false,
+        }
+    }
+
+    /// Damping that truncates the damped velocity and position toward zero, where SPEC §4's
+    /// shifts floor them: a positive value then loses at least 1 a step too, as a negative one
+    /// always does, and the water comes to rest exactly (`[water] settle = true`).
+    pub fn settling(mut self, settle: bool) -> Self {
+        self.settle = settle;
+        self
     }
 
     /// Still water within `shore`'s walls and edges (an open shore changes nothing).
@@ -43,16 +61,21 @@ impl Spring {
     pub fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
         let (pos, w) = (&self.pos, self.width);
         let (vel, next) = (&mut self.vel, &mut self.next);
+        let settle = self.settle;
+        let kernel = |pos: &[i32], vel: &mut [i32], next: &mut [i32], y0: usize| match settle {
+            false => step_rows(pos, vel, next, y0, w, shift),
+            true => step_rows_settled(pos, vel, next, y0, w, shift),
+        };
         match &self.shore {
-            None => super::for_band_pairs(vel, next, w, pool, |vel, next, y0| step_rows(pos, vel, next, y0, w, shift)),
+            None => super::for_band_pairs(vel, next, w, pool, |vel, next, y0| kernel(pos, vel, next, y0)),
             Some(shore) => {
                 super::for_band_pairs(vel, next, w, pool, |vel, next, y0| {
                     let rows = super::chunk_rows(w);
                     let chunks = vel.chunks_mut(rows * w).zip(next.chunks_mut(rows * w));
                     for (k, (vel, next)) in chunks.enumerate() {
                         let y = y0 + k * rows;
-                        step_rows(pos, vel, next, y, w, shift);
-                        finish_rows(shore, pos, vel, next, y..y + next.len() / w, shift);
+                        kernel(pos, vel, next, y);
+                        finish_rows(shore, pos, vel, next, y..y + next.len() / w, shift, settle);
                     }
                 });
                 for &(b, i) in shore.absorbing_ends() {
@@ -72,16 +95,24 @@ impl Spring {
 
 /// One cell of SPEC §4 spring from its eight neighbours (N, S, W, E, NW, NE, SW, SE).
 #[inline(always)]
-fn spring_cell(centre: i32, around: [i32; 8], vel: &mut i32, shift: u32) -> i32 {
+fn spring_cell(centre: i32, around: [i32; 8], vel: &mut i32, shift: u32, settle: bool) -> i32 {
     let [n, s, west, east, nw, ne, sw, se] = around;
     let orthogonal = n.wrapping_add(s).wrapping_add(west).wrapping_add(east);
     let diagonal = nw.wrapping_add(ne).wrapping_add(sw).wrapping_add(se);
     let pull = centre.wrapping_mul(16).wrapping_sub(orthogonal.wrapping_mul(3).wrapping_add(diagonal));
-    let mut v = vel.wrapping_sub(pull.wrapping_div(16));
-    v = v.wrapping_sub(v >> shift);
+    let v = vel.wrapping_sub(pull.wrapping_div(16));
+    let v = if settle { damp_settled(v, shift) } else { v.wrapping_sub(v >> shift) };
     *vel = v;
     let p = centre.wrapping_add(v);
-    p.wrapping_sub(p >> 8)
+    if settle { damp_settled(p, 8) } else { p.wrapping_sub(p >> 8) }
+}
+
+/// `v − v/2^shift`, truncated toward zero: `v − (v >> shift)` for v ≤ 0 (as SPEC §4), and
+/// `v + ((−v) >> shift)` for v > 0, so a non-zero value always loses at least 1.
+#[inline(always)]
+fn damp_settled(v: i32, shift: u32) -> i32 {
+    let down = if v > 0 { v.wrapping_neg() >> shift } else { (v >> shift).wrapping_neg() };
+    v.wrapping_add(down)
 }
 
 /// What the interior step leaves to the shore (SPEC §8) in `rows`, whose velocities and next
@@ -89,6 +120,7 @@ fn spring_cell(centre: i32, around: [i32; 8], vel: &mut i32, shift: u32) -> i32 
 /// across the canvas; walls back to 0 (position and velocity); then the absorbing cells of the
 /// left and right edges (see [`absorbed`]). The top and bottom edges' absorbing cells wait for
 /// the rows next to them, so for the whole step.
+#[allow(clippy::too_many_arguments)]
 fn finish_rows(
     shore: &Shore,
     pos: &[i32],
@@ -96,13 +128,14 @@ fn finish_rows(
     next: &mut [i32],
     rows: std::ops::Range<usize>,
     shift: u32,
+    settle: bool,
 ) {
     let first = rows.start * shore.size().0;
     for &(i, around) in shore.wrapped_in(rows.clone()) {
         let i = i as usize;
         let at = |k: usize| pos[around[k] as usize];
         let around = [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)];
-        next[i - first] = spring_cell(pos[i], around, &mut vel[i - first], shift);
+        next[i - first] = spring_cell(pos[i], around, &mut vel[i - first], shift, settle);
     }
     shore.clear_walls(next, first);
     shore.clear_walls(vel, first);
@@ -122,6 +155,27 @@ fn absorbed(inward: i32, inward_next: i32, border: i32) -> i32 {
 crate::simd::dispatch! {
     /// Steps the rows of `pos` that the bands (rows from `y0` of `vel` and `next`) hold.
     fn step_rows(pos: &[i32], vel: &mut [i32], next: &mut [i32], y0: usize, width: usize, shift: u32) => step_rows_portable
+}
+
+crate::simd::dispatch! {
+    /// [`step_rows`] with damping that truncates toward zero (`[water] settle`).
+    fn step_rows_settled(pos: &[i32], vel: &mut [i32], next: &mut [i32], y0: usize, width: usize, shift: u32) => step_rows_settled_portable
+}
+
+#[inline(always)]
+fn step_rows_settled_portable(pos: &[i32], vel: &mut [i32], next: &mut [i32], y0: usize, w: usize, shift: u32) {
+    let height = pos.len() / w;
+    for ((y, vel), next) in (y0..).zip(vel.chunks_exact_mut(w)).zip(next.chunks_exact_mut(w)) {
+        if y == 0 || y == height - 1 {
+            continue;
+        }
+        let row = y * w;
+        let (up, mid, down) = (&pos[row - w..row], &pos[row..row + w], &pos[row + w..row + 2 * w]);
+        for x in 1..w - 1 {
+            let around = [up[x], down[x], mid[x - 1], mid[x + 1], up[x - 1], up[x + 1], down[x - 1], down[x + 1]];
+            next[x] = spring_cell(mid[x], around, &mut vel[x], shift, true);
+        }
+    }
 }
 
 #[inline(always)]
@@ -223,5 +277,49 @@ mod tests {
         v = v.wrapping_sub(v >> 1);
         let n = i32::MAX.wrapping_add(v);
         assert_eq!(water.heights()[4], n.wrapping_sub(n >> 8));
+    }
+}
+
+#[cfg(test)]
+mod settle_tests {
+    use super::*;
+    use crate::timeline::Source;
+
+    fn stirred(settle: bool, steps: usize) -> Spring {
+        let mut water = Spring::new(64, 48).settling(settle);
+        for (i, (x, y)) in [(20, 20), (40, 30), (10, 40), (60, 5)].into_iter().enumerate() {
+            water.drop(&Drop { x, y, radius: 4 + i as i64, weight: 900 + 300 * i as i64, source: Source::Rain });
+        }
+        for step in 0..steps {
+            water.step(4 + (step % 4) as u32, None);
+        }
+        water
+    }
+
+    /// SPEC §4's shifts floor, so small positive velocities and heights are never damped and the
+    /// spring water never comes to rest; with `settle`, every non-zero value loses at least 1 a
+    /// step and the water is exactly flat (and still) after a while.
+    #[test]
+    fn settled_spring_water_comes_to_rest_exactly() {
+        let settled = stirred(true, 3000);
+        assert!(settled.pos.iter().chain(&settled.vel).all(|&v| v == 0), "settled water still moves");
+        let plain = stirred(false, 3000);
+        assert!(plain.pos.iter().any(|&v| v != 0), "SPEC's spring water came to rest too");
+        // Early on the two differ by the rounding of small values: 15% of the heights' sum after
+        // 20 steps of this strong damping (shifts 4 to 7).
+        let (a, b) = (stirred(true, 20), stirred(false, 20));
+        let apart: i64 = a.pos.iter().zip(&b.pos).map(|(a, b)| i64::from(a - b).abs()).sum();
+        let size: i64 = b.pos.iter().map(|&v| i64::from(v).abs()).sum();
+        assert!(apart * 5 < size, "after 20 steps the settled water is {apart} away from SPEC's {size}");
+    }
+
+    #[test]
+    fn damping_that_settles_truncates_toward_zero() {
+        // v − v/64 truncated: 100 → 98 (98.4), −100 → −98 (as SPEC: −100 − (−2)), 5 → 4, −5 → −4.
+        for (v, expected) in [(100, 98), (-100, -98), (5, 4), (-5, -4), (1, 0), (-1, 0), (0, 0), (64, 63)] {
+            assert_eq!(damp_settled(v, 6), expected, "{v}");
+        }
+        assert_eq!(damp_settled(i32::MAX, 8), i32::MAX - (i32::MAX >> 8) - 1);
+        assert_eq!(damp_settled(i32::MIN, 8), i32::MIN - (i32::MIN >> 8));
     }
 }

@@ -78,6 +78,8 @@ fn clock_keys_are_refused_together_and_out_of_range() {
         ("steps_per_second = 6401", "water.steps_per_second = 6401 is out of range: allowed 1..=6400"),
         ("speed = 0.5", "water.speed = 0.5 is out of range: allowed 1..=10000"),
         ("speed = 10000", "water.speed = 10000 needs 14142 steps a second"),
+        ("settle = true", "water.settle = true applies to the spring model only"),
+        ("model = \"spring\"\nsettle = 1", "water.settle = 1 is an integer: expected true or false"),
     ];
     for (water, expected) in cases {
         let dir = scene_dir("clock-errors", &format!("[video]\nframes = 3\n[water]\n{water}\n"));
