@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use ripple_render::look::{Backdrop, look_band};
 use ripple_render::refract::refract;
 use ripple_render::scene::Edge;
+use ripple_render::seamless::{Crossfade, Seam};
+use ripple_render::shore::Shore;
 use ripple_render::water::Heights;
+use ripple_render::{Frames, Scene};
 
 mod common;
 
@@ -82,5 +85,44 @@ fn main() {
         for (name, heights, look, r) in looks {
             report(name, best_of(|| look_band(heights, w, black_box(look), r, &backdrop, &mut rgb_out, 0)));
         }
+        time_and_loops(w, h, &report);
     }
+}
+
+/// SPEC §10 and §11: a frame of 4 steps in frame mode and in step mode (S = 4·fps), in turns;
+/// a crossfade's blend of one frame; the seam's pass over one frame.
+fn time_and_loops(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
+    let scene = |water: &str| {
+        let mut src = format!(
+            "[video]\nwidth = {w}\nheight = {h}\nframes = 1000000\nstart = 0.4\n[water]\n{water}\n\
+             [seamless]\ncrossfade = 1\n[rain]\ndrops_per_second = 2000\nradius = [2, 6]\nweight = [200, 900]\n"
+        );
+        src.push_str("[[stone]]\nat = 0\nx = 100\ny = 100\n");
+        Scene::from_toml_str(&src, std::path::Path::new("bench.toml")).expect("bench scene")
+    };
+    let (frames, steps) = (scene("steps_per_frame = 4"), scene("steps_per_second = 100"));
+    let shore = Shore::open(w, h);
+    let (mut a, mut b) = (Frames::new(&frames, &shore), Frames::new(&steps, &shore));
+    let (frame_mode, step_mode) = best_of_both(
+        || {
+            black_box(a.advance());
+        },
+        || {
+            black_box(b.advance());
+        },
+    );
+    report("4 steps and a frame's rain, frame mode", frame_mode);
+    report(&format!("the same in step mode: {:.2}x", step_mode.as_secs_f64() / frame_mode.as_secs_f64()), step_mode);
+    // A crossfade of one frame: keep pre-roll frame K0 − 1 (9), blend the last frame.
+    let water = classic(w, h);
+    let mut fade = Crossfade::new(&frames).expect("a crossfade");
+    fade.take(9, Heights::I16(water.heights()));
+    let last = frames.end_frame() - 1;
+    report(
+        "crossfade blend of a frame (classic)",
+        best_of(|| fade.take(black_box(last), Heights::I16(water.heights()))),
+    );
+    let mut seam = Seam::new((w * h) as u64, 2 * RUNS as u64 + 1);
+    seam.add(Heights::I16(water.heights()), None);
+    report("seam pass over a frame (classic)", best_of(|| seam.add(Heights::I16(black_box(water.heights())), None)));
 }
