@@ -168,10 +168,13 @@ fn the_estimate_bounds_the_peak() {
         ("classic", Output::Gif, 1, lit),
         ("spring", Output::Png, 2, lit),
         ("classic", Output::Nothing, 1, lit),
+        // A seamless loop in step mode: the crossfade keeps its fields, the seam two more.
+        ("spring", Output::Gif, 1, "[seamless]\nrepeat = true\ncrossfade = 8\n"),
+        ("classic", Output::Png, 2, "[seamless]\ncrossfade = 10\n[look]\nshading = 200\n"),
     ] {
         let src = format!(
-            "[video]\nwidth = 640\nheight = 480\nframes = 12\n[background]\nimage = \"noise.png\"\n\
-             [water]\nmodel = \"{model}\"\n[rain]\ndrops_per_second = 200\n{look}"
+            "[video]\nwidth = 640\nheight = 480\nframes = 12\nstart = 0.4\n[background]\nimage = \"noise.png\"\n\
+             [water]\nmodel = \"{model}\"\nsteps_per_second = 50\n[rain]\ndrops_per_second = 200\n{look}"
         );
         let frames = dir.join("frames");
         let _ = std::fs::remove_dir_all(&frames);
