@@ -290,6 +290,24 @@ def heights_around(hf, e):
     return p
 
 
+def sample_and_light(b, sx, sy, taps, dx, dy, sc):
+    """SPEC §9: the background at (sx, sy) in 1/256 pixel, nearest or bilinear between the pixels
+    `taps` = (x0, y0, x1, y1), then shaded and highlighted by the slope (dx, dy); int64, clipped."""
+    x0, y0, x1, y1 = taps
+    if sc["bilinear"]:
+        fx, fy = (sx & 255)[:, :, None], (sy & 255)[:, :, None]
+        top = b[y0, x0] * (256 - fx) + b[y0, x1] * fx
+        bottom = b[y1, x0] * (256 - fx) + b[y1, x1] * fx
+        value = (top * (256 - fy) + bottom * fy + 32768) >> 16
+    else:
+        value = b[y0, x0]
+    lx, ly = sc["light"]
+    s = dx * lx + dy * ly
+    d = np.clip((s * sc["shading"]) >> 8, -255, 255)
+    g = np.clip((np.maximum(s, 0) * sc["highlight"]) >> 8, 0, 255)
+    return np.clip(value + (d + ((g * g) >> 8))[:, :, None], 0, 255)
+
+
 def draw_shore(hf, bg, sc, wall):
     """A frame by §5/§9 with §8's edges and walls, in int64."""
     w, h, R, e = sc["w"], sc["h"], sc["R"], sc["edges"]
@@ -310,20 +328,9 @@ def draw_shore(hf, bg, sc, wall):
         sx = sx % (256 * w) if wx else np.clip(sx, 0, 256 * (w - 1))
         sy = sy % (256 * h) if wy else np.clip(sy, 0, 256 * (h - 1))
         x0, y0 = sx >> 8, sy >> 8
-        if sc["bilinear"]:
-            fx, fy = (sx & 255)[:, :, None], (sy & 255)[:, :, None]
-            x1 = (x0 + 1) % w if wx else np.minimum(x0 + 1, w - 1)
-            y1 = (y0 + 1) % h if wy else np.minimum(y0 + 1, h - 1)
-            top = b[y0, x0] * (256 - fx) + b[y0, x1] * fx
-            bottom = b[y1, x0] * (256 - fx) + b[y1, x1] * fx
-            value = (top * (256 - fy) + bottom * fy + 32768) >> 16
-        else:
-            value = b[y0, x0]
-        lx, ly = sc["light"]
-        s = dx * lx + dy * ly
-        d = np.clip((s * sc["shading"]) >> 8, -255, 255)
-        g = np.clip((np.maximum(s, 0) * sc["highlight"]) >> 8, 0, 255)
-        out = np.clip(value + (d + ((g * g) >> 8))[:, :, None], 0, 255)
+        x1 = (x0 + 1) % w if wx else np.minimum(x0 + 1, w - 1)
+        y1 = (y0 + 1) % h if wy else np.minimum(y0 + 1, h - 1)
+        out = sample_and_light(b, sx, sy, (x0, y0, x1, y1), dx, dy, sc)
     if wall is not None:
         out[wall] = b[wall]
     return out.astype(np.uint8)
@@ -502,20 +509,8 @@ class Look:
         sx = np.clip(256 * self.xs + dx * R, 0, 256 * (w - 1))
         sy = np.clip(256 * self.ys + dy * R, 0, 256 * (h - 1))
         x0, y0 = sx >> 8, sy >> 8
-        if sc["bilinear"]:
-            fx, fy = (sx & 255)[:, :, None], (sy & 255)[:, :, None]
-            x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
-            top = bg[y0, x0] * (256 - fx) + bg[y0, x1] * fx
-            bottom = bg[y1, x0] * (256 - fx) + bg[y1, x1] * fx
-            value = (top * (256 - fy) + bottom * fy + 32768) >> 16
-        else:
-            value = bg[y0, x0]
-        lx, ly = sc["light"]
-        s = dx * lx + dy * ly
-        d = np.clip((s * sc["shading"]) >> 8, -255, 255)
-        p = np.clip((np.maximum(s, 0) * sc["highlight"]) >> 8, 0, 255)
-        g = (p * p) >> 8
-        return np.clip(value + (d + g)[:, :, None], 0, 255).astype(np.uint8)
+        x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
+        return sample_and_light(bg, sx, sy, (x0, y0, x1, y1), dx, dy, sc).astype(np.uint8)
 
 
 def frames(sc, rain_events, bg=None, look=None):
