@@ -239,13 +239,10 @@ impl Frames {
             fade.take(k, self.simulation.heights());
         }
         if k >= self.first_frame
-            && let Some(seam) = &mut self.seam
+            && let Some(mut seam) = self.seam.take()
         {
-            let drawn = match &self.fade {
-                Some(fade) => fade.drawn(self.simulation.heights()),
-                None => self.simulation.heights(),
-            };
-            seam.add(drawn, self.simulation.pool.as_deref());
+            seam.add(self.heights(), self.simulation.pool.as_deref());
+            self.seam = Some(seam);
         }
         Some(k)
     }

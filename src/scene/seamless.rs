@@ -17,7 +17,8 @@ pub(super) fn read_seamless(
     clock: Clock,
     fps: u32,
 ) -> Result<Seamless> {
-    let repeat = t.get("repeat").map(|v| v.bool()).transpose()?.unwrap_or(false);
+    let repeat_key = t.get("repeat");
+    let repeat = repeat_key.as_ref().map(|v| v.bool()).transpose()?.unwrap_or(false);
     let crossfade = match t.get("crossfade") {
         None => None,
         Some(v) if frames < 2 => {
@@ -35,12 +36,11 @@ pub(super) fn read_seamless(
             Some(o)
         }
     };
-    if let (true, Clock::Steps { per_second }) = (repeat, clock) {
+    if let (true, Some(v), Clock::Steps { per_second }) = (repeat, repeat_key, clock) {
         let (n, s, fps) = (frames, u64::from(per_second), u64::from(fps));
         if (n * s) % fps != 0 {
             // N·S must be a multiple of fps: N a multiple of fps / gcd(S, fps) frames.
             let every = fps / gcd(s, fps);
-            let v = t.get("repeat").expect("repeat is set");
             return Err(v.error(format!(
                 "needs a render of whole steps: {n} frames at {fps} fps are {} steps at {s} steps a second; \
                  make video.frames a multiple of {every} (a duration of {:.3} s, {:.3} s, …)",
