@@ -23,8 +23,13 @@ pub const DEFAULT_BUDGET: u64 = 1 << 30;
 pub enum Output {
     /// An animated GIF.
     Gif,
-    /// A PNG sequence.
+    /// A PNG sequence, or one still PNG.
     Png,
+    /// An animated PNG or WebP: frames compressed on threads as for a PNG sequence, and the
+    /// last frame kept to find what changed.
+    Animated,
+    /// A video: each frame goes into ffmpeg's pipe (ffmpeg's own memory is its own).
+    Video,
     /// Nothing but the simulation (a hash manifest, `plan`).
     Nothing,
 }
@@ -130,6 +135,11 @@ impl Estimate {
             // The encoder's copy of the background; each frame in flight as RGB, and on each
             // thread the buffers of the frame it compresses.
             Output::Png => (3, 3 + in_flight * 3 + threads.max(1) as u64 * crate::encode::png::WORKING_BYTES_PER_PIXEL),
+            Output::Animated => {
+                (3, 3 + 3 + in_flight * 3 + threads.max(1) as u64 * crate::encode::webp::WORKING_BYTES_PER_PIXEL)
+            }
+            // The encoder's copy of the background and a row.
+            Output::Video => (3, 3),
             // A copy of the background to refract from.
             Output::Nothing => (3, 3),
         };

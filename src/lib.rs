@@ -350,8 +350,19 @@ pub fn render_with<E: Encoder>(
         let started = Instant::now();
         let Some(k) = frames.advance() else { break };
         stats.simulate += started.elapsed();
-        if k < scene.first_frame {
+        // Frames before the window are simulated, not drawn; so are frames the encoder does not
+        // take (a still's others), unless a manifest needs them.
+        let Some(i) = k.checked_sub(scene.first_frame) else {
             progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
+            continue;
+        };
+        let wanted = encoder.wanted();
+        let taken = wanted.contains(&i);
+        if !taken && run.manifest.is_none() {
+            progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
+            if i >= wanted.end {
+                break;
+            }
             continue;
         }
         let started = Instant::now();
@@ -359,12 +370,16 @@ pub fn render_with<E: Encoder>(
             rgb.resize(run.background.pixels.len(), [0; 3]);
             frames.draw_look(&scene.look, backdrop, &mut rgb);
             stats.refract += started.elapsed();
-            encoder.write_rgb(&rgb)?;
+            if taken {
+                encoder.write_rgb(&rgb)?;
+            }
         } else {
             frames.draw(encoder.background(), &mut frame);
             stats.refract += started.elapsed();
             // The encoder counts its own time (on whichever thread it works).
-            encoder.write_frame(&frame)?;
+            if taken {
+                encoder.write_frame(&frame)?;
+            }
         }
         if let Some(sink) = run.manifest.as_deref_mut() {
             let started = Instant::now();
@@ -383,6 +398,9 @@ pub fn render_with<E: Encoder>(
         }
         stats.frames += 1;
         progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
+        if run.manifest.is_none() && i + 1 >= wanted.end {
+            break;
+        }
     }
     let times = encoder.finish()?;
     if let Some(sink) = run.manifest.as_deref_mut() {

@@ -5,8 +5,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use ripple_render::encode::apng::Apng;
 use ripple_render::encode::gif::GifEncoder;
 use ripple_render::encode::png::PngSequence;
+use ripple_render::encode::webp::Webp;
 use ripple_render::{Background, Scene};
 
 struct Counting;
@@ -158,20 +160,31 @@ fn the_estimate_bounds_the_peak() {
     let noise: Vec<u8> = (0..u64::from(w * h)).flat_map(|i| splitmix(i).to_le_bytes()[..3].to_vec()).collect();
     image::save_buffer(dir.join("noise.png"), &noise, w, h, image::ExtendedColorType::Rgb8).unwrap();
     let lit = "[look]\nsampling = \"bilinear\"\nshading = 300\nhighlight = 600\n";
-    for (model, output, threads, look) in [
-        ("classic", Output::Gif, 1, ""),
-        ("classic", Output::Gif, 4, ""),
-        ("spring", Output::Gif, 2, ""),
-        ("classic", Output::Png, 1, ""),
-        ("spring", Output::Png, 4, ""),
-        ("classic", Output::Nothing, 1, ""),
-        ("classic", Output::Gif, 1, lit),
-        ("spring", Output::Png, 2, lit),
-        ("classic", Output::Nothing, 1, lit),
+    for (model, kind, threads, look) in [
+        ("classic", "gif", 1, ""),
+        ("classic", "gif", 4, ""),
+        ("spring", "gif", 2, ""),
+        ("classic", "png", 1, ""),
+        ("spring", "png", 4, ""),
+        ("classic", "none", 1, ""),
+        ("classic", "gif", 1, lit),
+        ("spring", "png", 2, lit),
+        ("classic", "none", 1, lit),
         // A seamless loop in step mode: the crossfade keeps its fields, the seam two more.
-        ("spring", Output::Gif, 1, "[seamless]\nrepeat = true\ncrossfade = 8\n"),
-        ("classic", Output::Png, 2, "[seamless]\ncrossfade = 10\n[look]\nshading = 200\n"),
+        ("spring", "gif", 1, "[seamless]\nrepeat = true\ncrossfade = 8\n"),
+        ("classic", "png", 2, "[seamless]\ncrossfade = 10\n[look]\nshading = 200\n"),
+        // Animated PNG and WebP: frames compressed on threads, the last frame kept.
+        ("classic", "apng", 1, ""),
+        ("spring", "apng", 4, lit),
+        ("classic", "webp", 2, ""),
+        ("spring", "webp", 4, lit),
     ] {
+        let output = match kind {
+            "gif" => Output::Gif,
+            "png" => Output::Png,
+            "apng" | "webp" => Output::Animated,
+            _ => Output::Nothing,
+        };
         // The seamless scenes run in step mode; the others as before, in frame mode.
         let clock = if look.contains("[seamless]") { "steps_per_second = 50\n" } else { "" };
         let src = format!(
@@ -181,23 +194,35 @@ fn the_estimate_bounds_the_peak() {
         let frames = dir.join("frames");
         let _ = std::fs::remove_dir_all(&frames);
         std::fs::create_dir_all(&frames).unwrap();
+        // The file's bytes are on disk, not on the heap.
+        let file = || std::fs::File::create(dir.join("out")).unwrap();
         let peak = peak_during(|| {
             let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
             let background = Background::for_scene(&scene).unwrap();
             let stop = std::sync::atomic::AtomicBool::new(false);
-            let render = |encoder| ripple_render::render_with(&scene, encoder, run(&background, &stop), &mut |_| {});
-            match output {
-                Output::Gif => {
+            let run = || run(&background, &stop);
+            match kind {
+                "gif" => {
                     let palette = ripple_render::gif_palette(&scene, &background, false, 1);
                     let gif = GifEncoder::with_palette(std::io::sink(), &scene, &background, palette).unwrap();
-                    ripple_render::render_with(&scene, gif.threads(threads), run(&background, &stop), &mut |_| {})
-                        .unwrap()
+                    ripple_render::render_with(&scene, gif.threads(threads), run(), &mut |_| {}).unwrap()
                 }
-                Output::Png => {
+                "png" => {
                     let png = PngSequence::new(&frames, &scene, &background).threads(threads);
-                    ripple_render::render_with(&scene, png, run(&background, &stop), &mut |_| {}).unwrap()
+                    ripple_render::render_with(&scene, png, run(), &mut |_| {}).unwrap()
                 }
-                Output::Nothing => render(ripple_render::encode::Discard::new(&background)).unwrap(),
+                "apng" => {
+                    let apng = Apng::new(file(), &scene, &background).threads(threads);
+                    ripple_render::render_with(&scene, apng, run(), &mut |_| {}).unwrap()
+                }
+                "webp" => {
+                    let webp = Webp::new(file(), &scene, &background).threads(threads);
+                    ripple_render::render_with(&scene, webp, run(), &mut |_| {}).unwrap()
+                }
+                _ => {
+                    let discard = ripple_render::encode::Discard::new(&background);
+                    ripple_render::render_with(&scene, discard, run(), &mut |_| {}).unwrap()
+                }
             };
         });
         let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();

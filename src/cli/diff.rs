@@ -95,7 +95,7 @@ enum Finding {
 }
 
 /// A frame's delays in A and B, where known.
-type Delays = (Option<u16>, Option<u16>);
+type Delays = (Option<ripple_render::diff::input::Delay>, Option<ripple_render::diff::input::Delay>);
 
 /// The findings of one frame: what is wrong with it, and its delays if they differ.
 fn findings(r: &FrameResult) -> (Option<Finding>, Option<Delays>) {
@@ -151,7 +151,9 @@ fn run_line(run: &[&FrameResult]) -> String {
         None => {}
     }
     if let Some((a, b)) = delays {
-        parts.push(format!("delay {} cs in A, {} cs in B", a.unwrap_or(0), b.unwrap_or(0)));
+        let shown =
+            |d: Option<ripple_render::diff::input::Delay>| d.map_or_else(|| "none".to_string(), |d| d.to_string());
+        parts.push(format!("delay {} in A, {} in B", shown(a), shown(b)));
     }
     format!("  {frames}: {}\n", parts.join("; "))
 }
@@ -205,7 +207,8 @@ fn human(s: &Summary, out: Option<&Path>, contents: Option<&Contents>) -> String
         text += "note: compared by hash (a manifest side): exact, so --tolerance and --max-pixels do not apply\n";
     }
     if !s.timing_compared {
-        text += "note: timing not compared (a PNG sequence has no delays)\n";
+        let untimed = if s.a.kind.timing_error().is_none() { s.a.kind } else { s.b.kind };
+        text += &format!("note: timing not compared (a {} has no delays)\n", untimed.name());
     }
     if let (Some(pa), Some(pb)) = (&s.a.provenance, &s.b.provenance) {
         if pa.version != pb.version {

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use ripple_render::output::Format;
+use ripple_render::output::Named;
 use ripple_render::plan::Detail;
 use ripple_render::{Error, Scene};
 
@@ -19,6 +19,10 @@ const AFTER_HELP: &str = "\
 Examples:
   ripple-render scenes/pond.toml -o pond.gif        render an animated GIF
   ripple-render scenes/rain.toml -o frames/         render frame_0000.png, … into frames/
+  ripple-render scenes/pond.toml -o pond.mp4        an H.264 video (needs ffmpeg); also .webm
+  ripple-render scenes/pond.toml -o pond.webp       an animated lossless WebP; also .apng
+  ripple-render scenes/pond.toml -o still.png --frame 40   one still PNG of frame 40
+  ripple-render scenes/pond.toml -o - --format gif | …     the GIF on standard output
   ripple-render scenes/pond.toml --hashes pond.txt  write only a hash manifest of the frames
   ripple-render plan scenes/pond.toml               show the timeline without rendering
   ripple-render diff new.gif refs/pond.gif          compare two renders
@@ -29,7 +33,8 @@ Exit codes:
   2  bad usage or bad input (scene, background, output path, unreadable render)
   3  I/O or internal failure";
 
-/// Water ripples over a still image, rendered to an animated GIF or a PNG sequence.
+/// Water ripples over a still image, rendered to an animated GIF, APNG or WebP, a video, a
+/// still or a PNG sequence.
 ///
 /// Reads a TOML scene (stones, swipes, rain, damping changes), steps an integer water
 /// simulation and refracts the background through it. The same scene always gives the same
@@ -50,7 +55,8 @@ struct Cli {
     #[arg(value_name = "SCENE", required = true)]
     scene: Option<PathBuf>,
 
-    /// Where to write: a .gif file, or a folder (ending in /) for a PNG sequence.
+    /// Where to write: a .gif, .apng, .webp, .mp4 or .webm file; a .png still (with --frame);
+    /// a folder (ending in /) for a PNG sequence; or - for standard output (with --format).
     #[arg(short, long, value_name = "OUT", required_unless_present = "hashes")]
     output: Option<PathBuf>,
 
@@ -59,9 +65,14 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     hashes: Option<PathBuf>,
 
-    /// The output format, when the path does not tell.
+    /// The output format, for standard output or a path that does not tell; it must agree with a
+    /// path that does.
     #[arg(long, value_enum, value_name = "FORMAT")]
     format: Option<FormatArg>,
+
+    /// Write one still PNG of output frame N (from 0), to -o NAME.png.
+    #[arg(long, value_name = "N")]
+    frame: Option<u64>,
 
     /// Replace an existing output file or non-empty folder.
     #[arg(short, long)]
@@ -166,8 +177,16 @@ fn memory_size(text: &str) -> Result<u64, String> {
 enum FormatArg {
     /// An animated GIF file.
     Gif,
-    /// A folder of PNG files, frame_0000.png, ….
+    /// One still PNG with --frame N; else a folder of PNG files, frame_0000.png, ….
     Png,
+    /// An animated PNG (exact colours).
+    Apng,
+    /// An animated lossless WebP (exact colours).
+    Webp,
+    /// H.264 video in MP4 (made by ffmpeg).
+    Mp4,
+    /// VP9 video in WebM (made by ffmpeg).
+    Webm,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -262,13 +281,18 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 return Err(Error::Output { message: "a scene is required".into(), hint: None });
             };
             let format = cli.format.map(|f| match f {
-                FormatArg::Gif => Format::Gif,
-                FormatArg::Png => Format::PngSequence,
+                FormatArg::Gif => Named::Gif,
+                FormatArg::Png => Named::Png,
+                FormatArg::Apng => Named::Apng,
+                FormatArg::Webp => Named::Webp,
+                FormatArg::Mp4 => Named::Mp4,
+                FormatArg::Webm => Named::Webm,
             });
             let request = render::Request {
                 scene: &scene,
                 output: cli.output.as_deref(),
                 format,
+                frame: cli.frame,
                 hashes: cli.hashes.as_deref(),
                 force: cli.force,
                 quiet: cli.quiet,

@@ -1,16 +1,19 @@
 //! `ripple-render SCENE -o OUT [--hashes FILE]`: the render, its progress bar and summary line.
 
 use std::io::{BufWriter, IsTerminal};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use ripple_render::encode::Discard;
+use ripple_render::encode::apng::Apng;
 use ripple_render::encode::gif::GifEncoder;
-use ripple_render::encode::png::PngSequence;
+use ripple_render::encode::png::{PngSequence, Still};
+use ripple_render::encode::video::{self, Codec, Video};
+use ripple_render::encode::webp::Webp;
 use ripple_render::manifest;
-use ripple_render::output::{self, Format, Staged};
+use ripple_render::output::{self, Format, Named, Spool, Staged};
 use ripple_render::provenance::Provenance;
 use ripple_render::{Background, Error, Progress, Run, Scene, Stats};
 use ripple_render::{budget, units};
@@ -19,7 +22,9 @@ use ripple_render::{budget, units};
 pub struct Request<'a> {
     pub scene: &'a Path,
     pub output: Option<&'a Path>,
-    pub format: Option<Format>,
+    pub format: Option<Named>,
+    /// `--frame N`: the output frame of a still.
+    pub frame: Option<u64>,
     pub hashes: Option<&'a Path>,
     pub force: bool,
     pub quiet: bool,
@@ -34,10 +39,17 @@ pub struct Request<'a> {
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let started = Instant::now();
     let scene = super::load_scene(request.scene, request.overrides, request.max_memory)?;
-    let format = request.output.map(|o| output::detect_format(o, request.format)).transpose()?;
-    if format == Some(Format::Gif) {
-        scene.check_gif_fps()?;
+    if request.output.is_none() && (request.frame.is_some() || request.format.is_some()) {
+        return Err(Error::Output {
+            message: "--frame and --format describe the output, and there is no -o".into(),
+            hint: Some("pass -o OUT, or drop them to write only the manifest".into()),
+        });
     }
+    let format = request.output.map(|o| output::resolve(o, request.format, request.frame.is_some())).transpose()?;
+    let ffmpeg = check_output(&scene, format, request)?;
+    // Standard output is written in place, as a stream.
+    let stdout = request.output.is_some_and(output::is_stdout);
+    let output_path = request.output.map(|o| if stdout { Path::new("/dev/stdout") } else { o });
     let mut inputs = vec![request.scene];
     inputs.extend(scene.background.image.as_deref());
     inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
@@ -46,7 +58,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     // Outputs that would land on one file, or on an input, are refused before any work (after
     // the inputs themselves are checked, so a broken input is named as such).
     let mut outputs = Vec::new();
-    if let (Some(path), Some(format)) = (request.output, format) {
+    if let (Some(path), Some(format)) = (output_path, format) {
         outputs.push((path, format.is_folder(), "output"));
         if let Some(named) = output::folder_named_as_file(path, format) {
             let why = if path.is_dir() { "an existing folder" } else { "a folder (it ends in /)" };
@@ -60,7 +72,9 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     output::check_distinct(&outputs, &inputs)?;
     let kind = match format {
         Some(Format::Gif) => budget::Output::Gif,
-        Some(Format::PngSequence) => budget::Output::Png,
+        Some(Format::PngSequence | Format::Still) => budget::Output::Png,
+        Some(Format::Apng | Format::Webp) => budget::Output::Animated,
+        Some(Format::Mp4 | Format::Webm) => budget::Output::Video,
         None => budget::Output::Nothing,
     };
     budget::Estimate::for_render(&scene, image.as_ref(), kind, request.threads).check(request.max_memory)?;
@@ -68,7 +82,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let advice = ripple_render::advice::for_scene(&scene).into_iter();
     let advice = advice.chain(ripple_render::advice::for_background(&scene, &background));
     advice.chain(ripple_render::advice::for_walls(&scene, &background.shore)).for_each(|w| super::warn(&w));
-    let staged_output = match (request.output, format) {
+    let staged_output = match (output_path, format) {
         (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
         _ => None,
     };
@@ -84,7 +98,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let rendered = encode(
         &scene,
         &background,
-        format,
+        format.map(|f| (f, ffmpeg.as_deref())),
         (staged_output.as_ref(), staged_hashes.as_ref()),
         request,
         &mut on_progress,
@@ -96,8 +110,11 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
             let target = [&staged_output, &staged_hashes]
                 .into_iter()
                 .flatten()
-                .find(|s| s.path() == path || path.starts_with(s.path()) || path == Path::new("GIF stream"))
+                .find(|s| {
+                    s.path() == path || path.starts_with(s.path()) || path == Path::new(ripple_render::encode::STREAM)
+                })
                 .map_or(path, |s| s.target().to_path_buf());
+            let target = if stdout && target == Path::new("/dev/stdout") { "standard output".into() } else { target };
             Error::Io { path: target, source }
         }
         other => other,
@@ -115,8 +132,11 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
                 .map(|entries| entries.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum()),
             _ => None,
         };
-        let shown = target.display();
-        written.push(size.map_or_else(|| shown.to_string(), |bytes| format!("{shown} ({})", units::show(bytes))));
+        let shown = match target.to_str() {
+            Some("/dev/stdout") if stdout => "standard output".to_string(),
+            _ => target.display().to_string(),
+        };
+        written.push(size.map_or_else(|| shown.clone(), |bytes| format!("{shown} ({})", units::show(bytes))));
     }
     let seam = stats.seam.map_or("null".to_string(), |s| format!("{s}"));
     if request.stats {
@@ -133,24 +153,63 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         ));
     }
     if !request.quiet {
-        super::tell(&format!(
-            "wrote {}: {} frames, {}×{}, seam {}, in {:.2} s",
-            written.join(" and "),
-            scene.frames,
-            scene.width,
-            scene.height,
-            stats.seam.map_or("-".to_string(), |s| format!("{s:.2}")),
-            started.elapsed().as_secs_f64()
-        ));
+        let what = match (format, request.frame) {
+            (Some(Format::Still), Some(frame)) => format!("frame {frame} of {}", scene.frames),
+            _ => format!("{} frames", scene.frames),
+        };
+        // A still has no seam; an animation reports one, or - when there is none to measure.
+        let seam = match (format, stats.seam) {
+            (Some(Format::Still), _) => String::new(),
+            (_, Some(s)) => format!(", seam {s:.2}"),
+            (_, None) => ", seam -".to_string(),
+        };
+        let (width, height, seconds) = (scene.width, scene.height, started.elapsed().as_secs_f64());
+        super::tell(&format!("wrote {}: {what}, {width}×{height}{seam}, in {seconds:.2} s", written.join(" and ")));
     }
     Ok(())
 }
 
-/// Renders into the staged output and/or manifest.
+/// What the output needs before anything is staged: a GIF's frame rate, a still's frame
+/// within the render, ffmpeg for a video (its path is returned), and for standard output a
+/// reader that is not a terminal.
+fn check_output(scene: &Scene, format: Option<Format>, request: &Request<'_>) -> Result<Option<PathBuf>, Error> {
+    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
+    if request.output.is_some_and(output::is_stdout) && std::io::stdout().is_terminal() {
+        return Err(usage(
+            "-o - writes to standard output, which is a terminal and cannot show an animation".into(),
+            "pipe it into another program, or redirect it into a file (> out.gif)",
+        ));
+    }
+    match format {
+        Some(Format::Gif) => scene.check_gif_fps()?,
+        Some(Format::Still) => {
+            let frame = request.frame.unwrap_or(0);
+            if frame >= scene.frames {
+                return Err(usage(
+                    format!(
+                        "--frame {frame} is past the end: the render has {} frames, 0..={}",
+                        scene.frames,
+                        scene.frames - 1
+                    ),
+                    "pick an output frame from 0 to the last",
+                ));
+            }
+        }
+        Some(format @ (Format::Mp4 | Format::Webm)) => {
+            let codec = if format == Format::Mp4 { Codec::H264 } else { Codec::Vp9 };
+            return video::find_ffmpeg().map(Some).ok_or_else(|| video::missing_ffmpeg(codec));
+        }
+        _ => {}
+    }
+    Ok(None)
+}
+
+/// Renders into the staged output and/or manifest, through the encoder of `format` (with the
+/// ffmpeg program, for a video).
 fn encode(
     scene: &Scene,
     background: &Background,
-    format: Option<Format>,
+    format: Option<(Format, Option<&Path>)>,
     (output, hashes): (Option<&Staged>, Option<&Staged>),
     request: &Request<'_>,
     progress: &mut dyn FnMut(Progress),
@@ -168,33 +227,63 @@ fn encode(
     let manifest = writer.as_mut().map(|w| w as &mut dyn manifest::Sink);
     // With an encoder, its threads use the cores (compression is most of the work) and the
     // simulation runs on one; without, the simulation takes them all.
-    // The seam costs a pass over the heights a frame: measured only when it is shown.
-    let seam = request.stats || !request.quiet;
+    // The seam costs a pass over the heights a frame: measured only when it is shown (and not
+    // for a still, which stops at its frame).
+    let still = matches!(format, Some((Format::Still, _)));
+    let seam = (request.stats || !request.quiet) && !still;
     let run = |threads| Run { background, manifest, threads, stop, seam };
-    match (format, output) {
-        (Some(Format::Gif), Some(out)) => {
+    let (Some((format, ffmpeg)), Some(out)) = (format, output) else {
+        return ripple_render::render_with(scene, Discard::new(background), run(threads), progress);
+    };
+    let file = || out.file().map(|f| BufWriter::with_capacity(1 << 20, f));
+    match format {
+        Format::Gif => {
             let palette = ripple_render::gif_palette(scene, background, request.dither, threads);
-            let file = BufWriter::with_capacity(1 << 20, out.file()?);
-            let gif = GifEncoder::with_palette(file, scene, background, palette)?.threads(threads);
+            let gif = GifEncoder::with_palette(file()?, scene, background, palette)?.threads(threads);
             ripple_render::render_with(scene, gif, run(1), progress)
         }
-        (Some(Format::PngSequence), Some(out)) => {
+        Format::PngSequence => {
             if request.indexed_png {
                 if let Some(png) = PngSequence::indexed(out.path(), scene, background) {
                     return ripple_render::render_with(scene, png.threads(threads), run(1), progress);
                 }
-                let why = if scene.look.is_gather() {
-                    "the background has more than 256 colours"
-                } else {
-                    "a look makes new colours"
-                };
-                super::warn(&format!("--indexed-png: {why}, so the frames are RGB PNGs"));
+                super::warn(&format!("--indexed-png: {}, so the frames are RGB PNGs", why_not_indexed(scene)));
             }
             let png = PngSequence::new(out.path(), scene, background).threads(threads);
             ripple_render::render_with(scene, png, run(1), progress)
         }
-        _ => ripple_render::render_with(scene, Discard::new(background), run(threads), progress),
+        Format::Still => {
+            let still = Still::new(file()?, scene, background, request.frame.unwrap_or(0));
+            ripple_render::render_with(scene, still, run(threads), progress)
+        }
+        Format::Apng => match Apng::indexed(file()?, scene, background) {
+            Ok(apng) => ripple_render::render_with(scene, apng.threads(threads), run(1), progress),
+            Err(file) => {
+                let apng = Apng::new(file, scene, background).threads(threads);
+                ripple_render::render_with(scene, apng, run(1), progress)
+            }
+        },
+        Format::Webp if out.is_stream() => {
+            // RIFF puts the file's size first: a stream gets the file whole at the end.
+            let webp = Webp::new(Spool::new(file()?), scene, background).threads(threads);
+            ripple_render::render_with(scene, webp, run(1), progress)
+        }
+        Format::Webp => {
+            let webp = Webp::new(file()?, scene, background).threads(threads);
+            ripple_render::render_with(scene, webp, run(1), progress)
+        }
+        Format::Mp4 | Format::Webm => {
+            let codec = if format == Format::Mp4 { Codec::H264 } else { Codec::Vp9 };
+            let program = ffmpeg.ok_or_else(|| video::missing_ffmpeg(codec))?;
+            let video = Video::start(program, codec, out.file()?, out.is_stream(), scene, background)?;
+            // ffmpeg takes the cores it wants; the simulation and drawing take the rest.
+            ripple_render::render_with(scene, video, run(threads), progress)
+        }
     }
+}
+
+fn why_not_indexed(scene: &Scene) -> &'static str {
+    if scene.look.is_gather() { "the background has more than 256 colours" } else { "a look makes new colours" }
 }
 
 fn progress_bar(scene: &Scene, quiet: bool) -> ProgressBar {

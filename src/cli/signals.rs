@@ -52,6 +52,7 @@ fn end_when_stuck() {
     }
     // Held until the process ends, so that no output is committed after its temporary is gone.
     let _removed = ripple_render::output::remove_temporaries();
+    ripple_render::encode::video::stop_all();
     die_by_pending_signal();
 }
 

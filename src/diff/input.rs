@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use crate::encode::gif::{Palette, delay_cs};
+use crate::encode::gif::Palette;
 use crate::error::{Error, Result, file_kind, os_reason};
 use crate::manifest::{self, PixelKind};
 use crate::provenance::{self, Provenance};
@@ -16,6 +16,12 @@ use crate::{Background, Frames, Scene};
 pub enum Kind {
     /// An animated GIF.
     Gif,
+    /// An animated PNG.
+    Apng,
+    /// A WebP, animated or still.
+    Webp,
+    /// One PNG, a still.
+    Png,
     /// A folder of `frame_NNNN.png` files.
     PngSequence,
     /// A scene file, rendered in memory.
@@ -29,9 +35,23 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Gif => "GIF",
+            Kind::Apng => "APNG",
+            Kind::Webp => "WebP",
+            Kind::Png => "PNG",
             Kind::PngSequence => "PNG sequence",
             Kind::Scene => "scene",
             Kind::Manifest => "hash manifest",
+        }
+    }
+
+    /// How far its frames' start times may be from the true ones, in seconds: half the unit
+    /// its delays are rounded to (0 when exact); `None` when it has no timing.
+    pub fn timing_error(self) -> Option<f64> {
+        match self {
+            Kind::Gif | Kind::Manifest => Some(0.005),
+            Kind::Webp => Some(0.0005),
+            Kind::Apng | Kind::Scene => Some(0.0),
+            Kind::Png | Kind::PngSequence => None,
         }
     }
 }
@@ -48,13 +68,69 @@ pub enum Pixels {
     Missing(String),
 }
 
-/// One frame: its pixels and, where the input has timing, its delay in centiseconds.
+/// How long a frame shows: `num/den` seconds, in the unit its input keeps (centiseconds for a
+/// GIF, milliseconds for a WebP, a fraction for an APNG or a scene).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delay {
+    /// Numerator.
+    pub num: u32,
+    /// Denominator (never 0).
+    pub den: u32,
+}
+
+impl Delay {
+    /// A delay of `cs` centiseconds.
+    pub fn centiseconds(cs: u16) -> Delay {
+        Delay { num: u32::from(cs), den: 100 }
+    }
+
+    /// `num/den` seconds, in lowest terms (0 for a zero denominator).
+    pub fn fraction(num: u32, den: u32) -> Delay {
+        if den == 0 {
+            return Delay { num: 0, den: 1 };
+        }
+        let (mut a, mut b) = (num, den);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        Delay { num: num / a, den: den / a }
+    }
+
+    /// The delay in seconds.
+    pub fn seconds(self) -> f64 {
+        f64::from(self.num) / f64::from(self.den)
+    }
+
+    /// The delay in whole centiseconds, rounded half up (exact for a GIF's).
+    pub fn cs(self) -> u16 {
+        let cs = (200 * u64::from(self.num) + u64::from(self.den)) / (2 * u64::from(self.den));
+        cs.min(u64::from(u16::MAX)) as u16
+    }
+
+    /// Whether the two are the same length of time.
+    pub fn equals(self, other: Delay) -> bool {
+        u64::from(self.num) * u64::from(other.den) == u64::from(other.num) * u64::from(self.den)
+    }
+}
+
+impl std::fmt::Display for Delay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (num, den) = (u64::from(self.num), u64::from(self.den));
+        match den {
+            100 => write!(f, "{num} cs"),
+            _ if (num * 1000) % den == 0 => write!(f, "{} ms", num * 1000 / den),
+            _ => write!(f, "{num}/{den} s"),
+        }
+    }
+}
+
+/// One frame: its pixels and, where the input has timing, how long it shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     /// The pixels, or their hash.
     pub pixels: Pixels,
-    /// The delay, for GIFs, scenes and manifests.
-    pub delay: Option<u16>,
+    /// The delay, for animations, scenes and manifests.
+    pub delay: Option<Delay>,
 }
 
 /// What is known of an input before its frames are read.
@@ -80,13 +156,13 @@ pub trait FrameSource: Send {
     fn next_frame(&mut self) -> Result<Option<Frame>>;
 }
 
-fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
+pub(super) fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
     Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
 }
 
 /// Refuses a canvas larger than a render can be (a header claiming 65535×65535 would otherwise
 /// allocate gigabytes before anything is compared).
-fn check_size(path: &Path, (w, h): (u32, u32)) -> Result<()> {
+pub(super) fn check_size(path: &Path, (w, h): (u32, u32)) -> Result<()> {
     let (side, area) = (crate::scene::MAX_SIDE as u64, crate::scene::MAX_AREA as u64);
     let pixels = u64::from(w) * u64::from(h);
     if u64::from(w) > side || u64::from(h) > side || pixels > area {
@@ -118,6 +194,10 @@ pub fn kind_of(path: &Path) -> Result<Kind> {
     let head = &head[..n];
     if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
         Ok(Kind::Gif)
+    } else if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Ok(if super::animated::is_apng(path)? { Kind::Apng } else { Kind::Png })
+    } else if head.starts_with(b"RIFF") && head.get(8..12) == Some(b"WEBP") {
+        Ok(Kind::Webp)
     } else if manifest::looks_like_manifest(head) {
         Ok(Kind::Manifest)
     } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
@@ -125,7 +205,7 @@ pub fn kind_of(path: &Path) -> Result<Kind> {
     } else if n == 0 {
         Err(bad(path, "the file is empty"))
     } else {
-        Err(bad(path, "not a GIF, a PNG-sequence folder, a .toml scene or a hash manifest"))
+        Err(bad(path, "not a GIF, APNG, PNG, WebP, a PNG-sequence folder, a .toml scene or a hash manifest"))
     }
 }
 
@@ -134,6 +214,7 @@ pub fn kind_of(path: &Path) -> Result<Kind> {
 pub fn open(path: &Path, kind: Kind, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>)> {
     match kind {
         Kind::Gif => open_gif(path),
+        Kind::Apng | Kind::Webp | Kind::Png => super::animated::open(path, kind),
         Kind::PngSequence => open_png_folder(path),
         Kind::Scene => open_scene(path, gif_pixels),
         Kind::Manifest => {
@@ -146,8 +227,10 @@ pub fn open(path: &Path, kind: Kind, gif_pixels: bool) -> Result<(Info, Box<dyn 
                 provenance: m.provenance,
                 colours: m.pixels,
             };
-            let frames =
-                m.frames.into_iter().map(|(hash, delay)| Frame { pixels: Pixels::Hash(hash), delay: Some(delay) });
+            let frames = m
+                .frames
+                .into_iter()
+                .map(|(hash, cs)| Frame { pixels: Pixels::Hash(hash), delay: Some(Delay::centiseconds(cs)) });
             Ok((info, Box::new(ManifestFrames(frames.collect::<Vec<_>>().into_iter()))))
         }
     }
@@ -266,7 +349,7 @@ impl FrameSource for GifFrames {
                 d.copy_from_slice(&p[..3]);
             }
         }
-        Ok(Some(Frame { pixels: Pixels::Rgb(rgb), delay: Some(delay) }))
+        Ok(Some(Frame { pixels: Pixels::Rgb(rgb), delay: Some(Delay::centiseconds(delay)) }))
     }
 }
 
@@ -322,7 +405,7 @@ fn open_png_folder(dir: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
 }
 
 /// Decodes any PNG to 8-bit RGB (alpha dropped), with its provenance text if asked.
-fn decode_png(path: &Path, want_text: bool) -> Result<(u32, u32, Vec<u8>, Option<Provenance>)> {
+pub(super) fn decode_png(path: &Path, want_text: bool) -> Result<(u32, u32, Vec<u8>, Option<Provenance>)> {
     let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))))?;
     // The decoder may hold a whole frame of the largest render, 16-bit RGBA.
     let limits = png::Limits { bytes: 8 * crate::scene::MAX_AREA as usize };
@@ -381,7 +464,6 @@ struct SceneFrames {
     /// A scene with a `[look]` draws from this, in RGB.
     look: Option<(crate::scene::Look, crate::look::Backdrop)>,
     frame: Vec<[u8; 3]>,
-    index: u64,
 }
 
 fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>)> {
@@ -408,8 +490,7 @@ fn open_scene(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSourc
     let (width, height) = (scene.width, scene.height);
     let info = Info { path: path.into(), kind: Kind::Scene, width, height, provenance, colours };
     let first_frame = scene.first_frame;
-    let frames =
-        SceneFrames { fps: scene.fps, frames, first_frame, look, frame: pixels.clone(), background: pixels, index: 0 };
+    let frames = SceneFrames { fps: scene.fps, frames, first_frame, look, frame: pixels.clone(), background: pixels };
     Ok((info, Box::new(frames)))
 }
 
@@ -426,8 +507,8 @@ impl FrameSource for SceneFrames {
             Some((look, backdrop)) => self.frames.draw_look(look, backdrop, &mut self.frame),
             None => self.frames.draw(&self.background, &mut self.frame),
         }
-        let delay = delay_cs(self.index, self.fps);
-        self.index += 1;
+        // Exactly 1/fps: each format's rounding is allowed for when compared.
+        let delay = Delay { num: 1, den: self.fps };
         Ok(Some(Frame { pixels: Pixels::Rgb(self.frame.as_flattened().to_vec()), delay: Some(delay) }))
     }
 }

@@ -1,6 +1,7 @@
 //! `diff`: compares two renders frame by frame as a viewer sees them, the frame count, canvas
 //! size, per-frame delays (where both sides have timing) and pixels.
 
+mod animated;
 pub mod draw;
 pub mod input;
 pub mod report;
@@ -52,8 +53,8 @@ pub struct FrameResult {
     pub psnr: Option<f64>,
     /// For hash comparisons: whether the hashes match.
     pub hash_equal: Option<bool>,
-    /// The delays in centiseconds on each side, where known.
-    pub delays: (Option<u16>, Option<u16>),
+    /// The delays on each side, where known.
+    pub delays: (Option<input::Delay>, Option<input::Delay>),
     /// Whether the pixels pass (within tolerance and max pixels, or equal hashes).
     pub pixels_pass: bool,
     /// Whether timing was compared and differs.
@@ -182,6 +183,36 @@ fn pump(mut source: Box<dyn FrameSource>, out: mpsc::SyncSender<Result<input::Fr
     }
 }
 
+/// Compares the timing of two sides frame by frame. Sides whose delays are rounded alike (two
+/// GIFs) must have equal delays. Sides rounded differently (a GIF's centiseconds, a WebP's
+/// milliseconds, an APNG's exact fractions) may differ by their rounding: each frame's delay by
+/// at most twice the sum of their errors, and each frame's end, summed from the start, by at
+/// most the sum, so a drift (a GIF of 3 cs frames for 30 fps) is caught however small a step.
+struct Clock {
+    /// The sum of the two sides' timing errors; `None` for sides rounded alike.
+    allowed: Option<f64>,
+    /// Each side's time at the end of the last frame, in seconds.
+    ends: (f64, f64),
+}
+
+impl Clock {
+    fn new(a: Kind, b: Kind) -> Clock {
+        let (ea, eb) = (a.timing_error().unwrap_or(0.0), b.timing_error().unwrap_or(0.0));
+        Clock { allowed: (ea != eb).then_some(ea + eb), ends: (0.0, 0.0) }
+    }
+
+    /// Whether this frame's delays differ (and the ends move on by them).
+    fn differs(&mut self, (a, b): (Option<input::Delay>, Option<input::Delay>)) -> bool {
+        let (Some(a), Some(b)) = (a, b) else { return a.is_some() != b.is_some() };
+        self.ends = (self.ends.0 + a.seconds(), self.ends.1 + b.seconds());
+        let Some(allowed) = self.allowed else { return !a.equals(b) };
+        // A hair more, for sums of fractions in floating point; rounding half up reaches the
+        // bound itself.
+        let allowed = allowed + 1e-9;
+        (a.seconds() - b.seconds()).abs() > 2.0 * allowed || (self.ends.0 - self.ends.1).abs() > allowed
+    }
+}
+
 /// Compares `a` with `b`, calling `observe` for every frame (with pixels where there are any).
 /// Both sides are decoded on their own threads, a few frames ahead.
 pub fn diff(
@@ -203,8 +234,8 @@ pub fn diff(
     let (info_a, source_a) = input::open(a, kind_a, gif_like(kind_a, b, kind_b)?)?;
     let (info_b, source_b) = input::open(b, kind_b, gif_like(kind_b, a, kind_a)?)?;
     let same_canvas = (info_a.width, info_a.height) == (info_b.width, info_b.height);
-    let timed = |k: Kind| k != Kind::PngSequence;
-    let timing_compared = timed(kind_a) && timed(kind_b);
+    let timing_compared = kind_a.timing_error().is_some() && kind_b.timing_error().is_some();
+    let mut clock = Clock::new(kind_a, kind_b);
     let by_hash = kind_a == Kind::Manifest || kind_b == Kind::Manifest;
 
     std::thread::scope(|scope| {
@@ -237,7 +268,7 @@ pub fn diff(
                 _ => Presence::OnlyB,
             };
             let delays = (fa.as_ref().and_then(|f| f.delay), fb.as_ref().and_then(|f| f.delay));
-            let delay_differs = timing_compared && presence == Presence::Both && delays.0 != delays.1;
+            let delay_differs = timing_compared && presence == Presence::Both && clock.differs(delays);
             let mut result = FrameResult {
                 frame,
                 presence,

@@ -243,7 +243,7 @@ impl ReportWriter {
             self.heat.extend(heat(pa, delta, self.tolerance));
         }
         if in_stretch {
-            let delay = c.result.delays.0.or(c.result.delays.1).unwrap_or(4);
+            let delay = c.result.delays.0.or(c.result.delays.1).map_or(4, |d| d.cs().max(1));
             let frame = c.result.frame;
             let indices = self.heat_indices();
             self.heat_frames.offer(|| HeatFrame { frame, delay, indices });
@@ -442,7 +442,8 @@ fn frame_title(c: &Compared<'_>) -> String {
         title.push(')');
     }
     if r.delay_differs {
-        title += &format!("; delay {} cs in A, {} cs in B", r.delays.0.unwrap_or(0), r.delays.1.unwrap_or(0));
+        let shown = |d: Option<super::input::Delay>| d.map_or_else(|| "none".to_string(), |d| d.to_string());
+        title += &format!("; delay {} in A, {} in B", shown(r.delays.0), shown(r.delays.1));
     }
     title
 }
@@ -665,8 +666,8 @@ pub fn to_json(s: &Summary, contents: Option<&Contents>) -> String {
             opt(r.max_delta),
             r.psnr.map_or_else(|| "null".to_string(), |p| format!("{p:.3}")),
             opt(r.hash_equal),
-            opt(r.delays.0),
-            opt(r.delays.1),
+            opt(r.delays.0.map(|d| d.cs())),
+            opt(r.delays.1.map(|d| d.cs())),
         );
     }
     out.push_str("\n]}\n");

@@ -46,7 +46,7 @@ pub struct GifEncoder<W: Write> {
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
     match e {
-        ::gif::EncodingError::Io(source) => Error::Io { path: PathBuf::from("GIF stream"), source },
+        ::gif::EncodingError::Io(source) => Error::Io { path: PathBuf::from(super::STREAM), source },
         other => Error::Encode(other.to_string()),
     }
 }
@@ -214,7 +214,7 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         }
         let started = Instant::now();
         let mut writer = self.encoder.into_inner().map_err(gif_error)?;
-        writer.flush().map_err(|source| Error::Io { path: "GIF stream".into(), source })?;
+        writer.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
         self.times.write += started.elapsed();
         Ok(self.times)
     }

@@ -1,16 +1,23 @@
 //! Encoders: where refracted frames go. Each works in its own pixel type (palette indices for
 //! GIF, RGB for PNG) so that refraction is a plain gather from the background.
 
+pub mod apng;
 pub mod gif;
 pub mod lzw;
 pub mod palette;
 pub mod png;
 pub mod pool;
 pub mod quantize;
+pub mod video;
+pub mod webp;
 
 use std::time::Duration;
 
 use crate::error::Result;
+
+/// The name I/O errors inside an encoder's output carry; the command line reports them against
+/// the output's path.
+pub const STREAM: &str = "output stream";
 
 /// Time an encoder spent in its own work, summed over every thread that did it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,6 +49,12 @@ pub trait Encoder {
     /// Encodes the next frame given in RGB: a frame drawn with a look, whose colours need not
     /// be the background's (the encoder maps them to its own pixels).
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()>;
+
+    /// The output frames this encoder takes (a still takes one): the render draws no frame
+    /// before the range that nothing else needs, and stops after it.
+    fn wanted(&self) -> std::ops::Range<u64> {
+        0..u64::MAX
+    }
 
     /// Completes the output (trailer, flush) and says where the time went.
     fn finish(self) -> Result<EncodeTimes>;

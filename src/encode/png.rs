@@ -34,6 +34,9 @@ pub trait PngPixel: Copy + Send + Sync + 'static {
 
     /// RGB pixels in this pixel type, if it holds any colour.
     fn from_rgb(rgb: &[[u8; 3]]) -> Option<&[Self]>;
+
+    /// The palette index `index` as a pixel, if this pixel type is an index.
+    fn marker(index: u8) -> Option<Self>;
 }
 
 /// RGB, the default (SPEC §6.2).
@@ -45,6 +48,10 @@ impl PngPixel for [u8; 3] {
     fn from_rgb(rgb: &[[u8; 3]]) -> Option<&[Self]> {
         Some(rgb)
     }
+
+    fn marker(_index: u8) -> Option<Self> {
+        None
+    }
 }
 
 /// An index into the frame's palette (`--indexed-png`): only the background's colours.
@@ -55,6 +62,10 @@ impl PngPixel for u8 {
 
     fn from_rgb(_rgb: &[[u8; 3]]) -> Option<&[Self]> {
         None
+    }
+
+    fn marker(index: u8) -> Option<Self> {
+        Some(index)
     }
 }
 
@@ -248,6 +259,74 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
             Some(colors) => super::expand(P::bytes(pixels), colors, scratch),
             None => P::bytes(pixels),
         })
+    }
+}
+
+/// One still PNG of output frame `frame` (SPEC §12): 8-bit RGB, exact, with the provenance
+/// comment of a sequence's frames.
+pub struct Still<W: Write> {
+    out: Option<W>,
+    background: Vec<[u8; 3]>,
+    provenance: String,
+    size: (u32, u32),
+    frame: u64,
+    times: EncodeTimes,
+}
+
+impl<W: Write> Still<W> {
+    /// A still of output frame `frame` of `scene`, written into `out`.
+    pub fn new(out: W, scene: &Scene, background: &Background, frame: u64) -> Self {
+        Still {
+            out: Some(out),
+            background: background.pixels.clone(),
+            provenance: format!("{} frame={frame}", Provenance::of(scene, background).to_text()),
+            size: (background.width as u32, background.height as u32),
+            frame,
+            times: EncodeTimes::default(),
+        }
+    }
+}
+
+impl<W: Write> super::Encoder for Still<W> {
+    type Pixel = [u8; 3];
+
+    fn background(&self) -> &[[u8; 3]] {
+        &self.background
+    }
+
+    fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
+        // The render hands over only the wanted frame.
+        let Some(mut out) = self.out.take() else { return Ok(()) };
+        let started = Instant::now();
+        let (width, height) = self.size;
+        write_png(&mut out, width, height, pixels, Some(&self.provenance)).map_err(|e| match e {
+            png::EncodingError::IoError(source) => Error::Io { path: super::STREAM.into(), source },
+            other => Error::Encode(other.to_string()),
+        })?;
+        self.times.encode += started.elapsed();
+        let started = Instant::now();
+        out.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        self.times.write += started.elapsed();
+        Ok(())
+    }
+
+    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
+        self.write_frame(rgb)
+    }
+
+    fn wanted(&self) -> std::ops::Range<u64> {
+        self.frame..self.frame + 1
+    }
+
+    fn finish(self) -> Result<EncodeTimes> {
+        match self.out {
+            None => Ok(self.times),
+            Some(_) => Err(Error::Encode(format!("the render ended before frame {}", self.frame))),
+        }
+    }
+
+    fn exact_rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        Some(pixels.as_flattened())
     }
 }
 

@@ -301,9 +301,9 @@ fn a_budget_below_the_program_itself_suggests_only_a_larger_budget() {
 #[test]
 fn bad_output_paths() {
     let dir = scene_dir("outputs", SMALL);
-    let run = ripple(&["scene.toml", "-o", "out.mp4"], &dir);
+    let run = ripple(&["scene.toml", "-o", "out.mov"], &dir);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("error: cannot tell the output format of out.mp4\nhint: name a .gif file"));
+    assert!(run.stderr.starts_with("error: cannot tell the output format of out.mov\nhint: name one of: .gif"));
     let run = ripple(&["scene.toml", "-o", "no/such/dir/out.gif"], &dir);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("the folder no/such/dir does not exist"), "{}", run.stderr);

@@ -260,7 +260,7 @@ fn unreadable_inputs_are_usage_errors() {
     let run = ripple(&["diff", "notes.txt", "a.gif"], &dir);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("not a GIF, a PNG-sequence folder, a .toml scene or a hash manifest"),
+        run.stderr.contains("not a GIF, APNG, PNG, WebP, a PNG-sequence folder, a .toml scene or a hash manifest"),
         "{}",
         run.stderr
     );

@@ -301,14 +301,42 @@ fn cases() -> Vec<Case> {
         c
     };
     cases.extend([
-        output("unknown extension", vec!["SCENE", "-o", "OUT"], "out.mp4", true, &["out.mp4", ".gif", "--format"]),
+        output(
+            "unknown extension",
+            vec!["SCENE", "-o", "OUT"],
+            "out.mov",
+            true,
+            &["out.mov", ".gif", ".webm", "--format"],
+        ),
         output(
             "unknown --format",
+            vec!["SCENE", "-o", "OUT", "--format", "mov"],
+            "out.gif",
+            true,
+            &["mov", "gif, png, apng, webp, mp4, webm"],
+        ),
+        output(
+            "--format against the path",
             vec!["SCENE", "-o", "OUT", "--format", "mp4"],
             "out.gif",
             true,
-            &["mp4", "gif, png"],
+            &["--format mp4 disagrees with out.gif", "hint: name the file out.mp4"],
         ),
+        output(
+            "a still without --frame",
+            vec!["SCENE", "-o", "OUT"],
+            "still.png",
+            true,
+            &["still.png names one still PNG", "--frame N", "-o still.apng", "-o still/"],
+        ),
+        output(
+            "a frame past the end",
+            vec!["SCENE", "-o", "OUT", "--frame", "2"],
+            "still.png",
+            true,
+            &["--frame 2", "0..=1"],
+        ),
+        output("--frame with a GIF", vec!["SCENE", "-o", "OUT", "--frame", "0"], "out.gif", true, &["--frame", "GIF"]),
         output(
             "output folder missing",
             vec!["SCENE", "-o", "OUT"],
@@ -341,7 +369,7 @@ fn cases() -> Vec<Case> {
         ),
     ]);
     let mut same = case("output is the background", IMAGE, 2, &["bg.png", "input"]);
-    (same.args, same.output, same.prefill) = (vec!["SCENE", "-o", "bg.png", "--format", "gif", "-f"], "bg.png", false);
+    (same.args, same.output, same.prefill) = (vec!["SCENE", "-o", "bg.png", "--frame", "0", "-f"], "bg.png", false);
     same.files.push(("bg.png", picture()));
     cases.push(same);
     cases

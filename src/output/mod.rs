@@ -6,59 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
-/// The kind of output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// An animated GIF file.
-    Gif,
-    /// A folder of PNG files.
-    PngSequence,
-}
-
-/// The output format: `explicit` if given, else from the path (`*.gif`, or a folder: a path
-/// ending in `/` or an existing directory).
-pub fn detect_format(path: &Path, explicit: Option<Format>) -> Result<Format> {
-    if let Some(format) = explicit {
-        return Ok(format);
-    }
-    let text = path.to_string_lossy();
-    let is_gif = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gif"));
-    if text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR) || path.is_dir() {
-        Ok(Format::PngSequence)
-    } else if is_gif {
-        Ok(Format::Gif)
-    } else {
-        Err(Error::Output {
-            message: format!("cannot tell the output format of {}", path.display()),
-            hint: Some(
-                "name a .gif file for an animated GIF, or a folder ending in / for a PNG sequence (or pass --format gif|png)"
-                    .into(),
-            ),
-        })
-    }
-}
-
-/// When `path` is a folder (an existing one, or one named with a final `/`) written as a PNG
-/// sequence although its name says another format (`anim.gif/`), that format's name, for a
-/// warning.
-pub fn folder_named_as_file(path: &Path, format: Format) -> Option<&'static str> {
-    let ends_in_separator = path.as_os_str().to_string_lossy().ends_with(std::path::MAIN_SEPARATOR);
-    if format != Format::PngSequence || !(path.is_dir() || ends_in_separator) {
-        return None;
-    }
-    let extension = path.extension()?.to_string_lossy().to_ascii_lowercase();
-    [("gif", "GIF"), ("png", "PNG"), ("apng", "APNG"), ("webp", "WebP"), ("mp4", "MP4"), ("webm", "WebM")]
-        .iter()
-        .find(|(e, _)| *e == extension)
-        .map(|(_, name)| *name)
-}
-
-impl Format {
-    /// Whether this format is written as a folder.
-    pub fn is_folder(self) -> bool {
-        self == Format::PngSequence
-    }
-}
+mod format;
+mod spool;
+pub use format::{Format, Named, every_format, folder_named_as_file, is_stdout, resolve};
+pub use spool::Spool;
 
 /// An output being written: an unnamed temporary file (Linux `O_TMPFILE`), or a temporary file
 /// or folder beside the target, removed again unless [`Staged::commit`] moves it into place; or,
@@ -489,6 +440,12 @@ impl Staged {
         file.try_clone().map_err(|source| Error::io(&self.target, source))
     }
 
+    /// Whether the output is a stream (a pipe, a device, standard output), written in place and
+    /// unable to seek.
+    pub fn is_stream(&self) -> bool {
+        self.stream
+    }
+
     /// The final path, as given.
     pub fn target(&self) -> &Path {
         &self.target
@@ -731,16 +688,6 @@ fn strip_trailing_separator(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn format_from_the_path() {
-        assert_eq!(detect_format(Path::new("a/out.gif"), None).unwrap(), Format::Gif);
-        assert_eq!(detect_format(Path::new("OUT.GIF"), None).unwrap(), Format::Gif);
-        assert_eq!(detect_format(Path::new("frames/"), None).unwrap(), Format::PngSequence);
-        assert_eq!(detect_format(Path::new("."), None).unwrap(), Format::PngSequence);
-        assert!(detect_format(Path::new("out.mp4"), None).is_err());
-        assert_eq!(detect_format(Path::new("out.mp4"), Some(Format::Gif)).unwrap(), Format::Gif);
-    }
 
     #[test]
     fn temporaries_are_recognised_by_target_name() {

@@ -1,0 +1,382 @@
+//! Animated PNG output (SPEC §12): the first frame is the default image, each later frame only
+//! the rectangle that changed, delays of exactly 1/fps.
+//!
+//! The chunks are written here; each frame's rectangle is filtered and compressed by the png
+//! crate on a worker thread (as a PNG of its own, whose image data is taken over whole), so
+//! frames compress in parallel and the bytes do not depend on the thread count. Where the
+//! background has fewer than 256 colours and frames only move them, frames are palette indices,
+//! and one spare index stands for "unchanged": those pixels are transparent and the frame is
+//! blended over the last, so a rectangle holds little but the ripples.
+
+use std::io::Write;
+use std::time::Instant;
+
+use super::EncodeTimes;
+use super::png::PngPixel;
+use super::pool::Ordered;
+use crate::background::Background;
+use crate::error::{Error, Result};
+use crate::provenance::Provenance;
+use crate::scene::Scene;
+
+/// A rectangle of the canvas: left, top, width, height.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rect {
+    /// Left column.
+    pub x: u32,
+    /// Top row.
+    pub y: u32,
+    /// Columns.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+}
+
+/// The smallest rectangle holding every pixel where `a` and `b` (frames `width` wide) differ;
+/// `None` when they are the same.
+pub fn changed<P: PartialEq>(a: &[P], b: &[P], width: usize) -> Option<Rect> {
+    let rows = a.chunks_exact(width).zip(b.chunks_exact(width));
+    let (mut top, mut bottom, mut left, mut right) = (usize::MAX, 0, usize::MAX, 0);
+    for (y, (ra, rb)) in rows.enumerate() {
+        if ra == rb {
+            continue;
+        }
+        let first = ra.iter().zip(rb).position(|(p, q)| p != q).unwrap_or(0);
+        let last = width - 1 - ra.iter().rev().zip(rb.iter().rev()).position(|(p, q)| p != q).unwrap_or(0);
+        top = top.min(y);
+        bottom = y;
+        left = left.min(first);
+        right = right.max(last);
+    }
+    (top != usize::MAX).then(|| Rect {
+        x: left as u32,
+        y: top as u32,
+        width: (right - left + 1) as u32,
+        height: (bottom - top + 1) as u32,
+    })
+}
+
+/// How a frame is laid over the canvas (the `fcTL` blend op).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Blend {
+    /// The rectangle replaces what was there.
+    Source,
+    /// Transparent pixels keep what was there.
+    Over,
+}
+
+/// One frame for a worker: its rectangle, how it blends, and its pixels (the rectangle's).
+struct Job<P> {
+    rect: Rect,
+    blend: Blend,
+    pixels: Vec<P>,
+}
+
+/// A worker's result: the frame's compressed image data.
+struct Compressed {
+    rect: Rect,
+    blend: Blend,
+    data: Vec<u8>,
+    encode: std::time::Duration,
+}
+
+/// Writes an animated PNG into `out`, compressing frames on worker threads.
+///
+/// `P` is `[u8; 3]` for RGB frames ([`Apng::new`]) or `u8` for palette frames
+/// ([`Apng::indexed`]).
+pub struct Apng<W: Write, P: PngPixel> {
+    out: W,
+    background: Vec<P>,
+    palette: Option<Vec<[u8; 3]>>,
+    /// The palette index no colour uses, which marks unchanged pixels.
+    unchanged: Option<u8>,
+    provenance: String,
+    width: u32,
+    height: u32,
+    frames: u64,
+    fps: u32,
+    plays: u32,
+    previous: Vec<P>,
+    written: u64,
+    sequence: u32,
+    threads: usize,
+    pool: Option<Ordered<Job<P>, Compressed>>,
+    times: EncodeTimes,
+}
+
+impl<W: Write> Apng<W, [u8; 3]> {
+    /// An animated PNG of the scene's RGB frames.
+    pub fn new(out: W, scene: &Scene, background: &Background) -> Self {
+        Apng::with(out, scene, background, background.pixels.clone(), None)
+    }
+}
+
+impl<W: Write> Apng<W, u8> {
+    /// An animated PNG of palette frames, when the background has at most 256 colours and the
+    /// scene has no look (frames then hold only its colours); `Err(out)` gives the writer back
+    /// otherwise.
+    pub fn indexed(out: W, scene: &Scene, background: &Background) -> std::result::Result<Self, W> {
+        if !scene.look.is_gather() {
+            return Err(out);
+        }
+        let palette = super::gif::Palette::for_background(&background.pixels);
+        if !palette.exact {
+            return Err(out);
+        }
+        Ok(Apng::with(out, scene, background, palette.indices, Some(palette.colors)))
+    }
+}
+
+impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
+    fn with(out: W, scene: &Scene, background: &Background, pixels: Vec<P>, palette: Option<Vec<[u8; 3]>>) -> Self {
+        // A palette with room to spare gets one more entry, transparent, for unchanged pixels.
+        let unchanged = palette.as_ref().filter(|c| c.len() < 256).map(|c| c.len() as u8);
+        let palette = palette.map(|mut colors| {
+            if unchanged.is_some() {
+                colors.push([0, 0, 0]);
+            }
+            colors
+        });
+        Apng {
+            out,
+            background: pixels,
+            palette,
+            unchanged,
+            provenance: Provenance::of(scene, background).to_text(),
+            width: background.width as u32,
+            height: background.height as u32,
+            frames: scene.frames,
+            fps: scene.fps,
+            plays: u32::from(!scene.looping),
+            previous: Vec::new(),
+            written: 0,
+            sequence: 0,
+            threads: super::pool::default_threads(),
+            pool: None,
+            times: EncodeTimes::default(),
+        }
+    }
+
+    /// Compresses frames on `threads` threads (1: all on the caller's thread).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The signature and the chunks before the first frame.
+    fn write_header(&mut self) -> Result<()> {
+        let mut header = Vec::with_capacity(1024);
+        header.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+        let colour_type = if self.palette.is_some() { 3 } else { 2 };
+        let mut ihdr = Vec::with_capacity(13);
+        ihdr.extend(self.width.to_be_bytes());
+        ihdr.extend(self.height.to_be_bytes());
+        ihdr.extend([8, colour_type, 0, 0, 0]);
+        chunk(&mut header, b"IHDR", &ihdr);
+        let frames = u32::try_from(self.frames).unwrap_or(u32::MAX);
+        chunk(&mut header, b"acTL", &[frames.to_be_bytes(), self.plays.to_be_bytes()].concat());
+        let mut text = b"Comment\0".to_vec();
+        text.extend(self.provenance.bytes().filter(|b| b.is_ascii()));
+        chunk(&mut header, b"tEXt", &text);
+        if let Some(colors) = &self.palette {
+            chunk(&mut header, b"PLTE", colors.as_flattened());
+            if let Some(index) = self.unchanged {
+                // Every entry opaque but the spare one.
+                let mut alpha = vec![255u8; usize::from(index) + 1];
+                alpha[usize::from(index)] = 0;
+                chunk(&mut header, b"tRNS", &alpha);
+            }
+        }
+        self.write(&header)
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        let started = Instant::now();
+        self.out.write_all(bytes).map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        self.times.write += started.elapsed();
+        Ok(())
+    }
+
+    /// Writes one compressed frame: its control chunk, then its data (`IDAT` for the first,
+    /// which is the default image; `fdAT` after).
+    fn write_compressed(&mut self, frame: Compressed) -> Result<()> {
+        self.times.encode += frame.encode;
+        let mut bytes = Vec::with_capacity(frame.data.len() + 64);
+        let Rect { x, y, width, height } = frame.rect;
+        let mut fctl = Vec::with_capacity(26);
+        fctl.extend(self.sequence.to_be_bytes());
+        for v in [width, height, x, y] {
+            fctl.extend(v.to_be_bytes());
+        }
+        // A delay of 1/fps exactly; frames are never disposed (the next one is drawn over).
+        fctl.extend(1u16.to_be_bytes());
+        fctl.extend((self.fps as u16).to_be_bytes());
+        fctl.extend([0, u8::from(frame.blend == Blend::Over)]);
+        chunk(&mut bytes, b"fcTL", &fctl);
+        self.sequence += 1;
+        if self.sequence == 1 {
+            chunk(&mut bytes, b"IDAT", &frame.data);
+        } else {
+            let mut fdat = Vec::with_capacity(frame.data.len() + 4);
+            fdat.extend(self.sequence.to_be_bytes());
+            fdat.extend_from_slice(&frame.data);
+            chunk(&mut bytes, b"fdAT", &fdat);
+            self.sequence += 1;
+        }
+        self.write(&bytes)
+    }
+
+    /// The job for the next frame: the whole canvas first, then the rectangle that changed.
+    fn job(&mut self, pixels: &[P]) -> Job<P> {
+        let width = self.width as usize;
+        let whole = Rect { x: 0, y: 0, width: self.width, height: self.height };
+        let (rect, blend) = if self.previous.is_empty() {
+            (whole, Blend::Source)
+        } else {
+            match changed(&self.previous, pixels, width) {
+                Some(rect) => (rect, if self.unchanged.is_some() { Blend::Over } else { Blend::Source }),
+                // Nothing moved: one pixel, as it is (a frame is never dropped).
+                None => (Rect { x: 0, y: 0, width: 1, height: 1 }, Blend::Source),
+            }
+        };
+        let mut cut = Vec::with_capacity(rect.width as usize * rect.height as usize);
+        for row in rect.y as usize..(rect.y + rect.height) as usize {
+            let span = row * width + rect.x as usize..row * width + (rect.x + rect.width) as usize;
+            match (blend, self.unchanged.and_then(P::marker)) {
+                (Blend::Over, Some(keep)) => {
+                    let pairs = pixels[span.clone()].iter().zip(&self.previous[span]);
+                    cut.extend(pairs.map(|(&now, &before)| if now == before { keep } else { now }));
+                }
+                _ => cut.extend_from_slice(&pixels[span]),
+            }
+        }
+        self.previous.clear();
+        self.previous.extend_from_slice(pixels);
+        Job { rect, blend, pixels: cut }
+    }
+}
+
+/// Appends one chunk (length, type, data, CRC) to `out`.
+fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    out.extend((data.len() as u32).to_be_bytes());
+    out.extend_from_slice(kind);
+    out.extend_from_slice(data);
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(kind);
+    crc.update(data);
+    out.extend(crc.finalize().to_be_bytes());
+}
+
+/// Filters and compresses one frame's rectangle: the image data of a PNG of just that
+/// rectangle (made by the png crate), which is what the frame's `IDAT`/`fdAT` carry.
+fn compress<P: PngPixel>(job: Job<P>, indexed: bool) -> Result<Compressed> {
+    let started = Instant::now();
+    let Rect { width, height, .. } = job.rect;
+    let mut png = Vec::with_capacity(job.pixels.len() * 3 / 2 + 1024);
+    let mut encoder = png::Encoder::new(&mut png, width, height);
+    encoder.set_depth(png::BitDepth::Eight);
+    if indexed {
+        encoder.set_color(png::ColorType::Indexed);
+        // The palette's colours do not enter the image data: any full palette serves.
+        encoder.set_palette(vec![0u8; 3 * 256]);
+        encoder.set_filter(png::Filter::NoFilter);
+    } else {
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_filter(png::Filter::Adaptive);
+    }
+    encoder.set_deflate_compression(png::DeflateCompression::Level(6));
+    let failed = |e: png::EncodingError| Error::Encode(format!("APNG frame: {e}"));
+    let mut writer = encoder.write_header().map_err(failed)?;
+    writer.write_image_data(P::bytes(&job.pixels)).map_err(failed)?;
+    writer.finish().map_err(failed)?;
+    Ok(Compressed { rect: job.rect, blend: job.blend, data: image_data(&png), encode: started.elapsed() })
+}
+
+/// The concatenated `IDAT` payloads of a PNG file (one zlib stream).
+fn image_data(png: &[u8]) -> Vec<u8> {
+    let mut data = Vec::new();
+    let mut at = 8;
+    while at + 12 <= png.len() {
+        let length = u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]) as usize;
+        let body = at + 8..(at + 8 + length).min(png.len());
+        if &png[at + 4..at + 8] == b"IDAT" {
+            data.extend_from_slice(&png[body]);
+        }
+        at += 12 + length;
+    }
+    data
+}
+
+impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
+    type Pixel = P;
+
+    fn background(&self) -> &[P] {
+        &self.background
+    }
+
+    fn write_frame(&mut self, pixels: &[P]) -> Result<()> {
+        if self.written == 0 {
+            self.write_header()?;
+        }
+        self.written += 1;
+        let job = self.job(pixels);
+        let (threads, indexed) = (self.threads, self.palette.is_some());
+        let mut pool = self.pool.take().unwrap_or_else(|| Ordered::new(threads, move |job| compress(job, indexed)));
+        let submitted = pool.submit(job, &mut |frame| self.write_compressed(frame));
+        self.pool = Some(pool);
+        submitted
+    }
+
+    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
+        match P::from_rgb(rgb) {
+            Some(pixels) => self.write_frame(pixels),
+            None => Err(Error::Encode("a palette APNG takes only the background's colours".into())),
+        }
+    }
+
+    fn finish(mut self) -> Result<EncodeTimes> {
+        if let Some(pool) = self.pool.take() {
+            pool.finish(&mut |frame| self.write_compressed(frame))?;
+        }
+        let mut end = Vec::with_capacity(12);
+        chunk(&mut end, b"IEND", &[]);
+        self.write(&end)?;
+        let started = Instant::now();
+        self.out.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        self.times.write += started.elapsed();
+        Ok(self.times)
+    }
+
+    fn exact_rgb<'a>(&self, pixels: &'a [P], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        // A palette APNG is made only from an exact palette.
+        Some(match &self.palette {
+            Some(colors) => super::expand(P::bytes(pixels), colors, scratch),
+            None => P::bytes(pixels),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_changed_rectangle_is_the_smallest_that_holds_every_change() {
+        let a = vec![0u8; 6 * 4];
+        let mut b = a.clone();
+        assert_eq!(changed(&a, &b, 6), None);
+        b[6 + 4] = 1; // (4, 1)
+        b[3 * 6 + 2] = 1; // (2, 3)
+        assert_eq!(changed(&a, &b, 6), Some(Rect { x: 2, y: 1, width: 3, height: 3 }));
+        b[0] = 1;
+        assert_eq!(changed(&a, &b, 6), Some(Rect { x: 0, y: 0, width: 5, height: 4 }));
+    }
+
+    #[test]
+    fn chunks_carry_the_standard_crc() {
+        let mut out = Vec::new();
+        chunk(&mut out, b"IEND", &[]);
+        // The CRC every PNG ends with.
+        assert_eq!(out, [0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82]);
+    }
+}

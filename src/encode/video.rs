@@ -1,0 +1,322 @@
+//! MP4 and WebM output (SPEC §12): frames piped as raw RGB into an `ffmpeg` program found on
+//! PATH, which encodes H.264 or VP9 into the staged output.
+//!
+//! ffmpeg writes into the output file it is handed as its standard output (reopened by name as
+//! `/dev/stdout`, so that an MP4 can seek back and put its index first); a stream (`-o -`, a
+//! pipe) gets a fragmented MP4, which needs no seeking. Its messages are kept, and the last of
+//! them explain a failure. A failed or interrupted render kills it, and the staged output goes
+//! with the rest.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use super::EncodeTimes;
+use crate::background::Background;
+use crate::error::{Error, Result};
+use crate::scene::Scene;
+
+/// The video codecs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// H.264, yuv420p, in MP4.
+    H264,
+    /// VP9, yuv420p, in WebM.
+    Vp9,
+}
+
+impl Codec {
+    fn container(self) -> &'static str {
+        match self {
+            Codec::H264 => "MP4",
+            Codec::Vp9 => "WebM",
+        }
+    }
+}
+
+/// The process ids of ffmpeg programs running for this process, so that a process about to end
+/// by a signal can end them first: see [`stop_all`].
+static RUNNING: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Kills every ffmpeg this process started that is still running: for a process about to end
+/// by a signal without reaching its own clean-up (an ffmpeg left behind would go on encoding).
+pub fn stop_all() {
+    for pid in running().drain(..) {
+        #[cfg(unix)]
+        if let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// The `ffmpeg` program on PATH, if there is one.
+pub fn find_ffmpeg() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join("ffmpeg")).find(|p| is_executable(p))
+}
+
+fn is_executable(path: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+/// The error for a video asked for on a machine without ffmpeg.
+pub fn missing_ffmpeg(codec: Codec) -> Error {
+    Error::Output {
+        message: format!("writing {} needs the ffmpeg program, and there is none on PATH", codec.container()),
+        hint: Some(
+            "install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg); .apng, .webp and \
+             .gif need nothing else"
+                .into(),
+        ),
+    }
+}
+
+/// The canvas a codec is given: H.264 in yuv420p needs even sides, so an odd side gets its last
+/// column or row once more; VP9 takes any size.
+pub fn coded_size(codec: Codec, width: u32, height: u32) -> (u32, u32) {
+    match codec {
+        Codec::H264 => (width + width % 2, height + height % 2),
+        Codec::Vp9 => (width, height),
+    }
+}
+
+/// ffmpeg's arguments after the program name.
+fn arguments(codec: Codec, (width, height): (u32, u32), fps: u32, stream: bool) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "-hide_banner",
+        "-nostdin",
+        "-loglevel",
+        "error",
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "rgb24",
+        "-video_size",
+        &format!("{width}x{height}"),
+        "-framerate",
+        &fps.to_string(),
+        "-i",
+        "pipe:0",
+        "-an",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let codec_args: &[&str] = match codec {
+        // CRF 16: differences a viewer does not see; the `animation` tune keeps flat areas flat.
+        Codec::H264 => {
+            &["-c:v", "libx264", "-preset", "medium", "-tune", "animation", "-crf", "16", "-pix_fmt", "yuv420p"]
+        }
+        Codec::Vp9 => &[
+            "-c:v",
+            "libvpx-vp9",
+            "-crf",
+            "24",
+            "-b:v",
+            "0",
+            "-deadline",
+            "good",
+            "-cpu-used",
+            "4",
+            "-row-mt",
+            "1",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    };
+    args.extend(codec_args.iter().map(|s| s.to_string()));
+    args.extend(["-r".to_string(), fps.to_string()]);
+    let container: &[&str] = match (codec, stream) {
+        (Codec::H264, false) => &["-movflags", "+faststart", "-f", "mp4", "-y", "/dev/stdout"],
+        (Codec::H264, true) => &["-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1"],
+        (Codec::Vp9, false) => &["-f", "webm", "-y", "/dev/stdout"],
+        (Codec::Vp9, true) => &["-f", "webm", "pipe:1"],
+    };
+    args.extend(container.iter().map(|s| s.to_string()));
+    args
+}
+
+/// Frames piped into a running ffmpeg.
+pub struct Video {
+    codec: Codec,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    /// ffmpeg's messages, read on a thread of their own so it never blocks on them.
+    messages: Option<JoinHandle<Vec<u8>>>,
+    background: Vec<[u8; 3]>,
+    width: usize,
+    coded: (u32, u32),
+    row: Vec<u8>,
+    times: EncodeTimes,
+}
+
+impl Video {
+    /// Starts `ffmpeg` (at `program`) writing `codec` into `out`; `stream` says `out` is a pipe
+    /// or device, which cannot seek.
+    pub fn start(
+        program: &std::path::Path,
+        codec: Codec,
+        out: std::fs::File,
+        stream: bool,
+        scene: &Scene,
+        background: &Background,
+    ) -> Result<Video> {
+        let coded = coded_size(codec, background.width as u32, background.height as u32);
+        let mut command = Command::new(program);
+        command.args(arguments(codec, coded, scene.fps, stream));
+        command.stdin(Stdio::piped()).stdout(Stdio::from(out)).stderr(Stdio::piped());
+        // A group of its own: a Ctrl-C at the terminal reaches the render alone, which then
+        // stops ffmpeg itself (and removes the output) instead of racing it.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|e| {
+            Error::Encode(format!("cannot start {}: {}", program.display(), crate::error::os_reason(&e)))
+        })?;
+        running().push(child.id());
+        let stdin = child.stdin.take();
+        let messages = child.stderr.take().map(|mut stderr| {
+            std::thread::spawn(move || {
+                let mut text = Vec::new();
+                let _ = stderr.read_to_end(&mut text);
+                text
+            })
+        });
+        Ok(Video {
+            codec,
+            child,
+            stdin,
+            messages,
+            background: background.pixels.clone(),
+            width: background.width,
+            coded,
+            row: Vec::with_capacity(coded.0 as usize * 3),
+            times: EncodeTimes::default(),
+        })
+    }
+
+    /// Waits for ffmpeg to end and turns a failure into one message with its last words.
+    fn wait(&mut self) -> Result<()> {
+        self.stdin = None;
+        let status = self.child.wait();
+        running().retain(|&pid| pid != self.child.id());
+        let status = status.map_err(|e| Error::Encode(format!("waiting for ffmpeg: {e}")))?;
+        let messages = self.messages.take().and_then(|t| t.join().ok()).unwrap_or_default();
+        if status.success() {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&messages);
+        let last: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let said = last[last.len().saturating_sub(3)..].join(" / ");
+        let how = match status.code() {
+            Some(code) => format!("exited with code {code}"),
+            None => {
+                #[cfg(unix)]
+                let signal = std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0);
+                #[cfg(not(unix))]
+                let signal = 0;
+                format!("was killed by signal {signal}")
+            }
+        };
+        let said = if said.is_empty() { String::new() } else { format!(": {said}") };
+        Err(Error::Encode(format!("ffmpeg could not make the {} (it {how}){said}", self.codec.container())))
+    }
+}
+
+impl super::Encoder for Video {
+    type Pixel = [u8; 3];
+
+    fn background(&self) -> &[[u8; 3]] {
+        &self.background
+    }
+
+    fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
+        let started = Instant::now();
+        let (coded_width, coded_height) = (self.coded.0 as usize, self.coded.1 as usize);
+        let Some(stdin) = self.stdin.as_mut() else { return self.wait() };
+        let mut written = Ok(());
+        for y in 0..coded_height {
+            // An odd side repeats its last column or row.
+            let row = &pixels[y.min(pixels.len() / self.width - 1) * self.width..][..self.width];
+            let bytes = if coded_width == self.width {
+                row.as_flattened()
+            } else {
+                self.row.clear();
+                self.row.extend_from_slice(row.as_flattened());
+                self.row.extend_from_slice(&row[self.width - 1]);
+                &self.row
+            };
+            written = stdin.write_all(bytes);
+            if written.is_err() {
+                break;
+            }
+        }
+        self.times.write += started.elapsed();
+        match written {
+            Ok(()) => Ok(()),
+            // ffmpeg stopped reading: its own message says why.
+            Err(source) => self.wait().and(Err(Error::Io { path: super::STREAM.into(), source })),
+        }
+    }
+
+    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
+        self.write_frame(rgb)
+    }
+
+    fn finish(mut self) -> Result<EncodeTimes> {
+        let started = Instant::now();
+        self.wait()?;
+        // ffmpeg encodes while frames arrive; what is left after the last is its own time.
+        self.times.encode += started.elapsed();
+        Ok(self.times)
+    }
+
+    fn exact_rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        Some(pixels.as_flattened())
+    }
+}
+
+impl Drop for Video {
+    fn drop(&mut self) {
+        // A render that failed or was interrupted: ffmpeg must not outlive it.
+        if self.messages.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            running().retain(|&pid| pid != self.child.id());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h264_gets_even_sides_and_vp9_any() {
+        assert_eq!(coded_size(Codec::H264, 101, 75), (102, 76));
+        assert_eq!(coded_size(Codec::H264, 100, 76), (100, 76));
+        assert_eq!(coded_size(Codec::Vp9, 101, 75), (101, 75));
+    }
+
+    #[test]
+    fn a_stream_gets_a_fragmented_mp4() {
+        let args = arguments(Codec::H264, (64, 48), 30, true).join(" ");
+        assert!(args.contains("frag_keyframe+empty_moov") && args.ends_with("pipe:1"), "{args}");
+        let args = arguments(Codec::H264, (64, 48), 30, false).join(" ");
+        assert!(args.contains("+faststart") && args.ends_with("/dev/stdout"), "{args}");
+        assert!(args.contains("-framerate 30") && args.contains("-video_size 64x48"), "{args}");
+    }
+}
