@@ -3,6 +3,7 @@
 
 mod cli;
 mod diff;
+mod formats;
 mod fuzz;
 mod golden;
 mod hostile;

@@ -1,0 +1,468 @@
+//! The outputs of SPEC §12 as a user meets them: each format decoded by a decoder that is not
+//! ours (the image crate's APNG and WebP readers, ffmpeg) and compared with the exact render,
+//! frame by frame, with its timing and loop; standard output; ffmpeg missing, failing or killed.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use image::AnimationDecoder;
+
+use crate::cli::{ripple, scene_dir, temporaries};
+use crate::support::render_rgb;
+
+/// An odd canvas at 30 fps (durations of 33 and 34 ms), few colours: palette frames.
+const CHECKER: &str = "[video]\nwidth = 61\nheight = 45\nfps = 30\nframes = 14\nloop = false\n\
+    [background]\npattern = \"checker\"\n[[stone]]\nat = 0\nx = 30\ny = 22\nradius = 5\n\
+    [[stone]]\nat = 0.2\nx = 3\ny = 40\n";
+/// Many colours and a look: RGB frames with colours the background lacks.
+const LIT: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\
+    [look]\nsampling = \"bilinear\"\nshading = 300\n[rain]\ndrops_per_second = 40\nseed = 3\n";
+
+/// Says on the test's stderr (which `cargo test` shows, uncaptured) that a test was skipped.
+fn skipped(test: &str, why: &str) {
+    let _ = writeln!(std::io::stderr(), "skipped {test}: {why}");
+}
+
+fn have(program: &str) -> bool {
+    Command::new(program).arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
+}
+
+/// Frames composed by the image crate (RGB) and their delays in seconds as fractions (num, den).
+fn decode_animation(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let frames = if path.extension().unwrap() == "apng" {
+        image::codecs::png::PngDecoder::new(file).unwrap().apng().unwrap().into_frames().collect_frames().unwrap()
+    } else {
+        image::codecs::webp::WebPDecoder::new(file).unwrap().into_frames().collect_frames().unwrap()
+    };
+    let delays = frames.iter().map(|f| f.delay().numer_denom_ms()).collect();
+    let rgb = frames
+        .into_iter()
+        .map(|f| f.into_buffer().into_raw().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect())
+        .collect();
+    (rgb, delays)
+}
+
+/// The `fcTL` delays (num, den) and the `acTL` plays of an APNG, and its colour type.
+fn apng_chunks(path: &Path) -> (Vec<(u16, u16)>, u32, png::ColorType) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let plays = reader.info().animation_control.unwrap().num_plays;
+    let colour = reader.info().color_type;
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let mut delays = Vec::new();
+    while reader.next_frame(&mut buf).is_ok() {
+        let control = reader.info().frame_control.unwrap();
+        delays.push((control.delay_num, control.delay_den));
+    }
+    (delays, plays, colour)
+}
+
+/// A WebP's loop count (its `ANIM` chunk).
+fn webp_loops(bytes: &[u8]) -> u16 {
+    let at = bytes.windows(4).position(|w| w == b"ANIM").unwrap();
+    u16::from_le_bytes([bytes[at + 12], bytes[at + 13]])
+}
+
+fn render(dir: &Path, args: &[&str]) {
+    let mut all = vec!["scene.toml"];
+    all.extend(args);
+    let run = ripple(&all, dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn apng_frames_delays_and_loop_decode_to_the_exact_render() {
+    for (name, body, indexed) in [("checker", CHECKER, true), ("lit", LIT, false)] {
+        let dir = scene_dir(&format!("apng-{name}"), body);
+        render(&dir, &["-o", "out.apng"]);
+        let exact = render_rgb(body);
+        let (frames, delays) = decode_animation(&dir.join("out.apng"));
+        assert_eq!(frames.len(), exact.len(), "{name}");
+        for (i, (got, want)) in frames.iter().zip(&exact).enumerate() {
+            assert!(got == want, "{name}: frame {i} differs");
+        }
+        let (controls, plays, colour) = apng_chunks(&dir.join("out.apng"));
+        let fps = if name == "checker" { 30 } else { 25 };
+        assert!(controls.iter().all(|&d| d == (1, fps)), "{name}: {controls:?}");
+        assert!(delays.iter().all(|&(n, d)| u64::from(n) * u64::from(fps) == u64::from(d) * 1000), "{name}");
+        // CHECKER plays once; LIT loops forever.
+        assert_eq!(plays, u32::from(name == "checker"), "{name}");
+        // Palette frames where the colours allow, RGB where a look makes new ones.
+        let expected = if indexed { png::ColorType::Indexed } else { png::ColorType::Rgb };
+        assert_eq!(colour, expected, "{name}");
+    }
+}
+
+#[test]
+fn apng_decodes_the_same_through_ffmpeg() {
+    if !have("ffmpeg") {
+        return skipped("apng_decodes_the_same_through_ffmpeg", "ffmpeg is not on PATH (apt-get install ffmpeg)");
+    }
+    let dir = scene_dir("apng-ffmpeg", CHECKER);
+    render(&dir, &["-o", "out.apng"]);
+    let raw = Command::new("ffmpeg")
+        .args(["-v", "error", "-i", "out.apng", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(raw.status.success(), "{}", String::from_utf8_lossy(&raw.stderr));
+    assert_eq!(raw.stdout, render_rgb(CHECKER).concat());
+}
+
+#[test]
+fn webp_frames_durations_and_loop_decode_to_the_exact_render() {
+    for (name, body) in [("checker", CHECKER), ("lit", LIT)] {
+        let dir = scene_dir(&format!("webp-{name}"), body);
+        render(&dir, &["-o", "out.webp"]);
+        let exact = render_rgb(body);
+        let (frames, delays) = decode_animation(&dir.join("out.webp"));
+        // One frame per output frame, identical ones included.
+        assert_eq!(frames.len(), exact.len(), "{name}");
+        for (i, (got, want)) in frames.iter().zip(&exact).enumerate() {
+            assert!(got == want, "{name}: frame {i} differs");
+        }
+        let fps: u64 = if name == "checker" { 30 } else { 25 };
+        let m = |j: u64| (2000 * j + fps) / (2 * fps);
+        let want: Vec<(u32, u32)> = (0..exact.len() as u64).map(|i| ((m(i + 1) - m(i)) as u32, 1)).collect();
+        assert_eq!(delays, want, "{name}");
+        if name == "checker" {
+            // 33, 34, 33 ms: whole milliseconds, a second exactly every 30 frames.
+            assert_eq!(&delays[..3], &[(33, 1), (34, 1), (33, 1)]);
+        }
+        let bytes = std::fs::read(dir.join("out.webp")).unwrap();
+        assert_eq!(webp_loops(&bytes), u16::from(name == "checker"), "{name}");
+        if have("webpinfo") {
+            let info = Command::new("webpinfo").arg("out.webp").current_dir(&dir).output().unwrap();
+            assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stdout));
+        }
+    }
+}
+
+#[test]
+fn a_still_is_the_exact_frame_and_stops_the_render_there() {
+    let dir = scene_dir("still", LIT);
+    render(&dir, &["-o", "still.png", "--frame", "7"]);
+    let (w, h, rgb) = crate::support::read_png(&dir.join("still.png"));
+    assert_eq!((w, h), (64, 48));
+    assert!(rgb == render_rgb(LIT)[7], "the still is not frame 7");
+    // With a manifest, the manifest still holds every frame.
+    render(&dir, &["-o", "first.png", "--frame", "0", "--hashes", "still.txt", "-q"]);
+    render(&dir, &["--hashes", "all.txt", "-q"]);
+    assert_eq!(std::fs::read(dir.join("still.txt")).unwrap(), std::fs::read(dir.join("all.txt")).unwrap());
+    let run = ripple(&["scene.toml", "-o", "first.png", "--frame", "0", "-f"], &dir);
+    assert!(run.stderr.starts_with("wrote first.png ("), "{}", run.stderr);
+    assert!(run.stderr.contains("): frame 0 of 12, 64×48, in "), "{}", run.stderr);
+}
+
+/// Runs the render with `args`, standard output captured (a pipe), and returns its bytes.
+fn to_stdout(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .arg("scene.toml")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("wrote standard output"), "{stderr}");
+    out.stdout
+}
+
+#[test]
+fn standard_output_carries_the_same_bytes_as_a_file() {
+    let dir = scene_dir("stdout", CHECKER);
+    for format in ["gif", "apng", "webp"] {
+        let file = format!("out.{format}");
+        render(&dir, &["-o", &file, "-q"]);
+        let piped = to_stdout(&dir, &["-o", "-", "--format", format]);
+        assert!(piped == std::fs::read(dir.join(&file)).unwrap(), "{format}: stdout differs from the file");
+    }
+    let piped = to_stdout(&dir, &["-o", "-", "--format", "png", "--frame", "3"]);
+    render(&dir, &["-o", "still.png", "--frame", "3", "-q"]);
+    assert!(piped == std::fs::read(dir.join("still.png")).unwrap());
+    // Nothing was written under the name "-".
+    assert!(!dir.join("-").exists());
+    let run = ripple(&["scene.toml", "-o", "-"], &dir);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("needs --format"), "{}", run.stderr);
+}
+
+#[test]
+fn standard_output_is_refused_when_it_is_a_terminal() {
+    // A pseudo-terminal for standard output, made by python's pty module where there is one.
+    let script = "import os, pty, sys\n\
+        pid, fd = pty.fork()\n\
+        if pid == 0:\n    os.execv(sys.argv[1], sys.argv[1:])\n\
+        out = b''\n\
+        while True:\n    try:\n        chunk = os.read(fd, 4096)\n    except OSError:\n        break\n    if not chunk:\n        break\n    out += chunk\n\
+        _, status = os.waitpid(pid, 0)\n\
+        sys.stdout.write(out.decode('utf-8', 'replace'))\n\
+        sys.exit(os.waitstatus_to_exitcode(status))\n";
+    let dir = scene_dir("stdout-tty", CHECKER);
+    let Ok(out) = Command::new("python3")
+        .args(["-c", script, env!("CARGO_BIN_EXE_ripple-render"), "scene.toml", "-o", "-", "--format", "gif"])
+        .current_dir(&dir)
+        .output()
+    else {
+        return skipped("standard_output_is_refused_when_it_is_a_terminal", "python3 is not on PATH");
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("standard output, which is a terminal"), "{text}");
+}
+
+/// A folder holding only `ffmpeg`, a shell script with `body`, for a PATH of its own.
+fn fake_ffmpeg(dir: &Path, body: &str) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = bin.join("ffmpeg");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    bin
+}
+
+/// Runs the render with `path` first on PATH (then the system's folders, for the fake's tools).
+fn ripple_with_path(dir: &Path, path: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .arg("scene.toml")
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", path.display()))
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn without_ffmpeg_a_video_is_refused_with_how_to_get_it() {
+    let dir = scene_dir("no-ffmpeg", CHECKER);
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let without = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+            .arg("scene.toml")
+            .args(args)
+            .current_dir(&dir)
+            .env("PATH", &empty)
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    for name in ["out.mp4", "out.webm"] {
+        let (code, stderr) = without(&["-o", name]);
+        assert_eq!(code, 2, "{stderr}");
+        let container = if name.ends_with("mp4") { "MP4" } else { "WebM" };
+        assert!(
+            stderr.starts_with(&format!(
+                "error: writing {container} needs the ffmpeg program, and there is none on PATH"
+            )),
+            "{stderr}"
+        );
+        assert!(stderr.contains("hint: install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg"), "{stderr}");
+        assert!(!dir.join(name).exists());
+    }
+    // Everything else needs nothing.
+    let (code, stderr) = without(&["-o", "out.webp"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn a_failing_or_killed_ffmpeg_leaves_nothing_and_says_why() {
+    let dir = scene_dir("bad-ffmpeg", &CHECKER.replace("frames = 14", "frames = 200"));
+    std::fs::write(dir.join("keep.mp4"), b"precious").unwrap();
+    let cases = [
+        // Dies by a signal after reading a little.
+        ("head -c 5000 > /dev/null\nkill -9 $$", "it was killed by signal 9"),
+        // Refuses, as an ffmpeg without libx264 does.
+        ("echo \"Unknown encoder 'libx264'\" >&2\nexit 1", "it exited with code 1): Unknown encoder 'libx264'"),
+        // Reads everything, then fails.
+        ("cat > /dev/null\necho 'Conversion failed!' >&2\nexit 69", "it exited with code 69): Conversion failed!"),
+    ];
+    for (body, said) in cases {
+        let bin = fake_ffmpeg(&dir, body);
+        for (target, force) in [("new.mp4", false), ("keep.mp4", true)] {
+            let mut args = vec!["-o", target];
+            if force {
+                args.push("-f");
+            }
+            let (code, stderr) = ripple_with_path(&dir, &bin, &args);
+            assert_eq!(code, 3, "{body}: {stderr}");
+            assert!(stderr.starts_with("error: encoding failed: ffmpeg could not make the MP4 ("), "{stderr}");
+            assert!(stderr.contains(said), "{body}: {stderr}");
+            assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+        }
+        assert!(!dir.join("new.mp4").exists(), "{body}: a half-written video appeared");
+        assert_eq!(std::fs::read(dir.join("keep.mp4")).unwrap(), b"precious", "{body}: the old video changed");
+        assert!(temporaries(&dir).is_empty(), "{body}: a temporary was left");
+    }
+}
+
+/// ffprobe's `key=value` lines for the first video stream of `path`.
+fn probe(path: &Path) -> String {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
+        .args(["-show_entries", "stream=codec_name,width,height,pix_fmt,r_frame_rate,nb_read_frames"])
+        .args(["-of", "default=noprint_wrappers=1"])
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// PSNR in dB of `got` against `want` (RGB bytes).
+fn psnr(got: &[u8], want: &[u8]) -> f64 {
+    let squares: f64 = got.iter().zip(want).map(|(&a, &b)| (f64::from(a) - f64::from(b)).powi(2)).sum();
+    10.0 * (255.0f64.powi(2) * want.len() as f64 / squares.max(1e-9)).log10()
+}
+
+/// `frames` (RGB, `size`) converted to yuv420p and back by ffmpeg, uncompressed: the closest a
+/// yuv420p video can come.
+fn through_yuv420p(frames: &[Vec<u8>], (w, h): (u32, u32)) -> Vec<Vec<u8>> {
+    let mut child = Command::new("ffmpeg")
+        .args(["-v", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", &format!("{w}x{h}")])
+        .args(["-i", "-", "-vf", "format=yuv420p", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = frames.concat();
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    out.stdout.chunks_exact((w * h * 3) as usize).map(<[u8]>::to_vec).collect()
+}
+
+#[test]
+fn videos_have_every_frame_at_the_exact_rate_and_look_like_the_render() {
+    if !have("ffmpeg") || !have("ffprobe") {
+        return skipped("videos_have_every_frame_at_the_exact_rate_and_look_like_the_render", "ffmpeg is not on PATH");
+    }
+    // A picture, as videos are made of (a checker's sharp colour edges are what yuv420p's
+    // halved colour resolution cannot keep, at any quality).
+    let picture = crate::support::root().join("scenes/lagoon.png");
+    let body = CHECKER.replace("pattern = \"checker\"", &format!("image = {:?}", picture.display().to_string()));
+    let dir = scene_dir("video", &body);
+    let exact = render_rgb(&body);
+    let ceiling = through_yuv420p(&exact, (61, 45));
+    for (name, codec, coded) in [("out.mp4", "h264", (62, 46)), ("out.webm", "vp9", (61, 45))] {
+        render(&dir, &["-o", name]);
+        let info = probe(&dir.join(name));
+        let want = format!(
+            "codec_name={codec}\nwidth={}\nheight={}\npix_fmt=yuv420p\nr_frame_rate=30/1\nnb_read_frames=14\n",
+            coded.0, coded.1
+        );
+        assert_eq!(info, want, "{name}");
+        // Decoded, H.264's repeated column and row cut off, each frame close to the render.
+        let raw = Command::new("ffmpeg")
+            .args(["-v", "error", "-i", name, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let (w, h) = (coded.0 as usize, coded.1 as usize);
+        let frames: Vec<Vec<u8>> = raw
+            .stdout
+            .chunks_exact(w * h * 3)
+            .map(|f| f.chunks_exact(w * 3).take(45).flat_map(|row| &row[..61 * 3]).copied().collect())
+            .collect();
+        assert_eq!(frames.len(), exact.len(), "{name}");
+        for (i, ((got, want), best)) in frames.iter().zip(&exact).zip(&ceiling).enumerate() {
+            // yuv420p keeps colour at half resolution: no encoder gets closer than that, and
+            // ours must come within a dB or two of it.
+            let (db, limit) = (psnr(got, want), psnr(best, want));
+            assert!(db > limit - 2.0, "{name}: frame {i} at {db:.1} dB, yuv420p alone {limit:.1} dB");
+        }
+    }
+    // Standard output: a fragmented MP4 and a WebM, both whole.
+    for format in ["mp4", "webm"] {
+        let bytes = to_stdout(&dir, &["-o", "-", "--format", format]);
+        let path = dir.join(format!("piped.{format}"));
+        std::fs::write(&path, bytes).unwrap();
+        assert!(probe(&path).contains("nb_read_frames=14\n"), "{format}: {}", probe(&path));
+    }
+}
+
+#[test]
+fn an_interrupted_video_render_stops_ffmpeg_and_leaves_nothing() {
+    if !have("ffmpeg") {
+        return skipped("an_interrupted_video_render_stops_ffmpeg_and_leaves_nothing", "ffmpeg is not on PATH");
+    }
+    // A size no other test uses, to find this render's ffmpeg among the processes.
+    let body = "[video]\nwidth = 97\nheight = 59\nfps = 25\nduration = 600\n[rain]\ndrops_per_second = 20\n";
+    let dir = scene_dir("video-interrupted", body);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "long.webm", "-q"])
+        .current_dir(&dir)
+        .spawn()
+        .unwrap();
+    let ours = || -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        entries
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.contains("97x59") && c.contains("ffmpeg"))
+            .collect()
+    };
+    // Wait until ffmpeg runs, then stop the render as a batch job would.
+    for _ in 0..200 {
+        if !ours().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!ours().is_empty(), "ffmpeg never started");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(15));
+    assert!(!dir.join("long.webm").exists());
+    assert!(temporaries(&dir).is_empty());
+    // ffmpeg went with it (a zombie awaiting its reaper does not count).
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let alive: Vec<String> = ours().into_iter().filter(|c| !c.is_empty()).collect();
+    assert!(alive.is_empty(), "ffmpeg still running: {alive:?}");
+}
+
+#[test]
+fn diff_reads_apng_and_webp_with_their_timing() {
+    let dir = scene_dir("diff-formats", CHECKER);
+    for name in ["out.gif", "out.apng", "out.webp"] {
+        render(&dir, &["-o", name, "-q"]);
+    }
+    // 30 fps: the GIF's 3 and 4 cs, the WebP's 33 and 34 ms and the APNG's 1/30 s are the same
+    // timing, each rounded its own way.
+    for (a, b) in
+        [("out.apng", "scene.toml"), ("out.webp", "scene.toml"), ("out.apng", "out.webp"), ("out.webp", "out.gif")]
+    {
+        let run = ripple(&["diff", a, b], &dir);
+        assert_eq!(run.code, 0, "{a} vs {b}: {}", run.stdout);
+        assert!(run.stdout.starts_with(&format!("same: {a} (A) and {b} (B): 14 frames compared")), "{}", run.stdout);
+    }
+    // The same frames at another rate differ in timing only.
+    std::fs::write(dir.join("scene.toml"), CHECKER.replace("fps = 30", "fps = 25")).unwrap();
+    render(&dir, &["-o", "slow.webp", "-q"]);
+    let run = ripple(&["diff", "out.apng", "slow.webp"], &dir);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("delay 1/30 s in A, 40 ms in B"), "{}", run.stdout);
+    // A WebP that drifts: 33 ms every frame instead of 33, 34, 33.
+    let mut bytes = std::fs::read(dir.join("out.webp")).unwrap();
+    let mut at = 0;
+    while let Some(found) = bytes[at..].windows(4).position(|w| w == b"ANMF") {
+        let duration = at + found + 8 + 12;
+        bytes[duration] = 33;
+        at += found + 4;
+    }
+    std::fs::write(dir.join("drift.webp"), bytes).unwrap();
+    let run = ripple(&["diff", "drift.webp", "out.apng"], &dir);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("delay 33 ms in A, 1/30 s in B"), "{}", run.stdout);
+}
