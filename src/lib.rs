@@ -436,9 +436,21 @@ pub const PALETTE_SAMPLES: u64 = 24;
 /// background is dithered to the palette once (frames only move its pixels, so they do not
 /// shimmer); a look's frames are not dithered.
 pub fn gif_palette(scene: &Scene, background: &Background, dither: bool, threads: usize) -> encode::gif::Palette {
+    gif_palette_within(scene, background, dither, threads, 256)
+}
+
+/// [`gif_palette`] in a palette of at most `entries` (2 to 256, one of them left for
+/// transparency when the colours are chosen): fewer colours, a smaller GIF.
+pub fn gif_palette_within(
+    scene: &Scene,
+    background: &Background,
+    dither: bool,
+    threads: usize,
+    entries: usize,
+) -> encode::gif::Palette {
     use encode::gif::Palette;
     if scene.look.is_gather() {
-        let mut palette = Palette::for_background(&background.pixels);
+        let mut palette = Palette::for_background_within(&background.pixels, entries);
         if dither {
             palette.dither(&background.pixels, background.width);
         }
@@ -462,7 +474,7 @@ pub fn gif_palette(scene: &Scene, background: &Background, dither: bool, threads
             break;
         }
     }
-    Palette::for_look(histogram, &background.pixels)
+    Palette::for_look_within(histogram, &background.pixels, entries.clamp(2, 256) - 1)
 }
 
 /// Renders `scene` as PNG files `frame_0000.png`, … into the existing folder `dir`.

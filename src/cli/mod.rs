@@ -1,5 +1,6 @@
 //! The command line: arguments, messages on stderr, the progress bar and exit codes.
 
+mod animate;
 mod diff;
 mod new;
 mod render;
@@ -105,6 +106,12 @@ struct Cli {
     /// --set 'stone[0].x=10'. A value that is not TOML is taken as a string (--set water.model=spring).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+
+    /// Fit a GIF, APNG or WebP into SIZE bytes (2M, 500K, …): a fixed ladder of smaller
+    /// versions (fewer GIF colours, then every other frame, then half the canvas) is tried in
+    /// order and the first that fits is written; none fits: exit 2 with the smallest reached.
+    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
+    max_size: Option<u64>,
 
     /// GIF of a picture with more than 256 colours: dither the background to the palette
     /// (Floyd–Steinberg, once), so skies and gradients do not band and calm water does not
@@ -302,6 +309,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 indexed_png: cli.indexed_png,
                 overrides: &cli.set,
                 dither: cli.dither,
+                max_size: cli.max_size,
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }

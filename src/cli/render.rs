@@ -1,17 +1,15 @@
 //! `ripple-render SCENE -o OUT [--hashes FILE]`: the render, its progress bar and summary line.
 
-use std::io::{BufWriter, IsTerminal};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use ripple_render::encode::Discard;
-use ripple_render::encode::apng::Apng;
-use ripple_render::encode::gif::GifEncoder;
+use ripple_render::encode::fit;
 use ripple_render::encode::png::{PngSequence, Still};
 use ripple_render::encode::video::{self, Codec, Video};
-use ripple_render::encode::webp::Webp;
 use ripple_render::manifest;
 use ripple_render::output::{self, Format, Named, Spool, Staged};
 use ripple_render::provenance::Provenance;
@@ -34,6 +32,8 @@ pub struct Request<'a> {
     pub indexed_png: bool,
     pub overrides: &'a [String],
     pub dither: bool,
+    /// `--max-size`: the most bytes a GIF, APNG or WebP may have.
+    pub max_size: Option<u64>,
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
@@ -77,7 +77,12 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         Some(Format::Mp4 | Format::Webm) => budget::Output::Video,
         None => budget::Output::Nothing,
     };
-    budget::Estimate::for_render(&scene, image.as_ref(), kind, request.threads).check(request.max_memory)?;
+    let mut estimate = budget::Estimate::for_render(&scene, image.as_ref(), kind, request.threads);
+    if let Some(limit) = request.max_size {
+        // A rung's file is held in memory up to the size budget.
+        estimate.fixed.push(("file within --max-size", limit));
+    }
+    estimate.check(request.max_memory)?;
     let background = Background::for_scene_within(&scene, request.max_memory)?;
     let advice = ripple_render::advice::for_scene(&scene).into_iter();
     let advice = advice.chain(ripple_render::advice::for_background(&scene, &background));
@@ -95,12 +100,14 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         }
         bar.set_position(p.simulated);
     };
+    let mut fitted = None;
     let rendered = encode(
         &scene,
         &background,
         format.map(|f| (f, ffmpeg.as_deref())),
         (staged_output.as_ref(), staged_hashes.as_ref()),
         request,
+        &mut fitted,
         &mut on_progress,
     );
     bar.finish_and_clear();
@@ -153,9 +160,11 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
         ));
     }
     if !request.quiet {
+        // A fitted file may have fewer frames on a smaller canvas.
+        let (step, scale) = fitted.map_or((1, 1), |r| (r.step, r.scale));
         let what = match (format, request.frame) {
             (Some(Format::Still), Some(frame)) => format!("frame {frame} of {}", scene.frames),
-            _ => format!("{} frames", scene.frames),
+            _ => format!("{} frames", scene.frames.div_ceil(u64::from(step))),
         };
         // A still has no seam; an animation reports one, or - when there is none to measure.
         let seam = match (format, stats.seam) {
@@ -163,8 +172,16 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
             (_, Some(s)) => format!(", seam {s:.2}"),
             (_, None) => ", seam -".to_string(),
         };
-        let (width, height, seconds) = (scene.width, scene.height, started.elapsed().as_secs_f64());
-        super::tell(&format!("wrote {}: {what}, {width}×{height}{seam}, in {seconds:.2} s", written.join(" and ")));
+        let (width, height) = (scene.width.div_ceil(scale), scene.height.div_ceil(scale));
+        let seconds = started.elapsed().as_secs_f64();
+        let fitted = match (request.max_size, fitted) {
+            (Some(limit), Some(rung)) => format!("; fits --max-size {}: {}", units::show(limit), rung.describe()),
+            _ => String::new(),
+        };
+        super::tell(&format!(
+            "wrote {}: {what}, {width}×{height}{seam}, in {seconds:.2} s{fitted}",
+            written.join(" and ")
+        ));
     }
     Ok(())
 }
@@ -179,6 +196,23 @@ fn check_output(scene: &Scene, format: Option<Format>, request: &Request<'_>) ->
             "-o - writes to standard output, which is a terminal and cannot show an animation".into(),
             "pipe it into another program, or redirect it into a file (> out.gif)",
         ));
+    }
+    if request.max_size.is_some() {
+        if !matches!(format, Some(Format::Gif | Format::Apng | Format::Webp)) {
+            let what = format.map_or("no output", Format::name);
+            return Err(usage(
+                format!("--max-size fits a GIF, APNG or WebP into a size, and the output is {what}"),
+                "write a .gif, .apng or .webp, or drop --max-size (a video's size follows its quality)",
+            ));
+        }
+        if request.hashes.is_some() {
+            return Err(usage(
+                "--max-size may render the scene several times, smaller each time, and --hashes describes the \
+                 render as asked"
+                    .into(),
+                "write the manifest in a run of its own",
+            ));
+        }
     }
     match format {
         Some(Format::Gif) => scene.check_gif_fps()?,
@@ -212,6 +246,7 @@ fn encode(
     format: Option<(Format, Option<&Path>)>,
     (output, hashes): (Option<&Staged>, Option<&Staged>),
     request: &Request<'_>,
+    fitted_rung: &mut Option<fit::Rung>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats, Error> {
     let mut writer = match hashes {
@@ -236,12 +271,24 @@ fn encode(
         return ripple_render::render_with(scene, Discard::new(background), run(threads), progress);
     };
     let file = || out.file().map(|f| BufWriter::with_capacity(1 << 20, f));
+    let setting = super::animate::Setting { background, threads, dither: request.dither, seam };
     match format {
-        Format::Gif => {
-            let palette = ripple_render::gif_palette(scene, background, request.dither, threads);
-            let gif = GifEncoder::with_palette(file()?, scene, background, palette)?.threads(threads);
-            ripple_render::render_with(scene, gif, run(1), progress)
-        }
+        Format::Gif | Format::Apng | Format::Webp => match request.max_size {
+            Some(limit) => {
+                let fitted = super::animate::fit(scene, format, limit, &setting, progress)?;
+                let mut file = file()?;
+                file.write_all(&fitted.bytes)
+                    .and_then(|()| file.flush())
+                    .map_err(|source| Error::Io { path: ripple_render::encode::STREAM.into(), source })?;
+                *fitted_rung = Some(fitted.rung);
+                Ok(fitted.stats)
+            }
+            // RIFF puts the file's size first: a stream gets a WebP whole at the end.
+            None if format == Format::Webp && out.is_stream() => {
+                super::animate::animate(scene, (format, fit::GIF[0]), Spool::new(file()?), &setting, run(1), progress)
+            }
+            None => super::animate::animate(scene, (format, fit::GIF[0]), file()?, &setting, run(1), progress),
+        },
         Format::PngSequence => {
             if request.indexed_png {
                 if let Some(png) = PngSequence::indexed(out.path(), scene, background) {
@@ -255,22 +302,6 @@ fn encode(
         Format::Still => {
             let still = Still::new(file()?, scene, background, request.frame.unwrap_or(0));
             ripple_render::render_with(scene, still, run(threads), progress)
-        }
-        Format::Apng => match Apng::indexed(file()?, scene, background) {
-            Ok(apng) => ripple_render::render_with(scene, apng.threads(threads), run(1), progress),
-            Err(file) => {
-                let apng = Apng::new(file, scene, background).threads(threads);
-                ripple_render::render_with(scene, apng, run(1), progress)
-            }
-        },
-        Format::Webp if out.is_stream() => {
-            // RIFF puts the file's size first: a stream gets the file whole at the end.
-            let webp = Webp::new(Spool::new(file()?), scene, background).threads(threads);
-            ripple_render::render_with(scene, webp, run(1), progress)
-        }
-        Format::Webp => {
-            let webp = Webp::new(file()?, scene, background).threads(threads);
-            ripple_render::render_with(scene, webp, run(1), progress)
         }
         Format::Mp4 | Format::Webm => {
             let codec = if format == Format::Mp4 { Codec::H264 } else { Codec::Vp9 };

@@ -12,11 +12,11 @@ use std::io::Write;
 use std::time::Instant;
 
 use super::EncodeTimes;
+use super::Stream;
 use super::png::PngPixel;
 use super::pool::Ordered;
 use crate::background::Background;
 use crate::error::{Error, Result};
-use crate::provenance::Provenance;
 use crate::scene::Scene;
 
 /// A rectangle of the canvas: left, top, width, height.
@@ -90,15 +90,12 @@ pub struct Apng<W: Write, P: PngPixel> {
     palette: Option<Vec<[u8; 3]>>,
     /// The palette index no colour uses, which marks unchanged pixels.
     unchanged: Option<u8>,
-    provenance: String,
-    width: u32,
-    height: u32,
-    frames: u64,
-    fps: u32,
-    plays: u32,
+    stream: Stream,
     previous: Vec<P>,
     written: u64,
     sequence: u32,
+    /// The output frame whose control chunk comes next.
+    sequence_frame: u64,
     threads: usize,
     pool: Option<Ordered<Job<P>, Compressed>>,
     times: EncodeTimes,
@@ -107,7 +104,12 @@ pub struct Apng<W: Write, P: PngPixel> {
 impl<W: Write> Apng<W, [u8; 3]> {
     /// An animated PNG of the scene's RGB frames.
     pub fn new(out: W, scene: &Scene, background: &Background) -> Self {
-        Apng::with(out, scene, background, background.pixels.clone(), None)
+        Apng::for_stream(out, &Stream::of(scene, background), background.pixels.clone(), None)
+    }
+
+    /// An animated PNG of `stream` in RGB (frames given whole, in RGB).
+    pub fn rgb(out: W, stream: &Stream) -> Self {
+        Apng::for_stream(out, stream, Vec::new(), None)
     }
 }
 
@@ -123,12 +125,15 @@ impl<W: Write> Apng<W, u8> {
         if !palette.exact {
             return Err(out);
         }
-        Ok(Apng::with(out, scene, background, palette.indices, Some(palette.colors)))
+        let stream = Stream::of(scene, background);
+        Ok(Apng::for_stream(out, &stream, palette.indices, Some(palette.colors)))
     }
 }
 
 impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
-    fn with(out: W, scene: &Scene, background: &Background, pixels: Vec<P>, palette: Option<Vec<[u8; 3]>>) -> Self {
+    /// An animated PNG of `stream` whose frames gather from `pixels` (palette indices of
+    /// `palette`, or RGB without one).
+    fn for_stream(out: W, stream: &Stream, pixels: Vec<P>, palette: Option<Vec<[u8; 3]>>) -> Self {
         // A palette with room to spare gets one more entry, transparent, for unchanged pixels.
         let unchanged = palette.as_ref().filter(|c| c.len() < 256).map(|c| c.len() as u8);
         let palette = palette.map(|mut colors| {
@@ -142,15 +147,11 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
             background: pixels,
             palette,
             unchanged,
-            provenance: Provenance::of(scene, background).to_text(),
-            width: background.width as u32,
-            height: background.height as u32,
-            frames: scene.frames,
-            fps: scene.fps,
-            plays: u32::from(!scene.looping),
+            stream: stream.clone(),
             previous: Vec::new(),
             written: 0,
             sequence: 0,
+            sequence_frame: 0,
             threads: super::pool::default_threads(),
             pool: None,
             times: EncodeTimes::default(),
@@ -169,14 +170,16 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
         header.extend_from_slice(b"\x89PNG\r\n\x1a\n");
         let colour_type = if self.palette.is_some() { 3 } else { 2 };
         let mut ihdr = Vec::with_capacity(13);
-        ihdr.extend(self.width.to_be_bytes());
-        ihdr.extend(self.height.to_be_bytes());
+        ihdr.extend(self.stream.width.to_be_bytes());
+        ihdr.extend(self.stream.height.to_be_bytes());
         ihdr.extend([8, colour_type, 0, 0, 0]);
         chunk(&mut header, b"IHDR", &ihdr);
-        let frames = u32::try_from(self.frames).unwrap_or(u32::MAX);
-        chunk(&mut header, b"acTL", &[frames.to_be_bytes(), self.plays.to_be_bytes()].concat());
+        let frames = u32::try_from(self.stream.frames()).unwrap_or(u32::MAX);
+        // 0 plays forever; 1 plays once.
+        let plays = u32::from(!self.stream.looping);
+        chunk(&mut header, b"acTL", &[frames.to_be_bytes(), plays.to_be_bytes()].concat());
         let mut text = b"Comment\0".to_vec();
-        text.extend(self.provenance.bytes().filter(|b| b.is_ascii()));
+        text.extend(self.stream.comment.bytes().filter(|b| b.is_ascii()));
         chunk(&mut header, b"tEXt", &text);
         if let Some(colors) = &self.palette {
             chunk(&mut header, b"PLTE", colors.as_flattened());
@@ -208,9 +211,12 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
         for v in [width, height, x, y] {
             fctl.extend(v.to_be_bytes());
         }
-        // A delay of 1/fps exactly; frames are never disposed (the next one is drawn over).
-        fctl.extend(1u16.to_be_bytes());
-        fctl.extend((self.fps as u16).to_be_bytes());
+        // A delay of 1/fps exactly (or of the frames it stands for); frames are never disposed
+        // (the next one is drawn over).
+        let span = self.stream.span(self.sequence_frame);
+        fctl.extend(((span.end - span.start) as u16).to_be_bytes());
+        fctl.extend((self.stream.fps as u16).to_be_bytes());
+        self.sequence_frame += 1;
         fctl.extend([0, u8::from(frame.blend == Blend::Over)]);
         chunk(&mut bytes, b"fcTL", &fctl);
         self.sequence += 1;
@@ -228,8 +234,8 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
 
     /// The job for the next frame: the whole canvas first, then the rectangle that changed.
     fn job(&mut self, pixels: &[P]) -> Job<P> {
-        let width = self.width as usize;
-        let whole = Rect { x: 0, y: 0, width: self.width, height: self.height };
+        let width = self.stream.width as usize;
+        let whole = Rect { x: 0, y: 0, width: self.stream.width, height: self.stream.height };
         let (rect, blend) = if self.previous.is_empty() {
             (whole, Blend::Source)
         } else {

@@ -32,7 +32,7 @@ pub struct GifEncoder<W: Write> {
     transparent: Option<u8>,
     width: u16,
     height: u16,
-    fps: u32,
+    stream: super::Stream,
     written: u64,
     previous: Option<Vec<u8>>,
     threads: usize,
@@ -62,26 +62,31 @@ impl<W: Write> GifEncoder<W> {
     /// colours: see `ripple_render::gif_palette`).
     pub fn with_palette(writer: W, scene: &Scene, background: &Background, palette: Palette) -> Result<Self> {
         scene.check_gif_fps()?;
+        GifEncoder::for_stream(writer, &super::Stream::of(scene, background), palette)
+    }
+
+    /// A GIF of `stream` (its canvas, timing, loop and comment) in `palette`, whose indices
+    /// are the background's at the stream's size, or which frames given in RGB are mapped to.
+    pub fn for_stream(writer: W, stream: &super::Stream, palette: Palette) -> Result<Self> {
         let transparent = palette.transparent_index();
         let mut flat: Vec<u8> = palette.colors.iter().flatten().copied().collect();
         if transparent.is_some() {
             // The transparent slot's colour is never shown.
             flat.extend([0, 0, 0]);
         }
-        let (width, height) = (scene.width as u16, scene.height as u16);
+        let (width, height) = (stream.width as u16, stream.height as u16);
         let mut encoder = ::gif::Encoder::new(writer, width, height, &flat).map_err(gif_error)?;
-        if scene.looping {
+        if stream.looping {
             encoder.set_repeat(::gif::Repeat::Infinite).map_err(gif_error)?;
         }
-        let provenance = crate::provenance::Provenance::of(scene, background).to_text();
-        encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[provenance.as_bytes()]).map_err(gif_error)?;
+        encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[stream.comment.as_bytes()]).map_err(gif_error)?;
         Ok(GifEncoder {
             encoder,
             palette,
             transparent,
             width,
             height,
-            fps: scene.fps,
+            stream: stream.clone(),
             written: 0,
             previous: None,
             threads: super::pool::default_threads(),
@@ -106,7 +111,7 @@ impl<W: Write> GifEncoder<W> {
     /// The part of `pixels` that differs from the previous frame, as a GIF frame to compress.
     fn difference(&self, pixels: &[u8]) -> ::gif::Frame<'static> {
         let (w, h) = (usize::from(self.width), usize::from(self.height));
-        let delay = delay_cs(self.written, self.fps);
+        let delay = self.stream.delay_cs(self.written);
         let Some(previous) = &self.previous else {
             return ::gif::Frame {
                 width: self.width,

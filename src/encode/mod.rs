@@ -2,22 +2,105 @@
 //! GIF, RGB for PNG) so that refraction is a plain gather from the background.
 
 pub mod apng;
+pub mod fit;
 pub mod gif;
 pub mod lzw;
 pub mod palette;
 pub mod png;
 pub mod pool;
 pub mod quantize;
+pub mod reduce;
 pub mod video;
 pub mod webp;
 
 use std::time::Duration;
 
+use crate::background::Background;
 use crate::error::Result;
+use crate::provenance::Provenance;
+use crate::scene::Scene;
 
 /// The name I/O errors inside an encoder's output carry; the command line reports them against
 /// the output's path.
 pub const STREAM: &str = "output stream";
+
+/// What an animation records besides its frames: the canvas, the timing, the loop and the
+/// provenance comment. Made from the scene ([`Stream::of`]), or reduced to fit a size budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stream {
+    /// Canvas width.
+    pub width: u32,
+    /// Canvas height.
+    pub height: u32,
+    /// The render's frames per second.
+    pub fps: u32,
+    /// Render frames per output frame: 1, or 2 when every other frame is kept (each then
+    /// shows for two).
+    pub step: u32,
+    /// The render's frames (output frames are these over `step`, rounded up).
+    pub render_frames: u64,
+    /// Whether it plays forever (else once).
+    pub looping: bool,
+    /// The provenance text the file carries.
+    pub comment: String,
+}
+
+impl Stream {
+    /// The stream of `scene` rendered over `background`, every frame at full size.
+    pub fn of(scene: &Scene, background: &Background) -> Stream {
+        Stream {
+            width: scene.width,
+            height: scene.height,
+            fps: scene.fps,
+            step: 1,
+            render_frames: scene.frames,
+            looping: scene.looping,
+            comment: Provenance::of(scene, background).to_text(),
+        }
+    }
+
+    /// Every `step`-th frame on a canvas `scale` times smaller (sides rounded up); `note` is
+    /// added to the comment.
+    pub fn reduced(&self, step: u32, scale: u32, note: &str) -> Stream {
+        Stream {
+            width: self.width.div_ceil(scale),
+            height: self.height.div_ceil(scale),
+            step: self.step * step,
+            comment: format!("{} fitted=\"{note}\"", self.comment),
+            ..self.clone()
+        }
+    }
+
+    /// Output frames.
+    pub fn frames(&self) -> u64 {
+        self.render_frames.div_ceil(u64::from(self.step))
+    }
+
+    /// The render frames output frame `i` stands for: from the one it shows to the next output
+    /// frame's (the last may stand for fewer than `step`).
+    pub fn span(&self, i: u64) -> std::ops::Range<u64> {
+        let step = u64::from(self.step);
+        (i * step).min(self.render_frames)..((i + 1) * step).min(self.render_frames)
+    }
+
+    /// Output frame `i`'s delay in centiseconds: `c(end) - c(start)` of its span, with
+    /// `c(j) = (200·j + fps) / (2·fps)` (SPEC §6.1), so the total is exact.
+    pub fn delay_cs(&self, i: u64) -> u16 {
+        let fps = u64::from(self.fps);
+        let c = |j: u64| (200 * j + fps) / (2 * fps);
+        let span = self.span(i);
+        (c(span.end) - c(span.start)) as u16
+    }
+
+    /// Output frame `i`'s duration in milliseconds by the same rule, `m(j) = (2000·j + fps) /
+    /// (2·fps)` (SPEC §12).
+    pub fn duration_ms(&self, i: u64) -> u32 {
+        let fps = u64::from(self.fps);
+        let m = |j: u64| (2000 * j + fps) / (2 * fps);
+        let span = self.span(i);
+        (m(span.end) - m(span.start)) as u32
+    }
+}
 
 /// Time an encoder spent in its own work, summed over every thread that did it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

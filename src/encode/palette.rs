@@ -42,13 +42,21 @@ impl Palette {
     /// depend on pixel order); otherwise 255 colours chosen from them and each pixel mapped to
     /// its nearest.
     pub fn for_background(pixels: &[[u8; 3]]) -> Palette {
+        Palette::for_background_within(pixels, 256)
+    }
+
+    /// [`Palette::for_background`] in a palette of at most `entries` (2 to 256): the
+    /// background's own colours when they fit, else `entries - 1` chosen, one index left free
+    /// for transparency.
+    pub fn for_background_within(pixels: &[[u8; 3]], entries: usize) -> Palette {
+        let entries = entries.clamp(2, 256);
         let mut seen: ColourMap = HashMap::default();
         for p in pixels {
             if !seen.contains_key(p) {
-                if seen.len() == 256 {
+                if seen.len() == entries {
                     let mut histogram = Histogram::default();
                     histogram.add_sample(pixels, SAMPLE);
-                    return Palette::quantized(pixels, &histogram);
+                    return Palette::quantized(pixels, &histogram, entries - 1);
                 }
                 seen.insert(*p, 0);
             }
@@ -63,12 +71,17 @@ impl Palette {
     /// A palette for frames drawn with a look: 255 colours chosen from `histogram`, which holds
     /// the colours of frames sampled over the render; `pixels` (the background) are mapped to it.
     pub fn for_look(histogram: Histogram, pixels: &[[u8; 3]]) -> Palette {
-        Palette::quantized(pixels, &histogram)
+        Palette::quantized(pixels, &histogram, QUANTIZED)
     }
 
-    /// 255 colours from `histogram`; each pixel of `pixels` mapped to its nearest.
-    fn quantized(pixels: &[[u8; 3]], histogram: &Histogram) -> Palette {
-        let quantized = quantize(histogram, QUANTIZED);
+    /// [`Palette::for_look`] with `colours` colours (at most 255).
+    pub fn for_look_within(histogram: Histogram, pixels: &[[u8; 3]], colours: usize) -> Palette {
+        Palette::quantized(pixels, &histogram, colours.clamp(1, QUANTIZED))
+    }
+
+    /// `colours` colours from `histogram`; each pixel of `pixels` mapped to its nearest.
+    fn quantized(pixels: &[[u8; 3]], histogram: &Histogram, colours: usize) -> Palette {
+        let quantized = quantize(histogram, colours);
         let mut map = ColourIndex::new(&quantized.colours);
         map.learn(&quantized.keys, &quantized.nearest);
         let indices = pixels.iter().map(|&p| map.index(p)).collect();

@@ -10,17 +10,12 @@ use std::io::{Seek, SeekFrom, Write};
 use std::time::Instant;
 
 use super::EncodeTimes;
+use super::Stream;
 use super::apng::{Rect, changed};
 use super::pool::Ordered;
 use crate::background::Background;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
-
-/// The millisecond output frame `j` starts at: `(2000·j + fps) / (2·fps)`, 1000·j/fps rounded
-/// half up, so the total is exact.
-pub fn start_ms(j: u64, fps: u32) -> u64 {
-    (2000 * j + u64::from(fps)) / (2 * u64::from(fps))
-}
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst: the rectangle's RGB
 /// (3), the encoder's RGBA copy (4), its output, grown by doubling past a frame that does not
@@ -46,10 +41,7 @@ struct Compressed {
 pub struct Webp<W: Write + Seek> {
     out: W,
     background: Vec<[u8; 3]>,
-    width: u32,
-    height: u32,
-    fps: u32,
-    loops: u16,
+    stream: Stream,
     previous: Vec<[u8; 3]>,
     written: u64,
     /// Bytes written so far, for the RIFF size.
@@ -62,14 +54,17 @@ pub struct Webp<W: Write + Seek> {
 impl<W: Write + Seek> Webp<W> {
     /// An animated WebP of the scene's frames.
     pub fn new(out: W, scene: &Scene, background: &Background) -> Self {
+        let mut webp = Webp::for_stream(out, &Stream::of(scene, background));
+        webp.background = background.pixels.clone();
+        webp
+    }
+
+    /// An animated WebP of `stream` (frames given whole, in RGB).
+    pub fn for_stream(out: W, stream: &Stream) -> Self {
         Webp {
             out,
-            background: background.pixels.clone(),
-            width: background.width as u32,
-            height: background.height as u32,
-            fps: scene.fps,
-            // 0 plays forever; 1 plays once.
-            loops: u16::from(!scene.looping),
+            background: Vec::new(),
+            stream: stream.clone(),
             previous: Vec::new(),
             written: 0,
             length: 0,
@@ -98,22 +93,23 @@ impl<W: Write + Seek> Webp<W> {
         let mut header = Vec::with_capacity(64);
         header.extend_from_slice(b"RIFF\0\0\0\0WEBP");
         let mut vp8x = vec![0x02, 0, 0, 0]; // animated
-        vp8x.extend_from_slice(&(self.width - 1).to_le_bytes()[..3]);
-        vp8x.extend_from_slice(&(self.height - 1).to_le_bytes()[..3]);
+        vp8x.extend_from_slice(&(self.stream.width - 1).to_le_bytes()[..3]);
+        vp8x.extend_from_slice(&(self.stream.height - 1).to_le_bytes()[..3]);
         chunk(&mut header, b"VP8X", &vp8x);
         // Background colour (a hint players mostly ignore; the first frame covers the canvas)
         // and the loop count.
         let mut anim = vec![255, 255, 255, 255];
-        anim.extend(self.loops.to_le_bytes());
+        // 0 plays forever; 1 plays once.
+        anim.extend(u16::from(!self.stream.looping).to_le_bytes());
         chunk(&mut header, b"ANIM", &anim);
         self.write(&header)
     }
 
     fn job(&mut self, pixels: &[[u8; 3]]) -> Job {
-        let width = self.width as usize;
-        let duration = (start_ms(self.written + 1, self.fps) - start_ms(self.written, self.fps)) as u32;
+        let width = self.stream.width as usize;
+        let duration = self.stream.duration_ms(self.written);
         let rect = if self.previous.is_empty() {
-            Rect { x: 0, y: 0, width: self.width, height: self.height }
+            Rect { x: 0, y: 0, width: self.stream.width, height: self.stream.height }
         } else {
             match changed(&self.previous, pixels, width) {
                 // Frames start at even coordinates.
@@ -220,14 +216,29 @@ impl<W: Write + Seek> super::Encoder for Webp<W> {
 mod tests {
     use super::*;
 
+    fn stream(fps: u32, render_frames: u64) -> Stream {
+        let comment = String::new();
+        Stream { width: 1, height: 1, fps, step: 1, render_frames, looping: true, comment }
+    }
+
     #[test]
     fn durations_add_up_to_the_exact_total() {
         // 30 fps: 33, 34, 33, … ms, 1000 ms a second exactly.
-        let d: Vec<u64> = (0..3).map(|j| start_ms(j + 1, 30) - start_ms(j, 30)).collect();
-        assert_eq!(d, [33, 34, 33]);
-        assert_eq!(start_ms(30, 30), 1000);
-        assert_eq!(start_ms(7, 7), 1000);
+        let s = stream(30, 60);
+        assert_eq!((0..3).map(|i| s.duration_ms(i)).collect::<Vec<_>>(), [33, 34, 33]);
+        assert_eq!((0..30).map(|i| s.duration_ms(i)).sum::<u32>(), 1000);
+        assert_eq!((0..7).map(|i| stream(7, 7).duration_ms(i)).sum::<u32>(), 1000);
         // Half a millisecond rounds up: 1000/16 = 62.5.
-        assert_eq!(start_ms(1, 16), 63);
+        assert_eq!(stream(16, 2).duration_ms(0), 63);
+    }
+
+    #[test]
+    fn every_other_frame_lasts_two_and_the_total_stays_exact() {
+        // 5 frames at 30 fps, every other kept: 0–1, 2–3, 4 → 67, 66, 34 ms (167 ms in all).
+        let s = stream(30, 5).reduced(2, 1, "");
+        assert_eq!(s.frames(), 3);
+        assert_eq!((0..3).map(|i| s.duration_ms(i)).collect::<Vec<_>>(), [67, 66, 34]);
+        assert_eq!((0..3).map(|i| s.delay_cs(i)).collect::<Vec<_>>(), [7, 6, 4]);
+        assert_eq!(stream(30, 5).duration_ms(0) + stream(30, 5).duration_ms(1), 67);
     }
 }

@@ -466,3 +466,126 @@ fn diff_reads_apng_and_webp_with_their_timing() {
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("delay 33 ms in A, 1/30 s in B"), "{}", run.stdout);
 }
+
+/// A scene whose every rung of the size ladder is smaller than the one before.
+const BUDGETED: &str = "[video]\nwidth = 96\nheight = 64\nfps = 20\nframes = 16\n[background]\npattern = \"tiles\"\n\
+    [rain]\ndrops_per_second = 60\nseed = 2\n";
+
+/// `frames` (RGB, `width` wide): every `step`-th, each side shrunk `scale` times by the mean of
+/// each block, rounded half up (the README's rule, computed here on its own).
+fn reduce(frames: &[Vec<u8>], width: usize, step: usize, scale: usize) -> Vec<Vec<u8>> {
+    let height = frames[0].len() / 3 / width;
+    let kept = frames.iter().step_by(step);
+    kept.map(|f| {
+        let mut out = Vec::new();
+        for by in (0..height).step_by(scale) {
+            for bx in (0..width).step_by(scale) {
+                for c in 0..3 {
+                    let mut values = Vec::new();
+                    for y in by..(by + scale).min(height) {
+                        for x in bx..(bx + scale).min(width) {
+                            values.push(u32::from(f[(y * width + x) * 3 + c]));
+                        }
+                    }
+                    let (sum, n) = (values.iter().sum::<u32>(), values.len() as u32);
+                    out.push(((2 * sum + n) / (2 * n)) as u8);
+                }
+            }
+        }
+        out
+    })
+    .collect()
+}
+
+#[test]
+fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
+    let dir = scene_dir("max-size", BUDGETED);
+    let exact = render_rgb(BUDGETED);
+    let ladders: [(&str, &[&str]); 3] = [
+        (
+            "gif",
+            &[
+                "128 colours",
+                "64 colours",
+                "32 colours",
+                "64 colours, every other frame",
+                "32 colours, every other frame",
+                "64 colours, every other frame, half the canvas",
+                "32 colours, every other frame, half the canvas",
+            ],
+        ),
+        ("apng", &["every other frame", "half the canvas", "every other frame, half the canvas"]),
+        ("webp", &["every other frame", "half the canvas", "every other frame, half the canvas"]),
+    ];
+    for (format, ladder) in ladders {
+        let name = format!("out.{format}");
+        render(&dir, &["-o", &name, "-q"]);
+        let mut size = std::fs::metadata(dir.join(&name)).unwrap().len();
+        // A budget of the file's own size is met as asked.
+        let run = ripple(&["scene.toml", "-o", &name, "-f", "--max-size", &size.to_string()], &dir);
+        assert!(run.stderr.contains(": as asked\n"), "{}", run.stderr);
+        // Then one byte less each time: the next rung down.
+        for rung in ladder {
+            let budget = (size - 1).to_string();
+            let run = ripple(&["scene.toml", "-o", &name, "-f", "--max-size", &budget], &dir);
+            assert_eq!(run.code, 0, "{format} {rung}: {}", run.stderr);
+            assert!(run.stderr.ends_with(&format!(": {rung}\n")), "{format}: expected {rung}: {}", run.stderr);
+            let bytes = std::fs::read(dir.join(&name)).unwrap();
+            assert!((bytes.len() as u64) < size, "{format} {rung}: {} bytes", bytes.len());
+            size = bytes.len() as u64;
+            // The same budget, the same bytes.
+            let again = ripple(&["scene.toml", "-o", "again", "--format", format, "-f", "--max-size", &budget], &dir);
+            assert_eq!(again.code, 0);
+            assert!(std::fs::read(dir.join("again")).unwrap() == bytes, "{format} {rung}: not deterministic");
+            let (step, scale) =
+                (if rung.contains("every other") { 2 } else { 1 }, if rung.contains("half") { 2 } else { 1 });
+            let want = reduce(&exact, 96, step, scale);
+            if format == "gif" {
+                let gif = crate::support::decode_gif(&bytes);
+                assert_eq!((gif.width, gif.height), (96 / scale, 64 / scale), "{rung}");
+                assert_eq!(gif.frames.len(), want.len(), "{rung}");
+                // 20 fps: 5 cs a frame, 10 for every other; 80 cs in all either way.
+                assert!(gif.delays.iter().all(|&d| usize::from(d) == 5 * step), "{rung}: {:?}", gif.delays);
+                let colours: std::collections::HashSet<&[u8]> = gif.frames.iter().flat_map(|f| f.chunks(3)).collect();
+                let most: usize = rung.split(' ').next().unwrap().parse().unwrap();
+                assert!(colours.len() < most, "{rung}: {} colours", colours.len());
+            } else {
+                std::fs::write(dir.join(format!("rung.{format}")), &bytes).unwrap();
+                let (frames, delays) = decode_animation(&dir.join(format!("rung.{format}")));
+                assert_eq!(frames.len(), want.len(), "{format} {rung}");
+                assert!(frames == want, "{format} {rung}: frames differ from the reduced render");
+                let ms = (50 * step) as u32;
+                assert!(delays.iter().all(|&(n, d)| n == ms * d), "{format} {rung}: {delays:?}");
+            }
+        }
+        // Below the last rung: nothing fits, nothing is written, the smallest size is named.
+        let _ = std::fs::remove_file(dir.join(&name));
+        let run = ripple(&["scene.toml", "-o", &name, "--max-size", &(size - 1).to_string()], &dir);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        let smallest = format!("the smallest reached is {} ({})", show(size), ladder.last().unwrap());
+        assert!(run.stderr.contains(&smallest), "{smallest}: {}", run.stderr);
+        assert!(!dir.join(&name).exists() && temporaries(&dir).is_empty());
+    }
+}
+
+/// Sizes as the summary shows them: bytes, KiB, MiB with two significant decimals.
+fn show(bytes: u64) -> String {
+    ripple_render::units::show(bytes)
+}
+
+#[test]
+fn a_size_budget_is_refused_where_it_does_not_apply() {
+    let dir = scene_dir("max-size-refused", BUDGETED);
+    for (args, said) in [
+        (&["-o", "frames/", "--max-size", "1M"][..], "the output is PNG sequence"),
+        (&["-o", "out.mp4", "--max-size", "1M"][..], "the output is MP4"),
+        (&["-o", "out.gif", "--max-size", "1M", "--hashes", "h.txt"][..], "write the manifest in a run of its own"),
+        (&["-o", "out.gif", "--max-size", "lots"][..], "expected a size such as"),
+    ] {
+        let mut all = vec!["scene.toml"];
+        all.extend(args);
+        let run = ripple(&all, &dir);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+    }
+}

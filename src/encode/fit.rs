@@ -1,0 +1,153 @@
+//! Fitting an animation into a size budget (`--max-size`): a fixed ladder of ways to make it
+//! smaller, tried in order, each written into a [`Capped`] buffer that gives up as soon as it
+//! passes the budget. The first rung that fits is the output. The ladder and the render are
+//! deterministic, so the same scene and budget give the same bytes.
+
+use std::io::{Cursor, Seek, SeekFrom, Write};
+
+use crate::error::Error;
+
+/// One rung of the ladder: what is given up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rung {
+    /// Palette entries of a GIF (256: as asked); other formats keep every colour.
+    pub entries: usize,
+    /// Render frames per output frame (2: every other frame, each shown twice as long).
+    pub step: u32,
+    /// How many times smaller the canvas is, each side.
+    pub scale: u32,
+}
+
+const fn rung(entries: usize, step: u32, scale: u32) -> Rung {
+    Rung { entries, step, scale }
+}
+
+/// The GIF ladder: fewer colours, then every other frame, then half the canvas.
+pub const GIF: [Rung; 8] = [
+    rung(256, 1, 1),
+    rung(128, 1, 1),
+    rung(64, 1, 1),
+    rung(32, 1, 1),
+    rung(64, 2, 1),
+    rung(32, 2, 1),
+    rung(64, 2, 2),
+    rung(32, 2, 2),
+];
+
+/// The APNG and WebP ladder (their colours are exact): every other frame, then half the canvas.
+pub const EXACT: [Rung; 4] = [rung(256, 1, 1), rung(256, 2, 1), rung(256, 1, 2), rung(256, 2, 2)];
+
+impl Rung {
+    /// Whether this rung gives nothing up.
+    pub fn as_asked(self) -> bool {
+        self == rung(256, 1, 1)
+    }
+
+    /// What it gives up, in words: "64 colours, every other frame, half the canvas".
+    pub fn describe(self) -> String {
+        let mut parts = Vec::new();
+        if self.entries < 256 {
+            parts.push(format!("{} colours", self.entries));
+        }
+        if self.step == 2 {
+            parts.push("every other frame".to_string());
+        }
+        if self.scale == 2 {
+            parts.push("half the canvas".to_string());
+        }
+        if parts.is_empty() { "as asked".to_string() } else { parts.join(", ") }
+    }
+}
+
+/// The marker inside the I/O error a [`Capped`] buffer gives when the budget is passed.
+#[derive(Debug)]
+pub struct OverBudget;
+
+impl std::fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the output passed its size budget")
+    }
+}
+
+impl std::error::Error for OverBudget {}
+
+/// Whether `error` is a [`Capped`] buffer giving up.
+pub fn is_over_budget(error: &Error) -> bool {
+    matches!(error, Error::Io { source, .. } if source.get_ref().is_some_and(|e| e.is::<OverBudget>()))
+}
+
+/// Bytes kept in memory up to a limit: a write past it fails with [`OverBudget`], which stops
+/// the render at once.
+pub struct Capped {
+    bytes: Cursor<Vec<u8>>,
+    limit: u64,
+}
+
+impl Capped {
+    /// An empty buffer that holds at most `limit` bytes (`u64::MAX`: no limit).
+    pub fn new(limit: u64) -> Self {
+        Capped { bytes: Cursor::new(Vec::new()), limit }
+    }
+
+    /// The bytes written.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes.into_inner()
+    }
+
+    /// How many bytes were written.
+    pub fn len(&self) -> u64 {
+        self.bytes.get_ref().len() as u64
+    }
+
+    /// Whether nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.get_ref().is_empty()
+    }
+}
+
+impl Write for Capped {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.position() + bytes.len() as u64 > self.limit {
+            return Err(std::io::Error::other(OverBudget));
+        }
+        self.bytes.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for Capped {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        self.bytes.seek(to)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capped_buffer_gives_up_past_its_limit_and_says_so() {
+        let mut capped = Capped::new(5);
+        capped.write_all(b"12345").unwrap();
+        let error = capped.write_all(b"6").unwrap_err();
+        assert!(is_over_budget(&Error::Io { path: "x".into(), source: error }));
+        let other = std::io::Error::other("disk on fire");
+        assert!(!is_over_budget(&Error::Io { path: "x".into(), source: other }));
+        assert_eq!(capped.into_bytes(), b"12345");
+    }
+
+    #[test]
+    fn rungs_say_what_they_give_up() {
+        assert_eq!(GIF[0].describe(), "as asked");
+        assert_eq!(GIF[4].describe(), "64 colours, every other frame");
+        assert_eq!(GIF[7].describe(), "32 colours, every other frame, half the canvas");
+        assert_eq!(EXACT[2].describe(), "half the canvas");
+        // Each rung gives up at least as much as the one before it in one respect.
+        for ladder in [&GIF[..], &EXACT[..]] {
+            assert!(ladder[0].as_asked() && ladder[1..].iter().all(|r| !r.as_asked()));
+        }
+    }
+}
