@@ -5,8 +5,9 @@
 //! crate on a worker thread (as a PNG of its own, whose image data is taken over whole), so
 //! frames compress in parallel and the bytes do not depend on the thread count. Where the
 //! background has fewer than 256 colours and frames only move them, frames are palette indices,
-//! and one spare index stands for "unchanged": those pixels are transparent and the frame is
-//! blended over the last, so a rectangle holds little but the ripples.
+//! and one spare index stands for "unchanged"; in RGB without a look, a colour the background
+//! lacks does (a `tRNS` colour key). Those pixels are transparent and the frame is blended over
+//! the last, so a rectangle holds little but the ripples.
 
 use std::io::Write;
 use std::time::Instant;
@@ -88,8 +89,11 @@ pub struct Apng<W: Write, P: PngPixel> {
     out: W,
     background: Vec<P>,
     palette: Option<Vec<[u8; 3]>>,
-    /// The palette index no colour uses, which marks unchanged pixels.
-    unchanged: Option<u8>,
+    /// The pixel no frame holds (a spare palette index, or a colour the background lacks),
+    /// transparent, which marks unchanged pixels.
+    unchanged: Option<P>,
+    /// The `tRNS` chunk that makes it transparent.
+    transparency: Option<Vec<u8>>,
     stream: Stream,
     previous: Vec<P>,
     written: u64,
@@ -102,15 +106,32 @@ pub struct Apng<W: Write, P: PngPixel> {
 }
 
 impl<W: Write> Apng<W, [u8; 3]> {
-    /// An animated PNG of the scene's RGB frames.
+    /// An animated PNG of the scene's RGB frames. Without a look, frames hold only background
+    /// colours, so a colour the background lacks can mark unchanged pixels.
     pub fn new(out: W, scene: &Scene, background: &Background) -> Self {
-        Apng::for_stream(out, &Stream::of(scene, background), background.pixels.clone(), None)
+        let stream = Stream::of(scene, background);
+        let key = scene.look.is_gather().then(|| missing_colour(&background.pixels)).flatten();
+        // A colour key: `tRNS` holds its red, green and blue as 16-bit samples.
+        let transparency = key.map(|[r, g, b]| vec![0, r, 0, g, 0, b]);
+        Apng::for_stream(out, &stream, background.pixels.clone(), None, (key, transparency))
     }
 
-    /// An animated PNG of `stream` in RGB (frames given whole, in RGB).
+    /// An animated PNG of `stream` in RGB (frames given whole, in RGB, of any colours).
     pub fn rgb(out: W, stream: &Stream) -> Self {
-        Apng::for_stream(out, stream, Vec::new(), None)
+        Apng::for_stream(out, stream, Vec::new(), None, (None, None))
     }
+}
+
+/// The first colour (in RGB order, as a 24-bit number) that `pixels` lack, if any.
+fn missing_colour(pixels: &[[u8; 3]]) -> Option<[u8; 3]> {
+    let mut keys: Vec<u32> = pixels.iter().map(|&[r, g, b]| u32::from_be_bytes([0, r, g, b])).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let first = keys.iter().enumerate().find(|&(i, &k)| k != i as u32).map_or(keys.len() as u32, |(i, _)| i as u32);
+    (first < 1 << 24).then(|| {
+        let [_, r, g, b] = first.to_be_bytes();
+        [r, g, b]
+    })
 }
 
 impl<W: Write> Apng<W, u8> {
@@ -121,32 +142,41 @@ impl<W: Write> Apng<W, u8> {
         if !scene.look.is_gather() {
             return Err(out);
         }
-        let palette = super::gif::Palette::for_background(&background.pixels);
+        let mut palette = super::gif::Palette::for_background(&background.pixels);
         if !palette.exact {
             return Err(out);
         }
         let stream = Stream::of(scene, background);
-        Ok(Apng::for_stream(out, &stream, palette.indices, Some(palette.colors)))
+        // A palette with room to spare gets one more entry, transparent, for unchanged pixels:
+        // every entry opaque but that one.
+        let spare = u8::try_from(palette.colors.len()).ok();
+        let transparency = spare.map(|index| {
+            palette.colors.push([0, 0, 0]);
+            let mut alpha = vec![255u8; usize::from(index) + 1];
+            alpha[usize::from(index)] = 0;
+            alpha
+        });
+        Ok(Apng::for_stream(out, &stream, palette.indices, Some(palette.colors), (spare, transparency)))
     }
 }
 
 impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
     /// An animated PNG of `stream` whose frames gather from `pixels` (palette indices of
-    /// `palette`, or RGB without one).
-    fn for_stream(out: W, stream: &Stream, pixels: Vec<P>, palette: Option<Vec<[u8; 3]>>) -> Self {
-        // A palette with room to spare gets one more entry, transparent, for unchanged pixels.
-        let unchanged = palette.as_ref().filter(|c| c.len() < 256).map(|c| c.len() as u8);
-        let palette = palette.map(|mut colors| {
-            if unchanged.is_some() {
-                colors.push([0, 0, 0]);
-            }
-            colors
-        });
+    /// `palette`, or RGB without one); `unchanged` marks unchanged pixels, made transparent by
+    /// its `tRNS` chunk.
+    fn for_stream(
+        out: W,
+        stream: &Stream,
+        pixels: Vec<P>,
+        palette: Option<Vec<[u8; 3]>>,
+        (unchanged, transparency): (Option<P>, Option<Vec<u8>>),
+    ) -> Self {
         Apng {
             out,
             background: pixels,
             palette,
             unchanged,
+            transparency,
             stream: stream.clone(),
             previous: Vec::new(),
             written: 0,
@@ -183,12 +213,9 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
         chunk(&mut header, b"tEXt", &text);
         if let Some(colors) = &self.palette {
             chunk(&mut header, b"PLTE", colors.as_flattened());
-            if let Some(index) = self.unchanged {
-                // Every entry opaque but the spare one.
-                let mut alpha = vec![255u8; usize::from(index) + 1];
-                alpha[usize::from(index)] = 0;
-                chunk(&mut header, b"tRNS", &alpha);
-            }
+        }
+        if let Some(transparency) = &self.transparency {
+            chunk(&mut header, b"tRNS", transparency);
         }
         self.write(&header)
     }
@@ -248,7 +275,7 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
         let mut cut = Vec::with_capacity(rect.width as usize * rect.height as usize);
         for row in rect.y as usize..(rect.y + rect.height) as usize {
             let span = row * width + rect.x as usize..row * width + (rect.x + rect.width) as usize;
-            match (blend, self.unchanged.and_then(P::marker)) {
+            match (blend, self.unchanged) {
                 (Blend::Over, Some(keep)) => {
                     let pairs = pixels[span.clone()].iter().zip(&self.previous[span]);
                     cut.extend(pairs.map(|(&now, &before)| if now == before { keep } else { now }));
@@ -262,7 +289,8 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
     }
 }
 
-/// The zlib level frames are compressed at.
+/// The zlib level frames are compressed at: 3 rather than the usual 6, which takes twice the
+/// time for 4–5% less (see BENCHMARKS.md).
 pub const COMPRESSION_LEVEL: u8 = 3;
 
 /// Appends one chunk (length, type, data, CRC) to `out`.
@@ -280,6 +308,21 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
 /// rectangle (made by the png crate), which is what the frame's `IDAT`/`fdAT` carry.
 fn compress<P: PngPixel>(job: Job<P>, indexed: bool) -> Result<Compressed> {
     let started = Instant::now();
+    let data = if indexed {
+        // Palette indices are not filtered (PNG's own advice).
+        image_data(&encode_rect(&job, png::Filter::NoFilter, true)?)
+    } else {
+        // Smooth pictures compress best filtered (the adaptive choice per row), grainy ones
+        // unfiltered: each frame is compressed both ways and the smaller kept.
+        let filtered = image_data(&encode_rect(&job, png::Filter::Adaptive, false)?);
+        let plain = image_data(&encode_rect(&job, png::Filter::NoFilter, false)?);
+        if plain.len() < filtered.len() { plain } else { filtered }
+    };
+    Ok(Compressed { rect: job.rect, blend: job.blend, data, encode: started.elapsed() })
+}
+
+/// A PNG file of one frame's rectangle, made by the png crate with `filter`.
+fn encode_rect<P: PngPixel>(job: &Job<P>, filter: png::Filter, indexed: bool) -> Result<Vec<u8>> {
     let Rect { width, height, .. } = job.rect;
     let mut png = Vec::with_capacity(job.pixels.len() * 3 / 2 + 1024);
     let mut encoder = png::Encoder::new(&mut png, width, height);
@@ -288,19 +331,17 @@ fn compress<P: PngPixel>(job: Job<P>, indexed: bool) -> Result<Compressed> {
         encoder.set_color(png::ColorType::Indexed);
         // The palette's colours do not enter the image data: any full palette serves.
         encoder.set_palette(vec![0u8; 3 * 256]);
-        encoder.set_filter(png::Filter::NoFilter);
     } else {
         encoder.set_color(png::ColorType::Rgb);
-        encoder.set_filter(png::Filter::Adaptive);
     }
-    // zlib level 3: on the bundled pond, 5.7 MB in 0.30 s, against 5.4 MB in 0.7 s at the usual
-    // 6 and 6.3 MB in 0.09 s with fdeflate (ffmpeg's APNG: 6.7 MB in 1.9 s); see BENCHMARKS.md.
+    encoder.set_filter(filter);
+    // zlib level 3: see COMPRESSION_LEVEL.
     encoder.set_deflate_compression(png::DeflateCompression::Level(COMPRESSION_LEVEL));
     let failed = |e: png::EncodingError| Error::Encode(format!("APNG frame: {e}"));
     let mut writer = encoder.write_header().map_err(failed)?;
     writer.write_image_data(P::bytes(&job.pixels)).map_err(failed)?;
     writer.finish().map_err(failed)?;
-    Ok(Compressed { rect: job.rect, blend: job.blend, data: image_data(&png), encode: started.elapsed() })
+    Ok(png)
 }
 
 /// The concatenated `IDAT` payloads of a PNG file (one zlib stream).
@@ -370,6 +411,13 @@ impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_missing_colour_is_the_first_the_pixels_lack() {
+        assert_eq!(missing_colour(&[[0, 0, 1], [0, 0, 0], [0, 0, 3]]), Some([0, 0, 2]));
+        assert_eq!(missing_colour(&[[9, 9, 9]]), Some([0, 0, 0]));
+        assert_eq!(missing_colour(&[[0, 0, 0], [0, 0, 1]]), Some([0, 0, 2]));
+    }
 
     #[test]
     fn the_changed_rectangle_is_the_smallest_that_holds_every_change() {

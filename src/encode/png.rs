@@ -34,9 +34,6 @@ pub trait PngPixel: Copy + Send + Sync + 'static {
 
     /// RGB pixels in this pixel type, if it holds any colour.
     fn from_rgb(rgb: &[[u8; 3]]) -> Option<&[Self]>;
-
-    /// The palette index `index` as a pixel, if this pixel type is an index.
-    fn marker(index: u8) -> Option<Self>;
 }
 
 /// RGB, the default (SPEC §6.2).
@@ -48,10 +45,6 @@ impl PngPixel for [u8; 3] {
     fn from_rgb(rgb: &[[u8; 3]]) -> Option<&[Self]> {
         Some(rgb)
     }
-
-    fn marker(_index: u8) -> Option<Self> {
-        None
-    }
 }
 
 /// An index into the frame's palette (`--indexed-png`): only the background's colours.
@@ -62,10 +55,6 @@ impl PngPixel for u8 {
 
     fn from_rgb(_rgb: &[[u8; 3]]) -> Option<&[Self]> {
         None
-    }
-
-    fn marker(index: u8) -> Option<Self> {
-        Some(index)
     }
 }
 

@@ -15,6 +15,9 @@ use crate::support::render_rgb;
 const CHECKER: &str = "[video]\nwidth = 61\nheight = 45\nfps = 30\nframes = 14\nloop = false\n\
     [background]\npattern = \"checker\"\n[[stone]]\nat = 0\nx = 30\ny = 22\nradius = 5\n\
     [[stone]]\nat = 0.2\nx = 3\ny = 40\n";
+/// Many colours, no look: RGB frames of background colours, a colour they lack transparent.
+const TILES: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\
+    [rain]\ndrops_per_second = 40\nseed = 3\n";
 /// Many colours and a look: RGB frames with colours the background lacks.
 const LIT: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\
     [look]\nsampling = \"bilinear\"\nshading = 300\n[rain]\ndrops_per_second = 40\nseed = 3\n";
@@ -44,19 +47,21 @@ fn decode_animation(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
     (rgb, delays)
 }
 
-/// The `fcTL` delays (num, den) and the `acTL` plays of an APNG, and its colour type.
-fn apng_chunks(path: &Path) -> (Vec<(u16, u16)>, u32, png::ColorType) {
+/// The `fcTL` delays (num, den) and the `acTL` plays of an APNG, its colour type, and whether
+/// it has a `tRNS` chunk.
+fn apng_chunks(path: &Path) -> (Vec<(u16, u16)>, u32, png::ColorType, bool) {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let plays = reader.info().animation_control.unwrap().num_plays;
     let colour = reader.info().color_type;
+    let transparent = reader.info().trns.is_some();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let mut delays = Vec::new();
     while reader.next_frame(&mut buf).is_ok() {
         let control = reader.info().frame_control.unwrap();
         delays.push((control.delay_num, control.delay_den));
     }
-    (delays, plays, colour)
+    (delays, plays, colour, transparent)
 }
 
 /// A WebP's loop count (its `ANIM` chunk).
@@ -74,7 +79,7 @@ fn render(dir: &Path, args: &[&str]) {
 
 #[test]
 fn apng_frames_delays_and_loop_decode_to_the_exact_render() {
-    for (name, body, indexed) in [("checker", CHECKER, true), ("lit", LIT, false)] {
+    for (name, body, indexed) in [("checker", CHECKER, true), ("tiles", TILES, false), ("lit", LIT, false)] {
         let dir = scene_dir(&format!("apng-{name}"), body);
         render(&dir, &["-o", "out.apng"]);
         let exact = render_rgb(body);
@@ -83,7 +88,10 @@ fn apng_frames_delays_and_loop_decode_to_the_exact_render() {
         for (i, (got, want)) in frames.iter().zip(&exact).enumerate() {
             assert!(got == want, "{name}: frame {i} differs");
         }
-        let (controls, plays, colour) = apng_chunks(&dir.join("out.apng"));
+        let (controls, plays, colour, transparent) = apng_chunks(&dir.join("out.apng"));
+        // Unchanged pixels are transparent where some pixel value is free: a spare palette
+        // index, or a colour the background lacks (no look).
+        assert_eq!(transparent, name != "lit", "{name}");
         let fps = if name == "checker" { 30 } else { 25 };
         assert!(controls.iter().all(|&d| d == (1, fps)), "{name}: {controls:?}");
         assert!(delays.iter().all(|&(n, d)| u64::from(n) * u64::from(fps) == u64::from(d) * 1000), "{name}");
@@ -100,15 +108,17 @@ fn apng_decodes_the_same_through_ffmpeg() {
     if !have("ffmpeg") {
         return skipped("apng_decodes_the_same_through_ffmpeg", "ffmpeg is not on PATH (apt-get install ffmpeg)");
     }
-    let dir = scene_dir("apng-ffmpeg", CHECKER);
-    render(&dir, &["-o", "out.apng"]);
-    let raw = Command::new("ffmpeg")
-        .args(["-v", "error", "-i", "out.apng", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(raw.status.success(), "{}", String::from_utf8_lossy(&raw.stderr));
-    assert_eq!(raw.stdout, render_rgb(CHECKER).concat());
+    for (name, body) in [("checker", CHECKER), ("tiles", TILES), ("lit", LIT)] {
+        let dir = scene_dir(&format!("apng-ffmpeg-{name}"), body);
+        render(&dir, &["-o", "out.apng"]);
+        let raw = Command::new("ffmpeg")
+            .args(["-v", "error", "-i", "out.apng", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(raw.status.success(), "{}", String::from_utf8_lossy(&raw.stderr));
+        assert!(raw.stdout == render_rgb(body).concat(), "{name}: ffmpeg decodes other frames");
+    }
 }
 
 #[test]
