@@ -160,6 +160,7 @@ pub struct Video {
     background: Vec<[u8; 3]>,
     width: usize,
     coded: (u32, u32),
+    /// A frame with its repeated column or row, for an odd side.
     row: Vec<u8>,
     times: EncodeTimes,
 }
@@ -203,7 +204,7 @@ impl Video {
             background: background.pixels.clone(),
             width: background.width,
             coded,
-            row: Vec::with_capacity(coded.0 as usize * 3),
+            row: Vec::new(),
             times: EncodeTimes::default(),
         })
     }
@@ -247,23 +248,22 @@ impl super::Encoder for Video {
         let started = Instant::now();
         let (coded_width, coded_height) = (self.coded.0 as usize, self.coded.1 as usize);
         let Some(stdin) = self.stdin.as_mut() else { return self.wait() };
-        let mut written = Ok(());
-        for y in 0..coded_height {
-            // An odd side repeats its last column or row.
-            let row = &pixels[y.min(pixels.len() / self.width - 1) * self.width..][..self.width];
-            let bytes = if coded_width == self.width {
-                row.as_flattened()
-            } else {
-                self.row.clear();
+        // One write a frame (a write a row costs a system call each): the frame itself, or with
+        // an odd side its last column or row once more.
+        let bytes = if (coded_width, coded_height) == (self.width, pixels.len() / self.width) {
+            pixels.as_flattened()
+        } else {
+            self.row.clear();
+            for y in 0..coded_height {
+                let row = &pixels[y.min(pixels.len() / self.width - 1) * self.width..][..self.width];
                 self.row.extend_from_slice(row.as_flattened());
-                self.row.extend_from_slice(&row[self.width - 1]);
-                &self.row
-            };
-            written = stdin.write_all(bytes);
-            if written.is_err() {
-                break;
+                if coded_width > self.width {
+                    self.row.extend_from_slice(&row[self.width - 1]);
+                }
             }
-        }
+            &self.row
+        };
+        let written = stdin.write_all(bytes);
         self.times.write += started.elapsed();
         match written {
             Ok(()) => Ok(()),
