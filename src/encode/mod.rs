@@ -11,6 +11,7 @@ pub mod pool;
 pub mod quantize;
 pub mod reduce;
 pub mod video;
+pub mod vp8l;
 pub mod webp;
 
 use std::time::Duration;

@@ -2,9 +2,10 @@
 //! rectangle that changed (from even coordinates, as WebP requires), durations in whole
 //! milliseconds by the pinned rule.
 //!
-//! Each rectangle is compressed losslessly by the `image-webp` crate on a worker thread; the
-//! RIFF container around them is written here. Frames replace their rectangle (no alpha
-//! blending): blending opaque pixels is exact in libwebp, but not in every decoder.
+//! Each rectangle is compressed losslessly by our VP8L encoder (`vp8l.rs`) on a worker thread;
+//! the RIFF container around them is written here. Frames replace their rectangle (no alpha
+//! blending): blending opaque pixels is exact in libwebp, but not in every decoder (image-webp's
+//! is one level low).
 
 use std::io::{Seek, SeekFrom, Write};
 use std::time::Instant;
@@ -17,10 +18,10 @@ use crate::background::Background;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
 
-/// Bytes per pixel one thread holds while it compresses a frame, at worst: the rectangle's RGB
-/// (3), the encoder's RGBA copy (4), its output, grown by doubling past a frame that does not
-/// compress (up to 2·4), and the frame's chunk (4).
-pub const WORKING_BYTES_PER_PIXEL: u64 = 19;
+/// Bytes per pixel one thread holds while it compresses a frame, at worst (noise): the
+/// rectangle's RGB (3), its ARGB and residuals (4 + 4), the hash chain (4), a symbol a pixel
+/// (12), the bit stream grown by doubling (up to 2·4), and the chunk around it (4 + 4).
+pub const WORKING_BYTES_PER_PIXEL: u64 = 43;
 
 /// One frame for a worker: its rectangle and the rectangle's RGB pixels.
 struct Job {
@@ -148,15 +149,10 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
 fn compress(job: Job) -> Result<Compressed> {
     let started = Instant::now();
     let Rect { x, y, width, height } = job.rect;
-    let mut file = Vec::with_capacity(job.pixels.len() * 2 + 64);
-    image_webp::WebPEncoder::new(&mut file)
-        .encode(job.pixels.as_flattened(), width, height, image_webp::ColorType::Rgb8)
-        .map_err(|e| Error::Encode(format!("WebP frame: {e}")))?;
-    // The encoder writes a simple file: RIFF, size, WEBP, then one VP8L chunk.
-    let vp8l = file
-        .get(12..)
-        .filter(|c| c.starts_with(b"VP8L"))
-        .ok_or_else(|| Error::Encode("WebP frame: the encoder did not write one lossless chunk".into()))?;
+    let vp8l = super::vp8l::encode(&job.pixels, width as usize, height as usize);
+    let mut vp8l_chunk = Vec::with_capacity(vp8l.len() + 9);
+    chunk(&mut vp8l_chunk, b"VP8L", &vp8l);
+    let vp8l = &vp8l_chunk;
     let mut anmf = Vec::with_capacity(16 + vp8l.len());
     for v in [x / 2, y / 2, width - 1, height - 1, job.duration] {
         anmf.extend_from_slice(&v.to_le_bytes()[..3]);
