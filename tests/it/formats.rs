@@ -599,3 +599,70 @@ fn a_size_budget_is_refused_where_it_does_not_apply() {
         assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
     }
 }
+
+#[test]
+fn a_real_ffmpeg_killed_mid_render_leaves_nothing() {
+    if !have("ffmpeg") {
+        return skipped("a_real_ffmpeg_killed_mid_render_leaves_nothing", "ffmpeg is not on PATH");
+    }
+    // A size no other test uses, to find this render's ffmpeg among the processes.
+    let body = "[video]\nwidth = 93\nheight = 57\nfps = 25\nduration = 600\n[rain]\ndrops_per_second = 20\n";
+    let dir = scene_dir("video-ffmpeg-killed", body);
+    let child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "long.mp4"])
+        .current_dir(&dir)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ffmpeg = || -> Option<i32> {
+        std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+            let cmdline = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?).replace('\0', " ");
+            let ours = cmdline.contains("ffmpeg") && cmdline.contains("94x58");
+            ours.then(|| e.file_name().to_string_lossy().parse().ok()).flatten()
+        })
+    };
+    let mut pid = None;
+    for _ in 0..200 {
+        pid = ffmpeg();
+        if pid.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = rustix::process::Pid::from_raw(pid.expect("ffmpeg never started")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("ffmpeg could not make the MP4 (it was killed by signal 9)"), "{stderr}");
+    assert!(!dir.join("long.mp4").exists() && temporaries(&dir).is_empty());
+}
+
+#[test]
+fn apng_and_webp_take_up_to_100_fps_where_gif_stops_at_50() {
+    let body = CHECKER.replace("fps = 30", "fps = 100");
+    let dir = scene_dir("fps-100", &body);
+    let run = ripple(&["scene.toml", "-o", "out.gif"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    render(&dir, &["-o", "out.apng", "-q"]);
+    render(&dir, &["-o", "out.webp", "-q"]);
+    let (controls, ..) = apng_chunks(&dir.join("out.apng"));
+    assert!(controls.iter().all(|&d| d == (1, 100)), "{controls:?}");
+    let (frames, delays) = decode_animation(&dir.join("out.webp"));
+    assert!(frames == render_rgb(&body));
+    assert!(delays.iter().all(|&d| d == (10, 1)), "{delays:?}");
+}
+
+#[test]
+fn output_options_without_an_output_are_refused() {
+    let dir = scene_dir("no-output", CHECKER);
+    for flag in [&["--frame", "0"][..], &["--format", "gif"][..]] {
+        let mut args = vec!["scene.toml", "--hashes", "h.txt"];
+        args.extend(flag);
+        let run = ripple(&args, &dir);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.starts_with("error: --frame and --format describe the output, and there is no -o"));
+        assert!(!dir.join("h.txt").exists());
+    }
+}
