@@ -666,3 +666,18 @@ fn output_options_without_an_output_are_refused() {
         assert!(!dir.join("h.txt").exists());
     }
 }
+
+#[test]
+fn apng_and_webp_bytes_do_not_depend_on_the_thread_count() {
+    let dir = scene_dir("formats-threads", TILES);
+    for name in ["out.apng", "out.webp"] {
+        let bytes: Vec<Vec<u8>> = ["1", "3"]
+            .iter()
+            .map(|threads| {
+                render(&dir, &["-o", name, "-f", "-q", "--threads", threads]);
+                std::fs::read(dir.join(name)).unwrap()
+            })
+            .collect();
+        assert!(bytes[0] == bytes[1], "{name}: other bytes on 3 threads");
+    }
+}
