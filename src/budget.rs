@@ -25,9 +25,11 @@ pub enum Output {
     Gif,
     /// A PNG sequence, or one still PNG.
     Png,
-    /// An animated PNG or WebP: frames compressed on threads as for a PNG sequence, and the
-    /// last frame kept to find what changed.
-    Animated,
+    /// An animated PNG: frames compressed on threads as for a PNG sequence, and the last frame
+    /// kept to find what changed.
+    Apng,
+    /// An animated WebP: the same, with our VP8L encoder's working memory.
+    Webp,
     /// A video: each frame goes into ffmpeg's pipe (ffmpeg's own memory is its own).
     Video,
     /// Nothing but the simulation (a hash manifest, `plan`).
@@ -135,7 +137,10 @@ impl Estimate {
             // The encoder's copy of the background; each frame in flight as RGB, and on each
             // thread the buffers of the frame it compresses.
             Output::Png => (3, 3 + in_flight * 3 + threads.max(1) as u64 * crate::encode::png::WORKING_BYTES_PER_PIXEL),
-            Output::Animated => {
+            Output::Apng => {
+                (3, 3 + 3 + in_flight * 3 + threads.max(1) as u64 * crate::encode::apng::WORKING_BYTES_PER_PIXEL)
+            }
+            Output::Webp => {
                 (3, 3 + 3 + in_flight * 3 + threads.max(1) as u64 * crate::encode::webp::WORKING_BYTES_PER_PIXEL)
             }
             // The encoder's copy of the background and a row.

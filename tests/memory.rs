@@ -182,7 +182,8 @@ fn the_estimate_bounds_the_peak() {
         let output = match kind {
             "gif" => Output::Gif,
             "png" => Output::Png,
-            "apng" | "webp" => Output::Animated,
+            "apng" => Output::Apng,
+            "webp" => Output::Webp,
             _ => Output::Nothing,
         };
         // The seamless scenes run in step mode; the others as before, in frame mode.

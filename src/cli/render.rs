@@ -73,7 +73,8 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let kind = match format {
         Some(Format::Gif) => budget::Output::Gif,
         Some(Format::PngSequence | Format::Still) => budget::Output::Png,
-        Some(Format::Apng | Format::Webp) => budget::Output::Animated,
+        Some(Format::Apng) => budget::Output::Apng,
+        Some(Format::Webp) => budget::Output::Webp,
         Some(Format::Mp4 | Format::Webm) => budget::Output::Video,
         None => budget::Output::Nothing,
     };

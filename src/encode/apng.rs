@@ -289,6 +289,11 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
     }
 }
 
+/// Bytes per pixel one thread holds while it compresses a frame, at worst: the rectangle (3),
+/// and a PNG crate encoding's buffers ([`super::png::WORKING_BYTES_PER_PIXEL`]) while the
+/// other filter's result (at most the raw size and a little) is kept beside them.
+pub const WORKING_BYTES_PER_PIXEL: u64 = 3 + super::png::WORKING_BYTES_PER_PIXEL + 4;
+
 /// The zlib level frames are compressed at: 3 rather than the usual 6, which takes twice the
 /// time for 4–5% less (see BENCHMARKS.md).
 pub const COMPRESSION_LEVEL: u8 = 3;
