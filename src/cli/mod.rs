@@ -124,9 +124,10 @@ struct Cli {
 enum Command {
     /// Compare two renders frame by frame: exit 0 if the same, 1 if different.
     ///
-    /// Each side is a GIF, a PNG-sequence folder, a scene file (rendered in memory) or a hash
-    /// manifest. Compared: frame count, canvas size, per-frame delays (when both sides have
-    /// them) and pixels, as a viewer sees them.
+    /// Each side is a GIF, an APNG, a WebP, a PNG, a PNG-sequence folder, a scene file
+    /// (rendered in memory) or a hash manifest. Compared: frame count, canvas size, per-frame
+    /// delays (when both sides have them, allowing each format's rounding) and pixels, as a
+    /// viewer sees them.
     Diff(diff::DiffArgs),
     /// Validate a scene and print its resolved timeline, without rendering.
     Plan {
