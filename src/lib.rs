@@ -343,6 +343,7 @@ pub fn render_with<E: Encoder>(
     let backdrop = (!gather).then(|| look::Backdrop::new(&run.background.pixels, scene.width as usize));
     let (mut scratch, mut rgb) = (Vec::new(), Vec::new());
     let mut stats = Stats::default();
+    let wanted = encoder.wanted();
     loop {
         if run.stop.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
@@ -356,13 +357,9 @@ pub fn render_with<E: Encoder>(
             progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
             continue;
         };
-        let wanted = encoder.wanted();
         let taken = wanted.contains(&i);
         if !taken && run.manifest.is_none() {
             progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
-            if i >= wanted.end {
-                break;
-            }
             continue;
         }
         let started = Instant::now();

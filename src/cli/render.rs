@@ -7,11 +7,11 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use ripple_render::encode::Discard;
-use ripple_render::encode::fit;
+use ripple_render::encode::fit::{self, Capped};
 use ripple_render::encode::png::{PngSequence, Still};
 use ripple_render::encode::video::{self, Codec, Video};
 use ripple_render::manifest;
-use ripple_render::output::{self, Format, Named, Spool, Staged};
+use ripple_render::output::{self, Format, Named, Staged};
 use ripple_render::provenance::Provenance;
 use ripple_render::{Background, Error, Progress, Run, Scene, Stats};
 use ripple_render::{budget, units};
@@ -274,22 +274,38 @@ fn encode(
     let file = || out.file().map(|f| BufWriter::with_capacity(1 << 20, f));
     let setting = super::animate::Setting { background, threads, dither: request.dither, seam };
     match format {
-        Format::Gif | Format::Apng | Format::Webp => match request.max_size {
-            Some(limit) => {
-                let fitted = super::animate::fit(scene, format, limit, &setting, progress)?;
-                let mut file = file()?;
-                file.write_all(&fitted.bytes)
-                    .and_then(|()| file.flush())
-                    .map_err(|source| Error::Io { path: ripple_render::encode::STREAM.into(), source })?;
-                *fitted_rung = Some(fitted.rung);
-                Ok(fitted.stats)
-            }
-            // RIFF puts the file's size first: a stream gets a WebP whole at the end.
-            None if format == Format::Webp && out.is_stream() => {
-                super::animate::animate(scene, (format, fit::GIF[0]), Spool::new(file()?), &setting, run(1), progress)
-            }
-            None => super::animate::animate(scene, (format, fit::GIF[0]), file()?, &setting, run(1), progress),
-        },
+        Format::Gif | Format::Apng | Format::Webp => {
+            let (bytes, stats) = match request.max_size {
+                Some(limit) => {
+                    let fitted = super::animate::fit(scene, format, limit, &setting, progress)?;
+                    *fitted_rung = Some(fitted.rung);
+                    (fitted.bytes, fitted.stats)
+                }
+                // RIFF puts the file's size first: a WebP for a stream is made in memory, then
+                // written whole.
+                None if format == Format::Webp && out.is_stream() => {
+                    let mut held = Capped::new(u64::MAX);
+                    let stats =
+                        super::animate::animate(scene, (format, fit::AS_ASKED), &mut held, &setting, run(1), progress)?;
+                    (held.into_bytes(), stats)
+                }
+                None => {
+                    return super::animate::animate(
+                        scene,
+                        (format, fit::AS_ASKED),
+                        file()?,
+                        &setting,
+                        run(1),
+                        progress,
+                    );
+                }
+            };
+            let mut file = file()?;
+            file.write_all(&bytes)
+                .and_then(|()| file.flush())
+                .map_err(|source| Error::Io { path: ripple_render::encode::STREAM.into(), source })?;
+            Ok(stats)
+        }
         Format::PngSequence => {
             if request.indexed_png {
                 if let Some(png) = PngSequence::indexed(out.path(), scene, background) {

@@ -22,9 +22,12 @@ const fn rung(entries: usize, step: u32, scale: u32) -> Rung {
     Rung { entries, step, scale }
 }
 
+/// Nothing given up: the render as asked.
+pub const AS_ASKED: Rung = rung(256, 1, 1);
+
 /// The GIF ladder: fewer colours, then every other frame, then half the canvas.
 pub const GIF: [Rung; 8] = [
-    rung(256, 1, 1),
+    AS_ASKED,
     rung(128, 1, 1),
     rung(64, 1, 1),
     rung(32, 1, 1),
@@ -35,12 +38,12 @@ pub const GIF: [Rung; 8] = [
 ];
 
 /// The APNG and WebP ladder (their colours are exact): every other frame, then half the canvas.
-pub const EXACT: [Rung; 4] = [rung(256, 1, 1), rung(256, 2, 1), rung(256, 1, 2), rung(256, 2, 2)];
+pub const EXACT: [Rung; 4] = [AS_ASKED, rung(256, 2, 1), rung(256, 1, 2), rung(256, 2, 2)];
 
 impl Rung {
     /// Whether this rung gives nothing up.
     pub fn as_asked(self) -> bool {
-        self == rung(256, 1, 1)
+        self == AS_ASKED
     }
 
     /// What it gives up, in words: "64 colours, every other frame, half the canvas".
@@ -77,7 +80,8 @@ pub fn is_over_budget(error: &Error) -> bool {
 }
 
 /// Bytes kept in memory up to a limit: a write past it fails with [`OverBudget`], which stops
-/// the render at once.
+/// the render at once. Without a limit (`u64::MAX`) it holds a file that must seek (a WebP) on
+/// its way to a stream.
 pub struct Capped {
     bytes: Cursor<Vec<u8>>,
     limit: u64,

@@ -37,8 +37,8 @@ struct Compressed {
 }
 
 /// Writes an animated lossless WebP into `out`, compressing frames on worker threads. The
-/// RIFF size at the start is written last, so `out` must seek (a file; for a stream, see
-/// [`crate::output::Spool`]).
+/// RIFF size at the start is written last, so `out` must seek (a file; for a stream, a
+/// [`super::fit::Capped`] buffer written out whole at the end).
 pub struct Webp<W: Write + Seek> {
     out: W,
     background: Vec<[u8; 3]>,

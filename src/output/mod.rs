@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 mod format;
-mod spool;
 pub use format::{Format, Named, every_format, folder_named_as_file, is_stdout, resolve};
-pub use spool::Spool;
 
 /// An output being written: an unnamed temporary file (Linux `O_TMPFILE`), or a temporary file
 /// or folder beside the target, removed again unless [`Staged::commit`] moves it into place; or,
