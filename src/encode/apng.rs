@@ -16,46 +16,10 @@ use super::EncodeTimes;
 use super::Stream;
 use super::png::PngPixel;
 use super::pool::Ordered;
+use super::rect::{self, Rect};
 use crate::background::Background;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
-
-/// A rectangle of the canvas: left, top, width, height.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rect {
-    /// Left column.
-    pub x: u32,
-    /// Top row.
-    pub y: u32,
-    /// Columns.
-    pub width: u32,
-    /// Rows.
-    pub height: u32,
-}
-
-/// The smallest rectangle holding every pixel where `a` and `b` (frames `width` wide) differ;
-/// `None` when they are the same.
-pub fn changed<P: PartialEq>(a: &[P], b: &[P], width: usize) -> Option<Rect> {
-    let rows = a.chunks_exact(width).zip(b.chunks_exact(width));
-    let (mut top, mut bottom, mut left, mut right) = (usize::MAX, 0, usize::MAX, 0);
-    for (y, (ra, rb)) in rows.enumerate() {
-        if ra == rb {
-            continue;
-        }
-        let first = ra.iter().zip(rb).position(|(p, q)| p != q).unwrap_or(0);
-        let last = width - 1 - ra.iter().rev().zip(rb.iter().rev()).position(|(p, q)| p != q).unwrap_or(0);
-        top = top.min(y);
-        bottom = y;
-        left = left.min(first);
-        right = right.max(last);
-    }
-    (top != usize::MAX).then(|| Rect {
-        x: left as u32,
-        y: top as u32,
-        width: (right - left + 1) as u32,
-        height: (bottom - top + 1) as u32,
-    })
-}
 
 /// How a frame is laid over the canvas (the `fcTL` blend op).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -262,27 +226,16 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
     /// The job for the next frame: the whole canvas first, then the rectangle that changed.
     fn job(&mut self, pixels: &[P]) -> Job<P> {
         let width = self.stream.width as usize;
-        let whole = Rect { x: 0, y: 0, width: self.stream.width, height: self.stream.height };
         let (rect, blend) = if self.previous.is_empty() {
-            (whole, Blend::Source)
+            (Rect::whole(self.stream.width, self.stream.height), Blend::Source)
         } else {
-            match changed(&self.previous, pixels, width) {
+            match rect::changed(&self.previous, pixels, width) {
                 Some(rect) => (rect, if self.unchanged.is_some() { Blend::Over } else { Blend::Source }),
-                // Nothing moved: one pixel, as it is (a frame is never dropped).
-                None => (Rect { x: 0, y: 0, width: 1, height: 1 }, Blend::Source),
+                None => (Rect::PIXEL, Blend::Source),
             }
         };
-        let mut cut = Vec::with_capacity(rect.width as usize * rect.height as usize);
-        for row in rect.y as usize..(rect.y + rect.height) as usize {
-            let span = row * width + rect.x as usize..row * width + (rect.x + rect.width) as usize;
-            match (blend, self.unchanged) {
-                (Blend::Over, Some(keep)) => {
-                    let pairs = pixels[span.clone()].iter().zip(&self.previous[span]);
-                    cut.extend(pairs.map(|(&now, &before)| if now == before { keep } else { now }));
-                }
-                _ => cut.extend_from_slice(&pixels[span]),
-            }
-        }
+        let unchanged = self.unchanged.filter(|_| blend == Blend::Over);
+        let cut = rect::cut(pixels, &self.previous, width, rect, unchanged);
         self.previous.clear();
         self.previous.extend_from_slice(pixels);
         Job { rect, blend, pixels: cut }
@@ -422,18 +375,6 @@ mod tests {
         assert_eq!(missing_colour(&[[0, 0, 1], [0, 0, 0], [0, 0, 3]]), Some([0, 0, 2]));
         assert_eq!(missing_colour(&[[9, 9, 9]]), Some([0, 0, 0]));
         assert_eq!(missing_colour(&[[0, 0, 0], [0, 0, 1]]), Some([0, 0, 2]));
-    }
-
-    #[test]
-    fn the_changed_rectangle_is_the_smallest_that_holds_every_change() {
-        let a = vec![0u8; 6 * 4];
-        let mut b = a.clone();
-        assert_eq!(changed(&a, &b, 6), None);
-        b[6 + 4] = 1; // (4, 1)
-        b[3 * 6 + 2] = 1; // (2, 3)
-        assert_eq!(changed(&a, &b, 6), Some(Rect { x: 2, y: 1, width: 3, height: 3 }));
-        b[0] = 1;
-        assert_eq!(changed(&a, &b, 6), Some(Rect { x: 0, y: 0, width: 5, height: 4 }));
     }
 
     #[test]

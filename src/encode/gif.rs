@@ -110,7 +110,7 @@ impl<W: Write> GifEncoder<W> {
 
     /// The part of `pixels` that differs from the previous frame, as a GIF frame to compress.
     fn difference(&self, pixels: &[u8]) -> ::gif::Frame<'static> {
-        let (w, h) = (usize::from(self.width), usize::from(self.height));
+        let w = usize::from(self.width);
         let delay = self.stream.delay_cs(self.written);
         let Some(previous) = &self.previous else {
             return ::gif::Frame {
@@ -121,9 +121,7 @@ impl<W: Write> GifEncoder<W> {
                 ..Default::default()
             };
         };
-        // The changed rectangle: rows first, then columns within them.
-        let changed_row = |y: usize| pixels[y * w..(y + 1) * w] != previous[y * w..(y + 1) * w];
-        let Some(top) = (0..h).find(|&y| changed_row(y)) else {
+        let Some(rect) = super::rect::changed(previous, pixels, w) else {
             // Nothing changed: one pixel, unchanged, carries the delay.
             let pixel = self.transparent.unwrap_or(pixels[0]);
             return ::gif::Frame {
@@ -135,28 +133,12 @@ impl<W: Write> GifEncoder<W> {
                 ..Default::default()
             };
         };
-        let bottom = (top..h).rev().find(|&y| changed_row(y)).unwrap_or(top);
-        let (mut left, mut right) = (w, 0);
-        for y in top..=bottom {
-            let (a, b) = (&pixels[y * w..(y + 1) * w], &previous[y * w..(y + 1) * w]);
-            if let Some(first) = a.iter().zip(b).position(|(p, q)| p != q) {
-                left = left.min(first);
-                right = right.max(w - 1 - a.iter().rev().zip(b.iter().rev()).position(|(p, q)| p != q).unwrap_or(0));
-            }
-        }
-        let mut buffer = Vec::with_capacity((right - left + 1) * (bottom - top + 1));
-        for y in top..=bottom {
-            let (a, b) = (&pixels[y * w + left..=y * w + right], &previous[y * w + left..=y * w + right]);
-            match self.transparent {
-                Some(t) => buffer.extend(a.iter().zip(b).map(|(&p, &q)| if p == q { t } else { p })),
-                None => buffer.extend_from_slice(a),
-            }
-        }
+        let buffer = super::rect::cut(pixels, previous, w, rect, self.transparent);
         ::gif::Frame {
-            left: left as u16,
-            top: top as u16,
-            width: (right - left + 1) as u16,
-            height: (bottom - top + 1) as u16,
+            left: rect.x as u16,
+            top: rect.y as u16,
+            width: rect.width as u16,
+            height: rect.height as u16,
             delay,
             transparent: self.transparent,
             buffer: buffer.into(),

@@ -9,6 +9,7 @@ pub mod palette;
 pub mod png;
 pub mod pool;
 pub mod quantize;
+pub mod rect;
 pub mod reduce;
 pub mod video;
 pub mod vp8l;

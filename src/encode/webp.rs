@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use super::EncodeTimes;
 use super::Stream;
-use super::apng::{Rect, changed};
 use super::pool::Ordered;
+use super::rect::{self, Rect};
 use crate::background::Background;
 use crate::error::{Error, Result};
 use crate::scene::Scene;
@@ -110,19 +110,15 @@ impl<W: Write + Seek> Webp<W> {
         let width = self.stream.width as usize;
         let duration = self.stream.duration_ms(self.written);
         let rect = if self.previous.is_empty() {
-            Rect { x: 0, y: 0, width: self.stream.width, height: self.stream.height }
+            Rect::whole(self.stream.width, self.stream.height)
         } else {
-            match changed(&self.previous, pixels, width) {
+            match rect::changed(&self.previous, pixels, width) {
                 // Frames start at even coordinates.
                 Some(r) => Rect { x: r.x & !1, y: r.y & !1, width: r.width + (r.x & 1), height: r.height + (r.y & 1) },
-                // Nothing moved: one pixel, as it is (a frame is never dropped).
-                None => Rect { x: 0, y: 0, width: 1, height: 1 },
+                None => Rect::PIXEL,
             }
         };
-        let mut cut = Vec::with_capacity(rect.width as usize * rect.height as usize);
-        for row in rect.y as usize..(rect.y + rect.height) as usize {
-            cut.extend_from_slice(&pixels[row * width + rect.x as usize..][..rect.width as usize]);
-        }
+        let cut = rect::cut(pixels, &self.previous, width, rect, None);
         self.previous.clear();
         self.previous.extend_from_slice(pixels);
         self.written += 1;
