@@ -399,36 +399,48 @@ fn videos_have_every_frame_at_the_exact_rate_and_look_like_the_render() {
     }
 }
 
-#[test]
-fn an_interrupted_video_render_stops_ffmpeg_and_leaves_nothing() {
-    if !have("ffmpeg") {
-        return skipped("an_interrupted_video_render_stops_ffmpeg_and_leaves_nothing", "ffmpeg is not on PATH");
-    }
-    // A size no other test uses, to find this render's ffmpeg among the processes.
-    let body = "[video]\nwidth = 97\nheight = 59\nfps = 25\nduration = 600\n[rain]\ndrops_per_second = 20\n";
-    let dir = scene_dir("video-interrupted", body);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
-        .args(["scene.toml", "-o", "long.webm", "-q"])
-        .current_dir(&dir)
-        .spawn()
-        .unwrap();
-    let ours = || -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-        entries
-            .flatten()
-            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-            .filter(|c| c.contains("97x59") && c.contains("ffmpeg"))
-            .collect()
-    };
-    // Wait until ffmpeg runs, then stop the render as a batch job would.
+/// The process ids of running ffmpeg programs whose arguments hold `size` (`97x59`: a canvas no
+/// other test uses, to tell this test's ffmpeg from the others').
+fn ffmpeg_with_size(size: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let cmdline = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?).replace('\0', " ");
+            let ours = cmdline.contains("ffmpeg") && cmdline.contains(size);
+            ours.then(|| e.file_name().to_string_lossy().parse().ok()).flatten()
+        })
+        .collect()
+}
+
+/// Waits (up to 4 s) for an ffmpeg with `size` to run, and returns its process id.
+fn wait_for_ffmpeg(size: &str) -> i32 {
     for _ in 0..200 {
-        if !ours().is_empty() {
-            break;
+        if let Some(&pid) = ffmpeg_with_size(size).first() {
+            return pid;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert!(!ours().is_empty(), "ffmpeg never started");
+    panic!("ffmpeg never started");
+}
+
+#[test]
+fn an_interrupted_video_render_stops_ffmpeg_and_leaves_nothing() {
+    // A size no other test uses, to find this render's ffmpeg among the processes.
+    let body = "[video]\nwidth = 97\nheight = 59\nfps = 25\nduration = 600\n[rain]\ndrops_per_second = 20\n";
+    let dir = scene_dir("video-interrupted", body);
+    // An ffmpeg that would outlive the render if nobody stopped it: it reads the frames to the
+    // end, then lingers (a real one finishes on its own soon after its input closes, which
+    // would hide whether the render stops it).
+    let bin = fake_ffmpeg(&dir, "cat > /dev/null\nsleep 30");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "long.webm", "-q"])
+        .current_dir(&dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .spawn()
+        .unwrap();
+    // Once ffmpeg runs, stop the render as a batch job would.
+    wait_for_ffmpeg("97x59");
     std::thread::sleep(std::time::Duration::from_millis(300));
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
@@ -436,9 +448,13 @@ fn an_interrupted_video_render_stops_ffmpeg_and_leaves_nothing() {
     assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(15));
     assert!(!dir.join("long.webm").exists());
     assert!(temporaries(&dir).is_empty());
-    // ffmpeg went with it (a zombie awaiting its reaper does not count).
+    // ffmpeg went with it (a zombie awaiting its reaper has no arguments left, so does not count).
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let alive: Vec<String> = ours().into_iter().filter(|c| !c.is_empty()).collect();
+    let alive = ffmpeg_with_size("97x59");
+    for &pid in &alive {
+        let _ =
+            rustix::process::kill_process(rustix::process::Pid::from_raw(pid).unwrap(), rustix::process::Signal::KILL);
+    }
     assert!(alive.is_empty(), "ffmpeg still running: {alive:?}");
 }
 
@@ -614,22 +630,7 @@ fn a_real_ffmpeg_killed_mid_render_leaves_nothing() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let ffmpeg = || -> Option<i32> {
-        std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-            let cmdline = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?).replace('\0', " ");
-            let ours = cmdline.contains("ffmpeg") && cmdline.contains("94x58");
-            ours.then(|| e.file_name().to_string_lossy().parse().ok()).flatten()
-        })
-    };
-    let mut pid = None;
-    for _ in 0..200 {
-        pid = ffmpeg();
-        if pid.is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let pid = rustix::process::Pid::from_raw(pid.expect("ffmpeg never started")).unwrap();
+    let pid = rustix::process::Pid::from_raw(wait_for_ffmpeg("94x58")).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
     rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
     let out = child.wait_with_output().unwrap();
