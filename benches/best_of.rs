@@ -6,13 +6,16 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use ripple_render::look::{Backdrop, look_band};
-use ripple_render::refract::refract;
+use ripple_render::Scene;
+use ripple_render::draw::look::{Backdrop, look_band};
+use ripple_render::draw::refract::refract;
 use ripple_render::scene::Edge;
-use ripple_render::seamless::{Crossfade, Seam};
-use ripple_render::shore::Shore;
-use ripple_render::water::Heights;
-use ripple_render::{Frames, Scene};
+use ripple_render::sim::field::Threads;
+use ripple_render::sim::seamless::{Crossfade, Seam};
+use ripple_render::sim::shore::Shore;
+use ripple_render::sim::timeline::Schedule;
+use ripple_render::sim::water::{Classic, Water};
+use ripple_render::sim::{Simulation, Surface};
 
 mod common;
 
@@ -71,20 +74,14 @@ fn main() {
         let backdrop = Backdrop::new(&rgb, w);
         let mut out = vec![0u8; w * h];
         let mut rgb_out = vec![[0u8; 3]; w * h];
-        let nearest = best_of(|| refract(Heights::I16(water.heights()), w, black_box(256), &background, &mut out));
+        let nearest = best_of(|| refract(water.heights(), w, black_box(256), &background, &mut out));
         report("nearest refraction to palette indices", nearest);
-        let looks = [
-            (
-                "look, classic (bilinear, shading, highlight)",
-                Heights::I16(water.heights()),
-                &LIT_CLASSIC,
-                LIT_CLASSIC_R,
-            ),
-            ("look, spring (bilinear, shading, highlight)", Heights::I32(springs.heights()), &LIT_SPRING, LIT_SPRING_R),
-        ];
-        for (name, heights, look, r) in looks {
-            report(name, best_of(|| look_band(heights, w, black_box(look), r, &backdrop, &mut rgb_out, 0)));
-        }
+        let classic_look =
+            || look_band(water.heights(), w, black_box(&LIT_CLASSIC), LIT_CLASSIC_R, &backdrop, &mut rgb_out, 0);
+        report("look, classic (bilinear, shading, highlight)", best_of(classic_look));
+        let spring_look =
+            || look_band(springs.heights(), w, black_box(&LIT_SPRING), LIT_SPRING_R, &backdrop, &mut rgb_out, 0);
+        report("look, spring (bilinear, shading, highlight)", best_of(spring_look));
         time_and_loops(w, h, &report);
     }
 }
@@ -102,7 +99,11 @@ fn time_and_loops(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     };
     let (frames, steps) = (scene("steps_per_frame = 4"), scene("steps_per_second = 100"));
     let shore = Shore::open(w, h);
-    let (mut a, mut b) = (Frames::new(&frames, &shore), Frames::new(&steps, &shore));
+    let surface = |scene: &Scene| {
+        let water = Simulation::<Classic>::new(scene, Schedule::new(scene), &shore, Threads::default());
+        Surface::new(scene, water)
+    };
+    let (mut a, mut b) = (surface(&frames), surface(&steps));
     let (frame_mode, step_mode) = best_of_both(
         || {
             black_box(a.advance());
@@ -116,13 +117,10 @@ fn time_and_loops(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     // A crossfade of one frame: keep pre-roll frame K0 − 1 (9), blend the last frame.
     let water = classic(w, h);
     let mut fade = Crossfade::new(&frames).expect("a crossfade");
-    fade.take(9, Heights::I16(water.heights()));
+    fade.take(9, water.heights());
     let last = frames.end_frame() - 1;
-    report(
-        "crossfade blend of a frame (classic)",
-        best_of(|| fade.take(black_box(last), Heights::I16(water.heights()))),
-    );
+    report("crossfade blend of a frame (classic)", best_of(|| fade.take(black_box(last), water.heights())));
     let mut seam = Seam::new((w * h) as u64, 2 * RUNS as u64 + 1);
-    seam.add(Heights::I16(water.heights()), None);
-    report("seam pass over a frame (classic)", best_of(|| seam.add(Heights::I16(black_box(water.heights())), None)));
+    seam.add(water.heights(), None);
+    report("seam pass over a frame (classic)", best_of(|| seam.add(black_box(water.heights()), None)));
 }

@@ -5,11 +5,11 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ripple_render::draw::look::{Backdrop, look_band};
+use ripple_render::draw::refract::refract;
 use ripple_render::encode::lzw::Lzw;
-use ripple_render::look::{Backdrop, look_band};
-use ripple_render::refract::refract;
 use ripple_render::scene::{Edge, Look, Sampling};
-use ripple_render::water::Heights;
+use ripple_render::sim::water::Water;
 
 mod common;
 
@@ -38,12 +38,12 @@ fn kernels(c: &mut Criterion) {
         let mut out = vec![0u8; w * h];
         let water = classic(w, h);
         group.bench_function("refract_classic", |b| {
-            b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &background, &mut out))
+            b.iter(|| refract(water.heights(), w, black_box(256), &background, &mut out))
         });
         let rgb = common::rgb(w, h);
         let mut rgb_out = vec![[0u8; 3]; w * h];
         group.bench_function("refract_classic_rgb", |b| {
-            b.iter(|| refract(Heights::I16(water.heights()), w, black_box(256), &rgb, &mut rgb_out))
+            b.iter(|| refract(water.heights(), w, black_box(256), &rgb, &mut rgb_out))
         });
         // A lit look (SPEC §9): bilinear sampling, shading and highlight, from RGB, with the
         // values `ripple-render new` writes (refraction 0.05 → R = 13 classic, 0.03 → R = 8
@@ -51,26 +51,22 @@ fn kernels(c: &mut Criterion) {
         let backdrop = Backdrop::new(&rgb, w);
         let lit = common::LIT_CLASSIC;
         group.bench_function("look_lit_classic", |b| {
-            b.iter(|| {
-                look_band(Heights::I16(water.heights()), w, black_box(&lit), LIT_CLASSIC_R, &backdrop, &mut rgb_out, 0)
-            })
+            b.iter(|| look_band(water.heights(), w, black_box(&lit), LIT_CLASSIC_R, &backdrop, &mut rgb_out, 0))
         });
         group.bench_function("look_lit_classic_r256", |b| {
-            b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&lit), 256, &backdrop, &mut rgb_out, 0))
+            b.iter(|| look_band(water.heights(), w, black_box(&lit), 256, &backdrop, &mut rgb_out, 0))
         });
         let plain = Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1] };
         group.bench_function("look_plain_classic", |b| {
-            b.iter(|| look_band(Heights::I16(water.heights()), w, black_box(&plain), 256, &backdrop, &mut rgb_out, 0))
+            b.iter(|| look_band(water.heights(), w, black_box(&plain), 256, &backdrop, &mut rgb_out, 0))
         });
         let water = spring(w, h);
         let lit = common::LIT_SPRING;
         group.bench_function("look_lit_spring", |b| {
-            b.iter(|| {
-                look_band(Heights::I32(water.heights()), w, black_box(&lit), LIT_SPRING_R, &backdrop, &mut rgb_out, 0)
-            })
+            b.iter(|| look_band(water.heights(), w, black_box(&lit), LIT_SPRING_R, &backdrop, &mut rgb_out, 0))
         });
         group.bench_function("refract_spring", |b| {
-            b.iter(|| refract(Heights::I32(water.heights()), w, black_box(26), &background, &mut out))
+            b.iter(|| refract(water.heights(), w, black_box(26), &background, &mut out))
         });
         // LZW on what frame differencing makes: runs of the transparent index between changes.
         let mut seed = 7u32;

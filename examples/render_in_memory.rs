@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ripple_render::{Background, Scene};
+use ripple_render::{Inputs, Scene};
 
 const SCENE: &str = r##"
 [video]
@@ -31,11 +31,12 @@ seed = 42
 fn main() -> Result<(), ripple_render::Error> {
     // The path only names the scene in error messages and anchors relative image paths.
     let scene = Scene::from_toml_str(SCENE, Path::new("inline.toml"))?;
-    let background = Background::for_scene(&scene)?;
+    // The picture under the water and the shore around it, made once.
+    let inputs = Inputs::for_scene(&scene)?;
 
     let mut gif = Vec::new();
     let mut frames_done = 0;
-    ripple_render::render_gif(&scene, &background, &mut gif, &mut |progress| frames_done = progress.rendered)?;
+    ripple_render::render::formats::gif(&scene, &inputs, &mut gif, &mut |progress| frames_done = progress.rendered)?;
 
     println!("rendered {frames_done} frames of {}×{} into {} bytes of GIF", scene.width, scene.height, gif.len());
     assert!(gif.starts_with(b"GIF89a"));

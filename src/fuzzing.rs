@@ -9,8 +9,17 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::budget::{Estimate, Output};
-use crate::{Background, Scene};
+use crate::draw::background::Background;
+use crate::encode::gif::GifEncoder;
+use crate::encode::palette::Palette;
+use crate::inspect::plan;
+use crate::output::Format;
+use crate::render::budget::Estimate;
+use crate::render::formats::stream_of;
+use crate::render::{Inputs, Run, render_with};
+use crate::scene::Scene;
+use crate::sim::shore::Shore;
+use crate::sim::timeline::point_count;
 
 /// The memory budget under fuzzing.
 const BUDGET: u64 = 64 << 20;
@@ -19,7 +28,7 @@ const BUDGET: u64 = 64 << 20;
 fn small_timeline(scene: &Scene, frames: u64) -> bool {
     let seconds = scene.end_frame() as f64 / f64::from(scene.fps);
     let rain = scene.rain.as_ref().map_or(0.0, |r| r.drops_per_second * seconds);
-    let swipes: u64 = scene.swipes.iter().map(|s| crate::budget::swipe_points(&s.path)).sum();
+    let swipes: u64 = scene.swipes.iter().map(|s| point_count(&s.path)).sum();
     scene.end_frame() <= frames && rain <= 20_000.0 && swipes <= 20_000
 }
 
@@ -30,16 +39,15 @@ pub fn scene(data: &[u8]) {
             if Estimate::for_timeline(&scene).check(BUDGET).is_ok() && small_timeline(&scene, 2_000) {
                 let mut out = Vec::new();
                 // A mask's file is not there under fuzzing: its error is described instead.
-                let shore = crate::shore::Shore::for_scene_within(&scene, BUDGET).unwrap_or_else(|e| {
+                let shore = Shore::for_scene_within(&scene, BUDGET).unwrap_or_else(|e| {
                     describe(&e);
-                    crate::shore::Shore::open(scene.width as usize, scene.height as usize)
+                    Shore::open(scene.width as usize, scene.height as usize)
                 });
-                crate::plan::write_text(&scene, &shore, crate::plan::Detail::Summary, &mut out)
-                    .expect("plan to memory");
+                plan::write_text(&scene, &shore, plan::Detail::Summary, &mut out).expect("plan to memory");
                 out.clear();
-                crate::plan::write_text(&scene, &shore, crate::plan::Detail::Events, &mut out).expect("plan to memory");
+                plan::write_text(&scene, &shore, plan::Detail::Events, &mut out).expect("plan to memory");
                 out.clear();
-                crate::plan::write_json(&scene, &shore, &mut out).expect("plan to memory");
+                plan::write_json(&scene, &shore, &mut out).expect("plan to memory");
             }
         }
         Err(e) => describe(&e),
@@ -77,22 +85,24 @@ pub fn render(data: &[u8]) {
         Ok(scene) => scene,
         Err(e) => return describe(&e),
     };
-    let estimate = Estimate::for_render(&scene, None, Output::Gif, 1);
+    let estimate = Estimate::for_render(&scene, None, Some(Format::Gif), 1);
     if scene.width * scene.height > 48 * 48 || estimate.check(BUDGET).is_err() || !small_timeline(&scene, 60) {
         return;
     }
-    let background = match Background::for_scene_within(&scene, BUDGET) {
-        Ok(background) => background,
+    let inputs = match Inputs::for_scene_within(&scene, BUDGET) {
+        Ok(inputs) => inputs,
         Err(e) => return describe(&e),
     };
     let mut gif = Vec::new();
-    let encoder = match crate::encode::gif::GifEncoder::new(&mut gif, &scene, &background) {
-        Ok(encoder) => encoder.threads(1),
-        Err(e) => return describe(&e),
-    };
+    let palette = Palette::for_background(&inputs.background.pixels);
+    let encoder =
+        match scene.check_gif_fps().and_then(|()| GifEncoder::new(&mut gif, &stream_of(&scene, &inputs), palette)) {
+            Ok(encoder) => encoder.threads(1),
+            Err(e) => return describe(&e),
+        };
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let run = crate::Run { background: &background, manifest: None, threads: 1, stop: &stop, seam: true };
-    match crate::render_with(&scene, encoder, run, &mut |_| {}) {
+    let run = Run { inputs: &inputs, manifest: None, threads: 1, stop: &stop, seam: true };
+    match render_with(&scene, encoder, run, &mut |_| {}) {
         Ok(stats) => assert_eq!(stats.frames, scene.frames),
         Err(e) => return describe(&e),
     }
@@ -105,7 +115,7 @@ pub fn render(data: &[u8]) {
 }
 
 /// Formats an error the way the command line does.
-fn describe(e: &crate::Error) {
+fn describe(e: &crate::base::error::Error) {
     let mut sink = std::io::sink();
     let _ = writeln!(sink, "error: {e}");
     for hint in e.hints() {

@@ -5,11 +5,18 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use ripple_render::Format;
+use ripple_render::encode::Discard;
 use ripple_render::encode::apng::Apng;
 use ripple_render::encode::gif::GifEncoder;
+use ripple_render::encode::palette::Palette;
 use ripple_render::encode::png::PngSequence;
 use ripple_render::encode::webp::Webp;
-use ripple_render::{Background, Scene};
+use ripple_render::render::budget::Estimate;
+use ripple_render::render::formats::stream_of;
+use ripple_render::render::palette::gif_palette;
+use ripple_render::render::{Inputs, Run, render, render_with};
+use ripple_render::{Encoder, Scene};
 
 struct Counting;
 
@@ -47,9 +54,21 @@ fn scene(frames: u32) -> Scene {
     Scene::from_toml_str(&src, std::path::Path::new("memory.toml")).unwrap()
 }
 
-/// A one-thread run over `background`, without a manifest.
-fn run<'a>(background: &'a Background, stop: &'a std::sync::atomic::AtomicBool) -> ripple_render::Run<'a> {
-    ripple_render::Run { background, manifest: None, threads: 1, stop, seam: true }
+/// A one-thread run over `inputs`, without a manifest.
+fn run<'a>(inputs: &'a Inputs, stop: &'a std::sync::atomic::AtomicBool) -> Run<'a> {
+    Run { inputs, manifest: None, threads: 1, stop, seam: true }
+}
+
+/// A GIF encoder of `scene` into nothing, in the background's own palette.
+fn gif(scene: &Scene, inputs: &Inputs) -> GifEncoder<std::io::Sink> {
+    let palette = Palette::for_background(&inputs.background.pixels);
+    GifEncoder::new(std::io::sink(), &stream_of(scene, inputs), palette).unwrap()
+}
+
+/// Renders `scene` into `encoder` in a one-thread run.
+fn one_thread<E: Encoder>(scene: &Scene, inputs: &Inputs, encoder: E) {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    render_with(scene, encoder, run(inputs, &stop), &mut |_| {}).unwrap();
 }
 
 /// The peak heap growth during `work`.
@@ -71,7 +90,6 @@ fn memory_is_flat_in_frames_and_within_the_estimate() {
 /// heap of reading the scene and rendering it, and the render alone stays within the scene,
 /// timeline and rendering parts.
 fn the_estimate_bounds_large_timelines() {
-    use ripple_render::budget::{Estimate, Output};
     let video = "[video]\nwidth = 96\nheight = 64\nfps = 1\nframes = 3\n";
     let mut stones = video.to_string();
     for i in 0..20_000 {
@@ -98,41 +116,31 @@ fn the_estimate_bounds_large_timelines() {
         ("100,000 raindrops a frame", format!("{video}[rain]\ndrops_per_second = 100000\nradius = 1\n")),
     ];
     for (name, src) in &cases {
-        for output in [Output::Nothing, Output::Gif] {
+        for output in [None, Some(Format::Gif)] {
             // Reading the scene, then rendering it with the scene held (measured one after the
             // other: a measurement resets the peak).
             let start = CURRENT.load(Ordering::SeqCst);
             let mut read = None;
             let parse_peak = peak_during(|| read = Some(Scene::from_toml_str(src, std::path::Path::new("large.toml"))));
             let scene = read.unwrap().unwrap();
-            let background = Background::for_scene(&scene).unwrap();
+            let inputs = Inputs::for_scene(&scene).unwrap();
             let held_before = CURRENT.load(Ordering::SeqCst) - start;
-            let stop = std::sync::atomic::AtomicBool::new(false);
-            let render_peak = peak_during(|| {
-                let done = match output {
-                    Output::Gif => {
-                        let gif = GifEncoder::new(std::io::sink(), &scene, &background).unwrap().threads(1);
-                        ripple_render::render_with(&scene, gif, run(&background, &stop), &mut |_| {})
-                    }
-                    _ => {
-                        let discard = ripple_render::encode::Discard::new(&background);
-                        ripple_render::render_with(&scene, discard, run(&background, &stop), &mut |_| {})
-                    }
-                };
-                done.unwrap();
+            let render_peak = peak_during(|| match output {
+                Some(_) => one_thread(&scene, &inputs, gif(&scene, &inputs).threads(1)),
+                None => one_thread(&scene, &inputs, Discard::new(&inputs.background.pixels)),
             });
             let peak = parse_peak.max(held_before + render_peak);
             let render_peak = held_before + render_peak;
             let scene = Scene::from_toml_str(src, std::path::Path::new("large.toml")).unwrap();
             let estimate = Estimate::for_render(&scene, None, output, 1);
-            let variable = estimate.total() - estimate.fixed[0].1;
+            let variable = estimate.total() - estimate.fixed[0].bytes;
             eprintln!("{name}, {output:?}: peak {peak} bytes (render {render_peak}), estimate {variable} bytes");
             assert!(peak as u64 <= variable, "{name}, {output:?}: peak {peak} over the estimate {estimate:?}");
             assert!(peak as u64 * 3 >= variable, "{name}, {output:?}: peak {peak}, a loose {estimate:?}");
             // The render (the scene already read) within what is held beside the rendering phase.
-            let held: u64 = estimate.fixed[1..].iter().map(|(_, b)| b).sum();
-            let rendering: u64 =
-                estimate.phases.iter().find(|(n, _)| *n == "rendering").unwrap().1.iter().map(|(_, b)| b).sum();
+            let held: u64 = estimate.fixed[1..].iter().map(|part| part.bytes).sum();
+            let rendering = estimate.phases.iter().find(|phase| phase.name == "rendering").unwrap();
+            let rendering: u64 = rendering.parts.iter().map(|part| part.bytes).sum();
             assert!(
                 render_peak as u64 <= held + rendering,
                 "{name}, {output:?}: render peak {render_peak} over {held} + {rendering}"
@@ -144,7 +152,6 @@ fn the_estimate_bounds_large_timelines() {
 /// The budget's estimate, fixed part aside, is an upper bound of the heap a render uses, and not a
 /// loose one: the peak is at least a third of it, for each output, model and thread count.
 fn the_estimate_bounds_the_peak() {
-    use ripple_render::budget::{Estimate, Output};
     let dir = std::env::temp_dir().join(format!("ripple-render-estimate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -180,11 +187,11 @@ fn the_estimate_bounds_the_peak() {
         ("spring", "webp", 4, lit),
     ] {
         let output = match kind {
-            "gif" => Output::Gif,
-            "png" => Output::Png,
-            "apng" => Output::Apng,
-            "webp" => Output::Webp,
-            _ => Output::Nothing,
+            "gif" => Some(Format::Gif),
+            "png" => Some(Format::PngSequence),
+            "apng" => Some(Format::Apng),
+            "webp" => Some(Format::Webp),
+            _ => None,
         };
         // The seamless scenes run in step mode; the others as before, in frame mode.
         let clock = if look.contains("[seamless]") { "steps_per_second = 50\n" } else { "" };
@@ -199,37 +206,29 @@ fn the_estimate_bounds_the_peak() {
         let file = || std::fs::File::create(dir.join("out")).unwrap();
         let peak = peak_during(|| {
             let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
-            let background = Background::for_scene(&scene).unwrap();
-            let stop = std::sync::atomic::AtomicBool::new(false);
-            let run = || run(&background, &stop);
+            let inputs = Inputs::for_scene(&scene).unwrap();
+            let (stream, pixels) = (stream_of(&scene, &inputs), inputs.background.pixels.clone());
             match kind {
                 "gif" => {
-                    let palette = ripple_render::gif_palette(&scene, &background, false, 1);
-                    let gif = GifEncoder::with_palette(std::io::sink(), &scene, &background, palette).unwrap();
-                    ripple_render::render_with(&scene, gif.threads(threads), run(), &mut |_| {}).unwrap()
+                    let palette = gif_palette(&scene, &inputs, false, 1);
+                    let gif = GifEncoder::new(std::io::sink(), &stream, palette).unwrap();
+                    one_thread(&scene, &inputs, gif.threads(threads))
                 }
-                "png" => {
-                    let png = PngSequence::new(&frames, &scene, &background).threads(threads);
-                    ripple_render::render_with(&scene, png, run(), &mut |_| {}).unwrap()
+                "png" => one_thread(&scene, &inputs, PngSequence::new(&frames, &stream, pixels).threads(threads)),
+                // Frames without a look only move background pixels: a colour key marks the
+                // unchanged ones, as the command line writes them.
+                "apng" if scene.look.is_gather() => {
+                    one_thread(&scene, &inputs, Apng::keyed(file(), &stream, pixels).threads(threads))
                 }
-                "apng" => {
-                    let apng = Apng::new(file(), &scene, &background).threads(threads);
-                    ripple_render::render_with(&scene, apng, run(), &mut |_| {}).unwrap()
-                }
-                "webp" => {
-                    let webp = Webp::new(file(), &scene, &background).threads(threads);
-                    ripple_render::render_with(&scene, webp, run(), &mut |_| {}).unwrap()
-                }
-                _ => {
-                    let discard = ripple_render::encode::Discard::new(&background);
-                    ripple_render::render_with(&scene, discard, run(), &mut |_| {}).unwrap()
-                }
+                "apng" => one_thread(&scene, &inputs, Apng::rgb(file(), &stream, pixels).threads(threads)),
+                "webp" => one_thread(&scene, &inputs, Webp::new(file(), &stream, pixels).threads(threads)),
+                _ => one_thread(&scene, &inputs, Discard::new(&pixels)),
             };
         });
         let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
-        let header = ripple_render::background::image_header(&scene).unwrap();
+        let header = ripple_render::draw::background::image_header(&scene).unwrap();
         let estimate = Estimate::for_render(&scene, header.as_ref(), output, threads);
-        let variable = estimate.total() - estimate.fixed[0].1;
+        let variable = estimate.total() - estimate.fixed[0].bytes;
         eprintln!(
             "{model} {output:?} {threads} threads{}: peak {peak} bytes, estimate {} ({variable} variable)",
             if look.is_empty() { "" } else { ", lit" },
@@ -247,16 +246,16 @@ fn memory_does_not_grow_with_frame_count() {
     let dir = std::env::temp_dir().join(format!("ripple-render-memory-{}", std::process::id()));
     let measure = |frames: u32, gif: bool, threads: usize| {
         let scene = scene(frames);
-        let background = Background::for_scene(&scene).unwrap();
+        let inputs = Inputs::for_scene(&scene).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         peak_during(|| {
             if gif {
-                let encoder = GifEncoder::new(std::io::sink(), &scene, &background).unwrap().threads(threads);
-                ripple_render::render(&scene, &background, encoder, &mut |_| {}).unwrap();
+                render(&scene, &inputs, self::gif(&scene, &inputs).threads(threads), &mut |_| {}).unwrap();
             } else {
-                let encoder = PngSequence::new(&dir, &scene, &background).threads(threads);
-                ripple_render::render(&scene, &background, encoder, &mut |_| {}).unwrap();
+                let pixels = inputs.background.pixels.clone();
+                let encoder = PngSequence::new(&dir, &stream_of(&scene, &inputs), pixels).threads(threads);
+                render(&scene, &inputs, encoder, &mut |_| {}).unwrap();
             }
         })
     };

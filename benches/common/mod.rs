@@ -1,9 +1,9 @@
 //! The water the benchmarks run on: busy everywhere, at the sizes they measure.
 
 use ripple_render::scene::{Edge, Edges, Look, Obstacle, Sampling};
-use ripple_render::shore::{Shore, Walls};
-use ripple_render::timeline::{Drop, Source};
-use ripple_render::water::{Classic, Spring};
+use ripple_render::sim::shore::{Shore, Walls};
+use ripple_render::sim::timeline::{Drop, Source};
+use ripple_render::sim::water::{Basin, Classic, Spring, Water};
 
 /// The canvases measured.
 pub const SIZES: [(usize, usize); 2] = [(640, 480), (1920, 1080)];
@@ -16,7 +16,7 @@ fn drops(w: usize, h: usize) -> impl Iterator<Item = Drop> {
 }
 
 pub fn classic(w: usize, h: usize) -> Classic {
-    let mut water = Classic::new(w, h);
+    let mut water = Classic::new(Basin::open(w, h));
     drops(w, h).for_each(|d| water.drop(&d));
     (0..20).for_each(|_| water.step(5, None));
     water
@@ -37,7 +37,7 @@ pub fn shore(w: usize, h: usize, edges: Edge) -> Shore {
 
 /// [`classic`] within a shore.
 pub fn classic_in(w: usize, h: usize, shore: &Shore) -> Classic {
-    let mut water = Classic::new(w, h).with_shore(shore);
+    let mut water = Classic::new(Basin::within(shore));
     drops(w, h).for_each(|d| water.drop(&d));
     (0..20).for_each(|_| water.step(5, None));
     water
@@ -45,14 +45,14 @@ pub fn classic_in(w: usize, h: usize, shore: &Shore) -> Classic {
 
 /// [`spring`] within a shore.
 pub fn spring_in(w: usize, h: usize, shore: &Shore) -> Spring {
-    let mut water = Spring::new(w, h).with_shore(shore);
+    let mut water = Spring::new(Basin::within(shore));
     drops(w, h).for_each(|d| water.drop(&d));
     (0..20).for_each(|_| water.step(6, None));
     water
 }
 
 pub fn spring(w: usize, h: usize) -> Spring {
-    let mut water = Spring::new(w, h);
+    let mut water = Spring::new(Basin::open(w, h));
     drops(w, h).for_each(|d| water.drop(&d));
     (0..20).for_each(|_| water.step(6, None));
     water

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ripple_render::Error;
-use ripple_render::diff::input::{Info, Kind};
+use ripple_render::diff::frames::{Delay, Info, Kind};
 use ripple_render::diff::report::{self, Contents, ReportWriter};
 use ripple_render::diff::{self, FrameResult, Options, Presence, Summary};
-use ripple_render::manifest::PixelKind;
+use ripple_render::encode::manifest::PixelKind;
 use ripple_render::output::Staged;
 
 /// Differing frames listed one per line before the rest are counted.
@@ -95,7 +95,7 @@ enum Finding {
 }
 
 /// A frame's delays in A and B, where known.
-type Delays = (Option<ripple_render::diff::input::Delay>, Option<ripple_render::diff::input::Delay>);
+type Delays = (Option<Delay>, Option<Delay>);
 
 /// The findings of one frame: what is wrong with it, and its delays if they differ.
 fn findings(r: &FrameResult) -> (Option<Finding>, Option<Delays>) {
@@ -151,8 +151,7 @@ fn run_line(run: &[&FrameResult]) -> String {
         None => {}
     }
     if let Some((a, b)) = delays {
-        let shown =
-            |d: Option<ripple_render::diff::input::Delay>| d.map_or_else(|| "none".to_string(), |d| d.to_string());
+        let shown = |d: Option<Delay>| d.map_or_else(|| "none".to_string(), |d| d.to_string());
         parts.push(format!("delay {} in A, {} in B", shown(a), shown(b)));
     }
     format!("  {frames}: {}\n", parts.join("; "))

@@ -1,6 +1,5 @@
 //! The command line: arguments, messages on stderr, the progress bar and exit codes.
 
-mod animate;
 mod diff;
 mod new;
 mod render;
@@ -10,10 +9,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Parser, Subcommand};
 
-use ripple_render::output::Named;
-use ripple_render::plan::Detail;
+use ripple_render::draw::background::{Background, image_header_within};
+use ripple_render::encode::png::write_png;
+use ripple_render::inspect::advice;
+use ripple_render::inspect::plan::{self, Detail};
+use ripple_render::output::{Named, Staged};
+use ripple_render::render::budget::Estimate;
+use ripple_render::scene::Model;
+use ripple_render::sim::shore::Shore;
 use ripple_render::{Error, Scene};
 
 const AFTER_HELP: &str = "\
@@ -68,8 +74,8 @@ struct Cli {
 
     /// The output format, for standard output or a path that does not tell; it must agree with a
     /// path that does.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    format: Option<FormatArg>,
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser())]
+    format: Option<Named>,
 
     /// Write one still PNG of output frame N (from 0), to -o NAME.png.
     #[arg(long, value_name = "N")]
@@ -160,41 +166,29 @@ enum Command {
         #[arg(short, long, value_name = "SCENE")]
         output: PathBuf,
         /// The water model.
-        #[arg(long, value_enum, default_value = "classic")]
-        model: ModelArg,
+        #[arg(long, default_value = "classic", value_parser = model_parser())]
+        model: Model,
         /// Replace an existing scene file.
         #[arg(short, long)]
         force: bool,
     },
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum ModelArg {
-    /// Two height buffers, four neighbours (SPEC §4).
-    Classic,
-    /// Hooke's law over eight neighbours with a velocity buffer.
-    Spring,
-}
-
 fn memory_size(text: &str) -> Result<u64, String> {
-    ripple_render::budget::parse_size(text)
+    ripple_render::base::units::parse_size(text)
         .ok_or_else(|| "expected a size such as 512M, 2G or 1.5GiB (binary units: K, M, G, T)".to_string())
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum FormatArg {
-    /// An animated GIF file.
-    Gif,
-    /// One still PNG with --frame N; else a folder of PNG files, frame_0000.png, ….
-    Png,
-    /// An animated PNG (exact colours).
-    Apng,
-    /// An animated lossless WebP (exact colours).
-    Webp,
-    /// H.264 video in MP4 (made by ffmpeg).
-    Mp4,
-    /// VP9 video in WebM (made by ffmpeg).
-    Webm,
+/// `--format`'s values: the library's formats as `--format` names them, each with its help.
+fn format_parser() -> impl TypedValueParser<Value = Named> {
+    let values = Named::ALL.map(|named| PossibleValue::new(named.flag()).help(named.help()));
+    PossibleValuesParser::new(values).map(|flag| Named::from_flag(&flag).unwrap_or(Named::Gif))
+}
+
+/// `--model`'s values: the water models, each with its help.
+fn model_parser() -> impl TypedValueParser<Value = Model> {
+    let values = Model::ALL.map(|model| PossibleValue::new(model.name()).help(model.help()));
+    PossibleValuesParser::new(values).map(|name| Model::from_name(&name).unwrap_or(Model::Classic))
 }
 
 /// Runs the command line and returns the process exit code.
@@ -272,15 +266,11 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Some(Command::Plan { scene, json, events, max_memory, set, walls }) => {
             let detail = if events { Detail::Events } else { Detail::Summary };
             let scene = load_scene(&scene, &set, max_memory)?;
-            ripple_render::advice::for_scene(&scene).iter().for_each(|w| warn(w));
-            plan(&scene, json, detail, max_memory, walls.as_deref()).map(|()| ExitCode::SUCCESS)
+            advice::for_scene(&scene).iter().for_each(|w| warn(w));
+            print_plan(&scene, json, detail, max_memory, walls.as_deref()).map(|()| ExitCode::SUCCESS)
         }
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::New { picture, output, model, force }) => {
-            let model = match model {
-                ModelArg::Classic => ripple_render::scene::Model::Classic,
-                ModelArg::Spring => ripple_render::scene::Model::Spring,
-            };
             new::run(&picture, &output, model, force).map(|()| ExitCode::SUCCESS)
         }
         None => {
@@ -288,23 +278,15 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             let Some(scene) = cli.scene else {
                 return Err(Error::Output { message: "a scene is required".into(), hint: None });
             };
-            let format = cli.format.map(|f| match f {
-                FormatArg::Gif => Named::Gif,
-                FormatArg::Png => Named::Png,
-                FormatArg::Apng => Named::Apng,
-                FormatArg::Webp => Named::Webp,
-                FormatArg::Mp4 => Named::Mp4,
-                FormatArg::Webm => Named::Webm,
-            });
             let request = render::Request {
                 scene: &scene,
                 output: cli.output.as_deref(),
-                format,
+                format: cli.format,
                 frame: cli.frame,
                 hashes: cli.hashes.as_deref(),
                 force: cli.force,
                 quiet: cli.quiet,
-                threads: cli.threads.map_or_else(ripple_render::encode::pool::default_threads, usize::from),
+                threads: cli.threads.map_or_else(ripple_render::encode::workers::default_threads, usize::from),
                 stats: cli.stats,
                 max_memory: cli.max_memory,
                 indexed_png: cli.indexed_png,
@@ -323,22 +305,24 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
 pub(crate) fn load_scene(path: &Path, overrides: &[String], max_memory: u64) -> Result<Scene, Error> {
     let bytes = Scene::read_file(path)?;
     let text = bytes.len() + overrides.iter().map(String::len).sum::<usize>();
-    ripple_render::budget::Estimate::for_scene_text(text as u64).check(max_memory)?;
+    Estimate::for_scene_text(text as u64).check(max_memory)?;
     Scene::from_bytes_with(bytes, path, overrides)
 }
 
 /// Writes the background with its wall cells tinted, so that a mask or an obstacle can be
 /// checked against the picture before rendering.
-fn walls_picture(scene: &Scene, background: &ripple_render::Background, path: &Path) -> Result<(), Error> {
-    let shore = &background.shore;
-    let picture = ripple_render::shore::tinted(&background.pixels, shore);
+fn walls_picture(scene: &Scene, background: &Background, shore: &Shore, path: &Path) -> Result<(), Error> {
+    let picture = match shore.walls() {
+        Some(walls) => walls.tinted(&background.pixels),
+        None => background.pixels.clone(),
+    };
     // The picture is a view, replaced on every run; the scene and its pictures are never it.
     let mut inputs: Vec<&Path> = vec![&scene.file];
     inputs.extend(scene.background.image.as_deref());
     inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
-    let staged = ripple_render::output::Staged::begin(path, false, true, &inputs)?;
+    let staged = Staged::begin(path, false, true, &inputs)?;
     let file = std::io::BufWriter::new(staged.file()?);
-    ripple_render::encode::png::write_png(file, scene.width, scene.height, &picture, None)
+    write_png(file, scene.width, scene.height, &picture, None)
         .map_err(|e| Error::Encode(format!("{}: {e}", path.display())))?;
     staged.commit()?;
     let count = shore.walls().map_or(0, |w| w.count());
@@ -346,27 +330,28 @@ fn walls_picture(scene: &Scene, background: &ripple_render::Background, path: &P
     Ok(())
 }
 
-fn plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls: Option<&Path>) -> Result<(), Error> {
+fn print_plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls: Option<&Path>) -> Result<(), Error> {
     // What the render would refuse, plan refuses too: the background is checked from its header
     // (without decoding the pixels), so a plan can gate CI.
-    ripple_render::background::image_header_within(scene, max_memory)?;
-    ripple_render::budget::Estimate::for_timeline(scene).check(max_memory)?;
-    // The walls picture needs the background, which holds the shore; a plan alone makes only
-    // the shore (without decoding the background's pixels).
+    image_header_within(scene, max_memory)?;
+    Estimate::for_timeline(scene).check(max_memory)?;
+    // The walls picture needs the background; a plan alone makes only the shore (without
+    // decoding the background's pixels).
     let shore = match walls {
         Some(path) => {
-            let background = ripple_render::Background::for_scene_within(scene, max_memory)?;
-            walls_picture(scene, &background, path)?;
-            background.shore
+            let background = Background::for_scene_within(scene, max_memory)?;
+            let shore = Shore::for_scene_within(scene, max_memory)?;
+            walls_picture(scene, &background, &shore, path)?;
+            shore
         }
-        None => ripple_render::shore::Shore::for_scene_within(scene, max_memory)?,
+        None => Shore::for_scene_within(scene, max_memory)?,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if json {
-        ripple_render::plan::write_json(scene, &shore, &mut out)
+        plan::write_json(scene, &shore, &mut out)
     } else {
-        ripple_render::plan::write_text(scene, &shore, detail, &mut out)
+        plan::write_text(scene, &shore, detail, &mut out)
     };
     match written.and_then(|()| out.flush()) {
         // A reader that stopped early (`| head`) is not an error.

@@ -5,11 +5,11 @@ use std::path::{Component, Path, PathBuf};
 
 use ripple_render::output::Staged;
 use ripple_render::scene::Model;
-use ripple_render::starter::{self, Starter};
+use ripple_render::scene::starter::{self, Starter};
 use ripple_render::{Error, Scene};
 
 pub fn run(picture: &Path, output: &Path, model: Model, force: bool) -> Result<(), Error> {
-    let header = ripple_render::picture::probe(picture)
+    let header = ripple_render::base::picture::probe(picture)
         .map_err(|reason| Error::Background { path: picture.to_path_buf(), reason: reason.to_string() })?;
     let image = relative_to_scene(picture, output);
     let text = starter::scene_text(&Starter {

@@ -9,10 +9,11 @@ use std::sync::mpsc::{Receiver, sync_channel};
 
 use image::{AnimationDecoder, ImageDecoder};
 
-use super::input::{Delay, Frame, FrameSource, Info, Kind, Pixels, bad, check_size, decode_png};
-use crate::error::{Result, os_reason};
-use crate::manifest::PixelKind;
-use crate::provenance::Provenance;
+use super::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels, bad, check_size, decode_png};
+use crate::base::error::{Result, os_reason};
+use crate::base::limits::{MAX_AREA, MAX_FRAMES};
+use crate::encode::manifest::PixelKind;
+use crate::encode::provenance::Provenance;
 
 /// Whether the PNG at `path` is animated (has an `acTL` chunk before its image data).
 pub fn is_apng(path: &Path) -> Result<bool> {
@@ -25,7 +26,7 @@ pub fn is_apng(path: &Path) -> Result<bool> {
 /// The most a decoder may allocate: a few canvases of the largest render, in RGBA.
 fn limits() -> image::Limits {
     let mut limits = image::Limits::default();
-    limits.max_alloc = Some(16 * crate::scene::MAX_AREA as u64);
+    limits.max_alloc = Some(16 * MAX_AREA as u64);
     limits
 }
 
@@ -75,8 +76,8 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
             }
         };
         for (i, frame) in frames.enumerate() {
-            if i as u64 == crate::scene::MAX_FRAMES {
-                send(Err(bad(&path, format!("it has more than {} frames", crate::scene::MAX_FRAMES))));
+            if i as u64 == MAX_FRAMES {
+                send(Err(bad(&path, format!("it has more than {} frames", MAX_FRAMES))));
                 return;
             }
             let frame = frame.map_err(|e| bad(&path, format!("cannot decode frame {i}: {e}"))).map(|frame| {

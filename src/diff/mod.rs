@@ -3,15 +3,18 @@
 
 mod animated;
 pub mod draw;
+pub mod frames;
+pub mod gif;
 pub mod input;
 pub mod report;
+mod scene;
 
 use std::path::Path;
 use std::sync::mpsc;
 
-use crate::error::Result;
-use crate::manifest::{self, PixelKind};
-use input::{FrameSource, Info, Kind, Pixels};
+use crate::base::error::Result;
+use crate::encode::manifest::{self, PixelKind};
+use frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
 
 /// How strict the comparison is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,7 +57,7 @@ pub struct FrameResult {
     /// For hash comparisons: whether the hashes match.
     pub hash_equal: Option<bool>,
     /// The delays on each side, where known.
-    pub delays: (Option<input::Delay>, Option<input::Delay>),
+    pub delays: (Option<Delay>, Option<Delay>),
     /// Whether the pixels pass (within tolerance and max pixels, or equal hashes).
     pub pixels_pass: bool,
     /// Whether timing was compared and differs.
@@ -158,15 +161,15 @@ fn psnr(squares: u64, channels: u64) -> Option<f64> {
 }
 
 /// A frame's RGB bytes, if it has pixels rather than a hash.
-fn rgb_of(frame: &Option<input::Frame>) -> Option<&[u8]> {
+fn rgb_of(frame: &Option<Frame>) -> Option<&[u8]> {
     match frame {
-        Some(input::Frame { pixels: Pixels::Rgb(p), .. }) => Some(p),
+        Some(Frame { pixels: Pixels::Rgb(p), .. }) => Some(p),
         _ => None,
     }
 }
 
 /// Reads a source to its end on this thread, handing frames over a small queue.
-fn pump(mut source: Box<dyn FrameSource>, out: mpsc::SyncSender<Result<input::Frame>>) {
+fn pump(mut source: Box<dyn FrameSource>, out: mpsc::SyncSender<Result<Frame>>) {
     loop {
         match source.next_frame() {
             Ok(Some(frame)) => {
@@ -202,7 +205,7 @@ impl Clock {
     }
 
     /// Whether this frame's delays differ (and the ends move on by them).
-    fn differs(&mut self, (a, b): (Option<input::Delay>, Option<input::Delay>)) -> bool {
+    fn differs(&mut self, (a, b): (Option<Delay>, Option<Delay>)) -> bool {
         let (Some(a), Some(b)) = (a, b) else { return a.is_some() != b.is_some() };
         self.ends = (self.ends.0 + a.seconds(), self.ends.1 + b.seconds());
         let Some(allowed) = self.allowed else { return !a.equals(b) };
@@ -256,8 +259,8 @@ pub fn diff(
             frames_a += u64::from(fa.is_some());
             frames_b += u64::from(fb.is_some());
             let frame = results.len() as u64;
-            let missing = |f: &Option<input::Frame>| match f {
-                Some(input::Frame { pixels: Pixels::Missing(name), .. }) => Some(name.clone()),
+            let missing = |f: &Option<Frame>| match f {
+                Some(Frame { pixels: Pixels::Missing(name), .. }) => Some(name.clone()),
                 _ => None,
             };
             let presence = match (&fa, &fb) {

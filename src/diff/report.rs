@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use super::draw::{self, CHAR, Canvas, LINE};
 use super::{Compared, Presence, Summary};
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// Differing frames that get a three-panel picture.
 pub const PANELS: usize = 20;
@@ -442,7 +442,7 @@ fn frame_title(c: &Compared<'_>) -> String {
         title.push(')');
     }
     if r.delay_differs {
-        let shown = |d: Option<super::input::Delay>| d.map_or_else(|| "none".to_string(), |d| d.to_string());
+        let shown = |d: Option<super::frames::Delay>| d.map_or_else(|| "none".to_string(), |d| d.to_string());
         title += &format!("; delay {} in A, {} in B", shown(r.delays.0), shown(r.delays.1));
     }
     title
@@ -580,7 +580,7 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "null".to_string(), |v| v.to_string())
 }
 
-fn side(info: &super::input::Info, frames: u64) -> String {
+fn side(info: &super::frames::Info, frames: u64) -> String {
     let provenance = info.provenance.as_ref().map_or_else(
         || "null".to_string(),
         |p| format!("{{\"version\":{},\"scene\":\"{:016x}\"}}", quote(&p.version), p.scene),

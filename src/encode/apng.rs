@@ -12,14 +12,12 @@
 use std::io::Write;
 use std::time::Instant;
 
-use super::EncodeTimes;
-use super::Stream;
+use super::palette::Palette;
 use super::png::PngPixel;
-use super::pool::Ordered;
 use super::rect::{self, Rect};
-use crate::background::Background;
-use crate::error::{Error, Result};
-use crate::scene::Scene;
+use super::workers::Workers;
+use super::{EncodeTimes, Stream};
+use crate::base::error::{Error, Result};
 
 /// How a frame is laid over the canvas (the `fcTL` blend op).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,42 +45,49 @@ struct Compressed {
 
 /// Writes an animated PNG into `out`, compressing frames on worker threads.
 ///
-/// `P` is `[u8; 3]` for RGB frames ([`Apng::new`]) or `u8` for palette frames
+/// `P` is `[u8; 3]` for RGB frames ([`Apng::rgb`], [`Apng::keyed`]) or `u8` for palette frames
 /// ([`Apng::indexed`]).
 pub struct Apng<W: Write, P: PngPixel> {
-    out: W,
     background: Vec<P>,
-    palette: Option<Vec<[u8; 3]>>,
     /// The pixel no frame holds (a spare palette index, or a colour the background lacks),
     /// transparent, which marks unchanged pixels.
     unchanged: Option<P>,
-    /// The `tRNS` chunk that makes it transparent.
-    transparency: Option<Vec<u8>>,
-    stream: Stream,
     previous: Vec<P>,
     written: u64,
+    /// Filter and compress each frame's rectangle.
+    workers: Workers<Job<P>, Compressed>,
+    chunks: Chunks<W>,
+}
+
+/// The file's chunks as they are written: the header's, then each frame's control and data.
+struct Chunks<W: Write> {
+    out: W,
+    stream: Stream,
+    /// `PLTE`, for palette frames.
+    palette: Option<Vec<[u8; 3]>>,
+    /// The `tRNS` chunk that makes the unchanged pixel transparent.
+    transparency: Option<Vec<u8>>,
+    /// The next chunk's sequence number.
     sequence: u32,
     /// The output frame whose control chunk comes next.
     sequence_frame: u64,
-    threads: usize,
-    pool: Option<Ordered<Job<P>, Compressed>>,
     times: EncodeTimes,
 }
 
 impl<W: Write> Apng<W, [u8; 3]> {
-    /// An animated PNG of the scene's RGB frames. Without a look, frames hold only background
-    /// colours, so a colour the background lacks can mark unchanged pixels.
-    pub fn new(out: W, scene: &Scene, background: &Background) -> Self {
-        let stream = Stream::of(scene, background);
-        let key = scene.look.is_gather().then(|| missing_colour(&background.pixels)).flatten();
-        // A colour key: `tRNS` holds its red, green and blue as 16-bit samples.
-        let transparency = key.map(|[r, g, b]| vec![0, r, 0, g, 0, b]);
-        Apng::for_stream(out, &stream, background.pixels.clone(), None, (key, transparency))
+    /// An animated PNG of `stream` in RGB, of frames of any colours (drawn with a look, or
+    /// reduced), over `background`.
+    pub fn rgb(out: W, stream: &Stream, background: Vec<[u8; 3]>) -> Self {
+        Apng::with(Chunks::new(out, stream, None, None), background, None)
     }
 
-    /// An animated PNG of `stream` in RGB (frames given whole, in RGB, of any colours).
-    pub fn rgb(out: W, stream: &Stream) -> Self {
-        Apng::for_stream(out, stream, Vec::new(), None, (None, None))
+    /// An animated PNG of `stream` in RGB, of frames that hold only `background`'s colours (they
+    /// only move its pixels): a colour the background lacks, if any, marks unchanged pixels.
+    pub fn keyed(out: W, stream: &Stream, background: Vec<[u8; 3]>) -> Self {
+        let key = missing_colour(&background);
+        // A colour key: `tRNS` holds its red, green and blue as 16-bit samples.
+        let transparency = key.map(|[r, g, b]| vec![0, r, 0, g, 0, b]);
+        Apng::with(Chunks::new(out, stream, None, transparency), background, key)
     }
 }
 
@@ -99,63 +104,68 @@ fn missing_colour(pixels: &[[u8; 3]]) -> Option<[u8; 3]> {
 }
 
 impl<W: Write> Apng<W, u8> {
-    /// An animated PNG of palette frames, when the background has at most 256 colours and the
-    /// scene has no look (frames then hold only its colours); `Err(out)` gives the writer back
-    /// otherwise.
-    pub fn indexed(out: W, scene: &Scene, background: &Background) -> std::result::Result<Self, W> {
-        if !scene.look.is_gather() {
-            return Err(out);
-        }
-        let mut palette = super::gif::Palette::for_background(&background.pixels);
-        if !palette.exact {
-            return Err(out);
-        }
-        let stream = Stream::of(scene, background);
-        // A palette with room to spare gets one more entry, transparent, for unchanged pixels:
-        // every entry opaque but that one.
-        let spare = u8::try_from(palette.colors.len()).ok();
+    /// An animated PNG of `stream` in palette frames of `palette`, which must hold every colour
+    /// of the frames exactly (the background's own colours, frames that only move its pixels).
+    /// A palette with room to spare gets one more entry, transparent, for unchanged pixels.
+    pub fn indexed(out: W, stream: &Stream, palette: Palette) -> Self {
+        let Palette { mut colors, indices, .. } = palette;
+        // Every entry opaque but the spare one.
+        let spare = u8::try_from(colors.len()).ok();
         let transparency = spare.map(|index| {
-            palette.colors.push([0, 0, 0]);
+            colors.push([0, 0, 0]);
             let mut alpha = vec![255u8; usize::from(index) + 1];
             alpha[usize::from(index)] = 0;
             alpha
         });
-        Ok(Apng::for_stream(out, &stream, palette.indices, Some(palette.colors), (spare, transparency)))
+        Apng::with(Chunks::new(out, stream, Some(colors), transparency), indices, spare)
     }
 }
 
 impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
-    /// An animated PNG of `stream` whose frames gather from `pixels` (palette indices of
-    /// `palette`, or RGB without one); `unchanged` marks unchanged pixels, made transparent by
-    /// its `tRNS` chunk.
-    fn for_stream(
-        out: W,
-        stream: &Stream,
-        pixels: Vec<P>,
-        palette: Option<Vec<[u8; 3]>>,
-        (unchanged, transparency): (Option<P>, Option<Vec<u8>>),
-    ) -> Self {
+    /// An animated PNG written as `chunks`, whose frames gather from `pixels`; `unchanged`
+    /// marks unchanged pixels (made transparent by the chunks' `tRNS`).
+    fn with(chunks: Chunks<W>, pixels: Vec<P>, unchanged: Option<P>) -> Self {
+        let indexed = chunks.palette.is_some();
         Apng {
-            out,
             background: pixels,
-            palette,
             unchanged,
-            transparency,
-            stream: stream.clone(),
             previous: Vec::new(),
             written: 0,
-            sequence: 0,
-            sequence_frame: 0,
-            threads: super::pool::default_threads(),
-            pool: None,
-            times: EncodeTimes::default(),
+            workers: Workers::new(move |job| compress(job, indexed)),
+            chunks,
         }
     }
 
     /// Compresses frames on `threads` threads (1: all on the caller's thread).
     pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.workers.set_threads(threads);
         self
+    }
+
+    /// The job for the next frame: the whole canvas first, then the rectangle that changed.
+    fn job(&mut self, pixels: &[P]) -> Job<P> {
+        let stream = &self.chunks.stream;
+        let width = stream.width as usize;
+        let (rect, blend) = if self.previous.is_empty() {
+            (Rect::whole(stream.width, stream.height), Blend::Source)
+        } else {
+            match rect::changed(&self.previous, pixels, width) {
+                Some(rect) => (rect, if self.unchanged.is_some() { Blend::Over } else { Blend::Source }),
+                None => (Rect::PIXEL, Blend::Source),
+            }
+        };
+        let unchanged = self.unchanged.filter(|_| blend == Blend::Over);
+        let cut = rect::cut(pixels, &self.previous, width, rect, unchanged);
+        self.previous.clear();
+        self.previous.extend_from_slice(pixels);
+        Job { rect, blend, pixels: cut }
+    }
+}
+
+impl<W: Write> Chunks<W> {
+    fn new(out: W, stream: &Stream, palette: Option<Vec<[u8; 3]>>, transparency: Option<Vec<u8>>) -> Self {
+        let (sequence, sequence_frame, times) = (0, 0, EncodeTimes::default());
+        Chunks { out, stream: stream.clone(), palette, transparency, sequence, sequence_frame, times }
     }
 
     /// The signature and the chunks before the first frame.
@@ -223,29 +233,29 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
         self.write(&bytes)
     }
 
-    /// The job for the next frame: the whole canvas first, then the rectangle that changed.
-    fn job(&mut self, pixels: &[P]) -> Job<P> {
-        let width = self.stream.width as usize;
-        let (rect, blend) = if self.previous.is_empty() {
-            (Rect::whole(self.stream.width, self.stream.height), Blend::Source)
-        } else {
-            match rect::changed(&self.previous, pixels, width) {
-                Some(rect) => (rect, if self.unchanged.is_some() { Blend::Over } else { Blend::Source }),
-                None => (Rect::PIXEL, Blend::Source),
-            }
-        };
-        let unchanged = self.unchanged.filter(|_| blend == Blend::Over);
-        let cut = rect::cut(pixels, &self.previous, width, rect, unchanged);
-        self.previous.clear();
-        self.previous.extend_from_slice(pixels);
-        Job { rect, blend, pixels: cut }
+    /// The last chunk, then the output flushed.
+    fn finish(mut self) -> Result<EncodeTimes> {
+        let mut end = Vec::with_capacity(12);
+        chunk(&mut end, b"IEND", &[]);
+        self.write(&end)?;
+        let started = Instant::now();
+        self.out.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        self.times.write += started.elapsed();
+        Ok(self.times)
     }
 }
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst: the rectangle (3),
-/// and a PNG crate encoding's buffers ([`super::png::WORKING_BYTES_PER_PIXEL`]) while the
-/// other filter's result (at most the raw size and a little) is kept beside them.
-pub const WORKING_BYTES_PER_PIXEL: u64 = 3 + super::png::WORKING_BYTES_PER_PIXEL + 4;
+/// and a PNG crate encoding's buffers (16, as for a PNG sequence's frame) while the other
+/// filter's result (at most the raw size and a little) is kept beside them.
+const WORKING_BYTES_PER_PIXEL: u64 = 3 + 16 + 4;
+
+/// Bytes an APNG encoder on `threads` threads holds per canvas pixel: its copy of the
+/// background and the previous frame, each frame in flight as RGB, and each thread's working
+/// buffers.
+pub fn bytes_per_pixel(threads: usize) -> u64 {
+    3 + 3 + super::workers::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+}
 
 /// The zlib level frames are compressed at: 3 rather than the usual 6, which takes twice the
 /// time for 4–5% less (see BENCHMARKS.md).
@@ -326,15 +336,12 @@ impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
 
     fn write_frame(&mut self, pixels: &[P]) -> Result<()> {
         if self.written == 0 {
-            self.write_header()?;
+            self.chunks.write_header()?;
         }
         self.written += 1;
         let job = self.job(pixels);
-        let (threads, indexed) = (self.threads, self.palette.is_some());
-        let mut pool = self.pool.take().unwrap_or_else(|| Ordered::new(threads, move |job| compress(job, indexed)));
-        let submitted = pool.submit(job, &mut |frame| self.write_compressed(frame));
-        self.pool = Some(pool);
-        submitted
+        let chunks = &mut self.chunks;
+        self.workers.submit(job, &mut |frame| chunks.write_compressed(frame))
     }
 
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
@@ -345,21 +352,14 @@ impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {
-        if let Some(pool) = self.pool.take() {
-            pool.finish(&mut |frame| self.write_compressed(frame))?;
-        }
-        let mut end = Vec::with_capacity(12);
-        chunk(&mut end, b"IEND", &[]);
-        self.write(&end)?;
-        let started = Instant::now();
-        self.out.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
-        self.times.write += started.elapsed();
-        Ok(self.times)
+        let chunks = &mut self.chunks;
+        self.workers.finish(&mut |frame| chunks.write_compressed(frame))?;
+        self.chunks.finish()
     }
 
     fn exact_rgb<'a>(&self, pixels: &'a [P], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
         // A palette APNG is made only from an exact palette.
-        Some(match &self.palette {
+        Some(match &self.chunks.palette {
             Some(colors) => super::expand(P::bytes(pixels), colors, scratch),
             None => P::bytes(pixels),
         })

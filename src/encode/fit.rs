@@ -5,7 +5,7 @@
 
 use std::io::{Cursor, Seek, SeekFrom, Write};
 
-use crate::error::Error;
+use crate::base::error::Error;
 
 /// One rung of the ladder: what is given up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +39,12 @@ pub const GIF: [Rung; 8] = [
 
 /// The APNG and WebP ladder (their colours are exact): every other frame, then half the canvas.
 pub const EXACT: [Rung; 4] = [AS_ASKED, rung(256, 2, 1), rung(256, 1, 2), rung(256, 2, 2)];
+
+/// The ladder of a GIF (`gif`) or of an APNG or WebP: the rungs tried with the budget as the
+/// limit, then the last, which is finished whatever its size.
+pub fn ladder(gif: bool) -> (&'static [Rung], Rung) {
+    if gif { (&GIF[..GIF.len() - 1], GIF[GIF.len() - 1]) } else { (&EXACT[..EXACT.len() - 1], EXACT[EXACT.len() - 1]) }
+}
 
 impl Rung {
     /// Whether this rung gives nothing up.

@@ -5,19 +5,23 @@ use std::path::PathBuf;
 
 use std::time::{Duration, Instant};
 
-use super::EncodeTimes;
-use super::palette::ColourIndex;
-pub use super::palette::Palette;
-use super::pool::Ordered;
-use crate::background::Background;
-use crate::error::{Error, Result};
-use crate::scene::Scene;
+use super::palette::{ColourIndex, Palette};
+use super::workers::Workers;
+use super::{EncodeTimes, Stream};
+use crate::base::error::{Error, Result};
 
 /// The delay of output frame `i` in centiseconds: `c(i+1) - c(i)` with
 /// `c(j) = (200·j + fps) / (2·fps)`, so the running total is always exact.
 pub fn delay_cs(i: u64, fps: u32) -> u16 {
     let c = |j: u64| (200 * j + u64::from(fps)) / (2 * u64::from(fps));
     (c(i + 1) - c(i)) as u16
+}
+
+/// Bytes a GIF encoder on `threads` threads holds per canvas pixel: the palette indices of the
+/// background and of the previous frame, and each frame in flight as indices plus its
+/// compressed bytes.
+pub fn bytes_per_pixel(threads: usize) -> u64 {
+    2 + super::workers::in_flight(threads) * 2
 }
 
 /// Streams frames of palette indices into a GIF.
@@ -32,11 +36,11 @@ pub struct GifEncoder<W: Write> {
     transparent: Option<u8>,
     width: u16,
     height: u16,
-    stream: super::Stream,
+    stream: Stream,
     written: u64,
     previous: Option<Vec<u8>>,
-    threads: usize,
-    pool: Option<Ordered<::gif::Frame<'static>, (::gif::Frame<'static>, Duration)>>,
+    /// LZW-compress frames, each with the time it took.
+    workers: Workers<::gif::Frame<'static>, (::gif::Frame<'static>, Duration)>,
     times: EncodeTimes,
     /// For frames drawn with a look: each colour's palette index, made on the first such frame.
     colour_index: Option<ColourIndex>,
@@ -52,22 +56,11 @@ fn gif_error(e: ::gif::EncodingError) -> Error {
 }
 
 impl<W: Write> GifEncoder<W> {
-    /// Writes the header, the global palette, the loop extension (for `loop = true`) and a
-    /// provenance comment. Frames are compressed on every core; see [`GifEncoder::threads`].
-    pub fn new(writer: W, scene: &Scene, background: &Background) -> Result<Self> {
-        GifEncoder::with_palette(writer, scene, background, Palette::for_background(&background.pixels))
-    }
-
-    /// [`GifEncoder::new`] with a palette of the caller's (dithered, or made for a look's
-    /// colours: see `ripple_render::gif_palette`).
-    pub fn with_palette(writer: W, scene: &Scene, background: &Background, palette: Palette) -> Result<Self> {
-        scene.check_gif_fps()?;
-        GifEncoder::for_stream(writer, &super::Stream::of(scene, background), palette)
-    }
-
-    /// A GIF of `stream` (its canvas, timing, loop and comment) in `palette`, whose indices
-    /// are the background's at the stream's size, or which frames given in RGB are mapped to.
-    pub fn for_stream(writer: W, stream: &super::Stream, palette: Palette) -> Result<Self> {
+    /// Writes the header of a GIF of `stream` (its canvas, timing, loop and provenance comment)
+    /// in `palette`, whose indices are the background's at the stream's size, or which frames
+    /// given in RGB are mapped to. Frames are compressed on every core; see
+    /// [`GifEncoder::threads`].
+    pub fn new(writer: W, stream: &Stream, palette: Palette) -> Result<Self> {
         let transparent = palette.transparent_index();
         let mut flat: Vec<u8> = palette.colors.iter().flatten().copied().collect();
         if transparent.is_some() {
@@ -80,6 +73,14 @@ impl<W: Write> GifEncoder<W> {
             encoder.set_repeat(::gif::Repeat::Infinite).map_err(gif_error)?;
         }
         encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[stream.comment.as_bytes()]).map_err(gif_error)?;
+        let colors = palette.colors.len() + usize::from(transparent.is_some());
+        let code_size = super::lzw::min_code_size(colors);
+        let workers = Workers::new(move |mut frame: ::gif::Frame<'static>| {
+            let started = Instant::now();
+            // Unchanged pixels are runs of the transparent index.
+            frame.buffer = super::lzw::compress(&frame.buffer, code_size, frame.transparent).into();
+            Ok((frame, started.elapsed()))
+        });
         Ok(GifEncoder {
             encoder,
             palette,
@@ -89,8 +90,7 @@ impl<W: Write> GifEncoder<W> {
             stream: stream.clone(),
             written: 0,
             previous: None,
-            threads: super::pool::default_threads(),
-            pool: None,
+            workers,
             times: EncodeTimes::default(),
             colour_index: None,
             indices: Vec::new(),
@@ -99,7 +99,7 @@ impl<W: Write> GifEncoder<W> {
 
     /// Compresses frames on `threads` threads (1: all on the caller's thread).
     pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.workers.set_threads(threads);
         self
     }
 
@@ -163,19 +163,8 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         }
         self.written += 1;
         self.times.encode += started.elapsed();
-        let threads = self.threads;
-        let colors = self.palette.colors.len() + usize::from(self.transparent.is_some());
-        let code_size = super::lzw::min_code_size(colors);
-        let pool = self.pool.get_or_insert_with(|| {
-            Ordered::new(threads, move |mut frame: ::gif::Frame<'static>| {
-                let started = Instant::now();
-                // Unchanged pixels are runs of the transparent index.
-                frame.buffer = super::lzw::compress(&frame.buffer, code_size, frame.transparent).into();
-                Ok((frame, started.elapsed()))
-            })
-        });
         let (encoder, times) = (&mut self.encoder, &mut self.times);
-        pool.submit(frame, &mut |done| write_compressed(encoder, times, done))
+        self.workers.submit(frame, &mut |done| write_compressed(encoder, times, done))
     }
 
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
@@ -195,10 +184,8 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {
-        if let Some(pool) = self.pool.take() {
-            let (encoder, times) = (&mut self.encoder, &mut self.times);
-            pool.finish(&mut |done| write_compressed(encoder, times, done))?;
-        }
+        let (encoder, times) = (&mut self.encoder, &mut self.times);
+        self.workers.finish(&mut |done| write_compressed(encoder, times, done))?;
         let started = Instant::now();
         let mut writer = self.encoder.into_inner().map_err(gif_error)?;
         writer.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;

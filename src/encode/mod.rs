@@ -1,33 +1,34 @@
-//! Encoders: where refracted frames go. Each works in its own pixel type (palette indices for
-//! GIF, RGB for PNG) so that refraction is a plain gather from the background.
+//! Encoders: where drawn frames go, one codec per file behind one trait ([`Encoder`]), over
+//! plain pixels. Each works in its own pixel type (palette indices for GIF, RGB for PNG) so that
+//! refraction is a plain gather from the encoder's copy of the background; what an animation
+//! records beside its frames is a [`Stream`]. Nothing here knows of scenes, water or drawing.
 
 pub mod apng;
 pub mod fit;
 pub mod gif;
 pub mod lzw;
+pub mod manifest;
 pub mod palette;
 pub mod png;
-pub mod pool;
+pub mod provenance;
 pub mod quantize;
 pub mod rect;
 pub mod reduce;
 pub mod video;
 pub mod vp8l;
 pub mod webp;
+pub mod workers;
 
 use std::time::Duration;
 
-use crate::background::Background;
-use crate::error::Result;
-use crate::provenance::Provenance;
-use crate::scene::Scene;
+use crate::base::error::Result;
 
 /// The name I/O errors inside an encoder's output carry; the command line reports them against
 /// the output's path.
 pub const STREAM: &str = "output stream";
 
 /// What an animation records besides its frames: the canvas, the timing, the loop and the
-/// provenance comment. Made from the scene ([`Stream::of`]), or reduced to fit a size budget.
+/// provenance comment. Made from the scene by the render, or reduced to fit a size budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stream {
     /// Canvas width.
@@ -48,19 +49,6 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// The stream of `scene` rendered over `background`, every frame at full size.
-    pub fn of(scene: &Scene, background: &Background) -> Stream {
-        Stream {
-            width: scene.width,
-            height: scene.height,
-            fps: scene.fps,
-            step: 1,
-            render_frames: scene.frames,
-            looping: scene.looping,
-            comment: Provenance::of(scene, background).to_text(),
-        }
-    }
-
     /// Every `step`-th frame on a canvas `scale` times smaller (sides rounded up); `note` is
     /// added to the comment.
     pub fn reduced(&self, step: u32, scale: u32, note: &str) -> Stream {
@@ -158,15 +146,16 @@ pub(crate) fn expand<'a>(indices: &[u8], colors: &[[u8; 3]], scratch: &'a mut Ve
     scratch
 }
 
-/// An encoder that writes nothing: renders RGB frames for a hash manifest alone.
+/// An encoder that writes nothing: renders RGB frames for a hash manifest alone. It holds a copy
+/// of the background, 3 bytes a pixel.
 pub struct Discard {
     background: Vec<[u8; 3]>,
 }
 
 impl Discard {
-    /// Renders over `background`'s RGB pixels.
-    pub fn new(background: &crate::Background) -> Self {
-        Discard { background: background.pixels.clone() }
+    /// Renders over the RGB `background`.
+    pub fn new(background: &[[u8; 3]]) -> Self {
+        Discard { background: background.to_vec() }
     }
 }
 

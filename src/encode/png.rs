@@ -7,12 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::EncodeTimes;
-use super::pool::Ordered;
-use crate::background::Background;
-use crate::error::{Error, Result};
-use crate::provenance::Provenance;
-use crate::scene::Scene;
+use super::palette::Palette;
+use super::workers::Workers;
+use super::{EncodeTimes, Stream};
+use crate::base::error::{Error, Result};
 
 /// How many digits frame numbers get: max(4, digits of N-1).
 pub fn digits(frames: u64) -> usize {
@@ -65,70 +63,53 @@ impl PngPixel for u8 {
 /// ([`PngSequence::indexed`]).
 pub struct PngSequence<P: PngPixel = [u8; 3]> {
     dir: PathBuf,
-    provenance: Arc<str>,
     background: Vec<P>,
     /// For palette frames: the palette, as RGB triples.
     palette: Option<Arc<[[u8; 3]]>>,
-    width: u32,
-    height: u32,
     frames: u64,
     written: u64,
-    threads: usize,
-    pool: Option<Ordered<FrameJob<P>, EncodeTimes>>,
+    /// Encode and write each frame's file.
+    workers: Workers<FrameJob<P>, EncodeTimes>,
     times: EncodeTimes,
 }
 
 impl PngSequence<[u8; 3]> {
-    /// A sequence of the scene's RGB frames written into `dir`, on every core.
-    pub fn new(dir: &Path, scene: &Scene, background: &Background) -> Self {
-        PngSequence::with(dir, scene, background, background.pixels.clone(), None)
+    /// A sequence of `stream`'s RGB frames over `background`, written into `dir`, on every core.
+    pub fn new(dir: &Path, stream: &Stream, background: Vec<[u8; 3]>) -> Self {
+        PngSequence::with(dir, stream, background, None)
     }
 }
 
 impl PngSequence<u8> {
-    /// A sequence of palette frames (colour type 3), when the background has at most 256
-    /// colours and the scene has no look; `None` otherwise. Each frame decodes to exactly the RGB frame: every pixel of a
-    /// frame is a background pixel.
-    pub fn indexed(dir: &Path, scene: &Scene, background: &Background) -> Option<Self> {
-        if !scene.look.is_gather() {
-            // A look makes colours the background lacks.
-            return None;
-        }
-        let palette = super::gif::Palette::for_background(&background.pixels);
-        if !palette.exact {
-            return None;
-        }
-        let colors = palette.colors.into();
-        Some(PngSequence::with(dir, scene, background, palette.indices, Some(colors)))
+    /// A sequence of palette frames (colour type 3) in `palette`, which must hold every colour
+    /// of the frames exactly (a background of at most 256 colours, frames that only move its
+    /// pixels): each frame then decodes to exactly the RGB frame.
+    pub fn indexed(dir: &Path, stream: &Stream, palette: Palette) -> Self {
+        PngSequence::with(dir, stream, palette.indices, Some(palette.colors.into()))
     }
 }
 
 impl<P: PngPixel> PngSequence<P> {
-    fn with(
-        dir: &Path,
-        scene: &Scene,
-        background: &Background,
-        pixels: Vec<P>,
-        palette: Option<Arc<[[u8; 3]]>>,
-    ) -> Self {
+    fn with(dir: &Path, stream: &Stream, pixels: Vec<P>, palette: Option<Arc<[[u8; 3]]>>) -> Self {
+        let size = (stream.width, stream.height);
+        let (provenance, colors): (Arc<str>, _) = (stream.comment.clone().into(), palette.clone());
+        let workers = Workers::new(move |(path, pixels): FrameJob<P>| {
+            write_file(&path, size, P::bytes(&pixels), colors.as_deref(), &provenance)
+        });
         PngSequence {
             dir: dir.to_path_buf(),
-            provenance: Provenance::of(scene, background).to_text().into(),
             background: pixels,
             palette,
-            width: background.width as u32,
-            height: background.height as u32,
-            frames: scene.frames,
+            frames: stream.render_frames,
             written: 0,
-            threads: super::pool::default_threads(),
-            pool: None,
+            workers,
             times: EncodeTimes::default(),
         }
     }
 
     /// Encodes frames on `threads` threads (1: all on the caller's thread).
     pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.workers.set_threads(threads);
         self
     }
 }
@@ -137,7 +118,14 @@ impl<P: PngPixel> PngSequence<P> {
 /// at worst, when the frame does not compress (noise): the png crate's deflate output, a vector
 /// grown by doubling (up to 2·raw), then beside it its stored fallback (again up to 2·raw), and
 /// the file's bytes (raw and a sixteenth).
-pub const WORKING_BYTES_PER_PIXEL: u64 = 16;
+const WORKING_BYTES_PER_PIXEL: u64 = 16;
+
+/// Bytes a PNG sequence (or a still) on `threads` threads holds per canvas pixel: its copy of
+/// the background, each frame in flight as RGB, and on each thread the buffers of the frame it
+/// compresses.
+pub fn bytes_per_pixel(threads: usize) -> u64 {
+    3 + super::workers::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+}
 
 /// Writes one frame's file: encoded in memory first, so encoding and writing are timed apart.
 /// With a palette, `pixels` are its indices.
@@ -210,15 +198,8 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
     fn write_frame(&mut self, pixels: &[P]) -> Result<()> {
         let path = self.dir.join(frame_name(self.written, self.frames));
         self.written += 1;
-        let (size, threads) = ((self.width, self.height), self.threads);
-        let (provenance, palette) = (self.provenance.clone(), self.palette.clone());
-        let pool = self.pool.get_or_insert_with(|| {
-            Ordered::new(threads, move |(path, pixels): FrameJob<P>| {
-                write_file(&path, size, P::bytes(&pixels), palette.as_deref(), &provenance)
-            })
-        });
         let times = &mut self.times;
-        pool.submit((path, pixels.to_vec()), &mut |t| {
+        self.workers.submit((path, pixels.to_vec()), &mut |t| {
             *times += t;
             Ok(())
         })
@@ -232,13 +213,11 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {
-        if let Some(pool) = self.pool.take() {
-            let times = &mut self.times;
-            pool.finish(&mut |t| {
-                *times += t;
-                Ok(())
-            })?;
-        }
+        let times = &mut self.times;
+        self.workers.finish(&mut |t| {
+            *times += t;
+            Ok(())
+        })?;
         Ok(self.times)
     }
 
@@ -263,13 +242,13 @@ pub struct Still<W: Write> {
 }
 
 impl<W: Write> Still<W> {
-    /// A still of output frame `frame` of `scene`, written into `out`.
-    pub fn new(out: W, scene: &Scene, background: &Background, frame: u64) -> Self {
+    /// A still of output frame `frame` of `stream`, over `background`, written into `out`.
+    pub fn new(out: W, stream: &Stream, background: Vec<[u8; 3]>, frame: u64) -> Self {
         Still {
             out: Some(out),
-            background: background.pixels.clone(),
-            provenance: format!("{} frame={frame}", Provenance::of(scene, background).to_text()),
-            size: (background.width as u32, background.height as u32),
+            background,
+            provenance: format!("{} frame={frame}", stream.comment),
+            size: (stream.width, stream.height),
             frame,
             times: EncodeTimes::default(),
         }

@@ -7,8 +7,57 @@
 //! on every run, machine and thread count.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 
-use super::palette::ColourHash;
+/// A map keyed by colour, looked up once per background pixel.
+pub(crate) type ColourMap = HashMap<[u8; 3], u8, ColourHash>;
+
+/// Hashes three-byte colours quickly: the bytes as one number, times a random odd multiplier
+/// drawn once per map, folded. The default SipHash costs several milliseconds on a 640×480
+/// photo. The random multiplier keeps what SipHash's key gives: as it is unknown in advance, a
+/// picture cannot be prepared so that its colours crowd one bucket. Nothing visible depends on
+/// it, as the maps are only looked up (the distinct colours are sorted before use).
+#[derive(Clone)]
+pub(crate) struct ColourHash {
+    multiplier: u64,
+}
+
+impl Default for ColourHash {
+    fn default() -> Self {
+        ColourHash { multiplier: std::hash::RandomState::new().hash_one(0u8) | 1 }
+    }
+}
+
+impl BuildHasher for ColourHash {
+    type Hasher = ColourHasher;
+
+    fn build_hasher(&self) -> ColourHasher {
+        ColourHasher { key: 0, multiplier: self.multiplier }
+    }
+}
+
+/// See [`ColourHash`].
+pub(crate) struct ColourHasher {
+    key: u64,
+    multiplier: u64,
+}
+
+impl Hasher for ColourHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.key = self.key << 8 | u64::from(b);
+        }
+    }
+
+    // The array's length, the same for every key.
+    fn write_usize(&mut self, _: usize) {}
+
+    fn finish(&self) -> u64 {
+        // The product's low bits depend only on the key's low bits: fold the high ones down.
+        let h = self.key.wrapping_mul(self.multiplier);
+        h ^ h >> 29
+    }
+}
 
 /// k-means rounds after Wu's cuts (more gain little: measured in BENCHMARKS.md).
 const ROUNDS: usize = 4;

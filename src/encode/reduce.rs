@@ -3,7 +3,7 @@
 //! up; the last row and column take what is left). The frames reach the inner encoder in RGB.
 
 use super::{EncodeTimes, Encoder};
-use crate::error::Result;
+use crate::base::error::Result;
 
 /// Wraps an encoder of the reduced stream: takes the render's full-size RGB frames.
 pub struct Reduced<E: Encoder> {

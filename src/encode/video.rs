@@ -13,10 +13,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use super::EncodeTimes;
-use crate::background::Background;
-use crate::error::{Error, Result};
-use crate::scene::Scene;
+use super::{EncodeTimes, Stream};
+use crate::base::error::{Error, Result};
 
 /// The video codecs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +148,10 @@ fn arguments(codec: Codec, (width, height): (u32, u32), fps: u32, stream: bool) 
     args
 }
 
+/// Bytes a video encoder holds per canvas pixel: its copy of the background and a frame with
+/// its repeated column or row (ffmpeg's own memory is its own).
+pub const BYTES_PER_PIXEL: u64 = 3;
+
 /// Frames piped into a running ffmpeg.
 pub struct Video {
     codec: Codec,
@@ -166,26 +168,27 @@ pub struct Video {
 }
 
 impl Video {
-    /// Starts `ffmpeg` (at `program`) writing `codec` into `out`; `stream` says `out` is a pipe
-    /// or device, which cannot seek.
+    /// Starts `ffmpeg` (at `program`) writing `stream`'s frames as `codec` into `out`, frames
+    /// gathered from `background` or given whole in RGB; `pipe` says `out` is a pipe or device,
+    /// which cannot seek.
     pub fn start(
         program: &std::path::Path,
         codec: Codec,
         out: std::fs::File,
-        stream: bool,
-        scene: &Scene,
-        background: &Background,
+        pipe: bool,
+        stream: &Stream,
+        background: Vec<[u8; 3]>,
     ) -> Result<Video> {
-        let coded = coded_size(codec, background.width as u32, background.height as u32);
+        let coded = coded_size(codec, stream.width, stream.height);
         let mut command = Command::new(program);
-        command.args(arguments(codec, coded, scene.fps, stream));
+        command.args(arguments(codec, coded, stream.fps, pipe));
         command.stdin(Stdio::piped()).stdout(Stdio::from(out)).stderr(Stdio::piped());
         // A group of its own: a Ctrl-C at the terminal reaches the render alone, which then
         // stops ffmpeg itself (and removes the output) instead of racing it.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command.spawn().map_err(|e| {
-            Error::Encode(format!("cannot start {}: {}", program.display(), crate::error::os_reason(&e)))
+            Error::Encode(format!("cannot start {}: {}", program.display(), crate::base::error::os_reason(&e)))
         })?;
         running().push(child.id());
         let stdin = child.stdin.take();
@@ -201,8 +204,8 @@ impl Video {
             child,
             stdin,
             messages,
-            background: background.pixels.clone(),
-            width: background.width,
+            background,
+            width: stream.width as usize,
             coded,
             row: Vec::new(),
             times: EncodeTimes::default(),

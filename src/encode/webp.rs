@@ -10,18 +10,21 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::time::Instant;
 
-use super::EncodeTimes;
-use super::Stream;
-use super::pool::Ordered;
 use super::rect::{self, Rect};
-use crate::background::Background;
-use crate::error::{Error, Result};
-use crate::scene::Scene;
+use super::workers::Workers;
+use super::{EncodeTimes, Stream};
+use crate::base::error::{Error, Result};
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst (noise): the
 /// rectangle's RGB (3), its ARGB and residuals (4 + 4), the hash chain (4), a symbol a pixel
 /// (12), the bit stream grown by doubling (up to 2·4), and the chunk around it (4 + 4).
-pub const WORKING_BYTES_PER_PIXEL: u64 = 43;
+const WORKING_BYTES_PER_PIXEL: u64 = 43;
+
+/// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background
+/// and the previous frame, each frame in flight as RGB, and each thread's working buffers.
+pub fn bytes_per_pixel(threads: usize) -> u64 {
+    3 + 3 + super::workers::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+}
 
 /// One frame for a worker: its rectangle and the rectangle's RGB pixels.
 struct Job {
@@ -40,53 +43,41 @@ struct Compressed {
 /// RIFF size at the start is written last, so `out` must seek (a file; for a stream, a
 /// [`super::fit::Capped`] buffer written out whole at the end).
 pub struct Webp<W: Write + Seek> {
-    out: W,
     background: Vec<[u8; 3]>,
     stream: Stream,
     previous: Vec<[u8; 3]>,
     written: u64,
-    /// Bytes written so far, for the RIFF size.
+    /// Compress each frame's rectangle into its `ANMF` chunk.
+    workers: Workers<Job, Compressed>,
+    riff: Riff<W>,
+}
+
+/// The file as it is written: its bytes so far, counted for the RIFF size.
+struct Riff<W: Write + Seek> {
+    out: W,
+    /// Bytes written so far.
     length: u64,
-    threads: usize,
-    pool: Option<Ordered<Job, Compressed>>,
     times: EncodeTimes,
 }
 
 impl<W: Write + Seek> Webp<W> {
-    /// An animated WebP of the scene's frames.
-    pub fn new(out: W, scene: &Scene, background: &Background) -> Self {
-        let mut webp = Webp::for_stream(out, &Stream::of(scene, background));
-        webp.background = background.pixels.clone();
-        webp
-    }
-
-    /// An animated WebP of `stream` (frames given whole, in RGB).
-    pub fn for_stream(out: W, stream: &Stream) -> Self {
+    /// An animated WebP of `stream`, whose frames are gathered from `background` or given whole
+    /// in RGB.
+    pub fn new(out: W, stream: &Stream, background: Vec<[u8; 3]>) -> Self {
         Webp {
-            out,
-            background: Vec::new(),
+            background,
             stream: stream.clone(),
             previous: Vec::new(),
             written: 0,
-            length: 0,
-            threads: super::pool::default_threads(),
-            pool: None,
-            times: EncodeTimes::default(),
+            workers: Workers::new(compress),
+            riff: Riff { out, length: 0, times: EncodeTimes::default() },
         }
     }
 
     /// Compresses frames on `threads` threads (1: all on the caller's thread).
     pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.workers.set_threads(threads);
         self
-    }
-
-    fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        let started = Instant::now();
-        self.out.write_all(bytes).map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
-        self.length += bytes.len() as u64;
-        self.times.write += started.elapsed();
-        Ok(())
     }
 
     /// `RIFF` (its size filled in at the end), `WEBP`, `VP8X` and `ANIM`.
@@ -103,7 +94,7 @@ impl<W: Write + Seek> Webp<W> {
         // 0 plays forever; 1 plays once.
         anim.extend(u16::from(!self.stream.looping).to_le_bytes());
         chunk(&mut header, b"ANIM", &anim);
-        self.write(&header)
+        self.riff.write(&header)
     }
 
     fn job(&mut self, pixels: &[[u8; 3]]) -> Job {
@@ -124,10 +115,34 @@ impl<W: Write + Seek> Webp<W> {
         self.written += 1;
         Job { rect, pixels: cut, duration }
     }
+}
+
+impl<W: Write + Seek> Riff<W> {
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        let started = Instant::now();
+        self.out.write_all(bytes).map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        self.length += bytes.len() as u64;
+        self.times.write += started.elapsed();
+        Ok(())
+    }
 
     fn deliver(&mut self, frame: Compressed) -> Result<()> {
         self.times.encode += frame.encode;
         self.write(&frame.chunk)
+    }
+
+    /// The RIFF size filled in, then the output flushed.
+    fn finish(mut self) -> Result<EncodeTimes> {
+        let started = Instant::now();
+        let size = u32::try_from(self.length - 8)
+            .map_err(|_| Error::Encode("the WebP is larger than 4 GiB, which RIFF cannot hold".into()))?;
+        let io = |source| Error::Io { path: super::STREAM.into(), source };
+        self.out.seek(SeekFrom::Start(4)).map_err(io)?;
+        self.out.write_all(&size.to_le_bytes()).map_err(io)?;
+        self.out.seek(SeekFrom::End(0)).map_err(io)?;
+        self.out.flush().map_err(io)?;
+        self.times.write += started.elapsed();
+        Ok(self.times)
     }
 }
 
@@ -173,10 +188,8 @@ impl<W: Write + Seek> super::Encoder for Webp<W> {
             self.write_header()?;
         }
         let job = self.job(pixels);
-        let mut pool = self.pool.take().unwrap_or_else(|| Ordered::new(self.threads, compress));
-        let submitted = pool.submit(job, &mut |frame| self.deliver(frame));
-        self.pool = Some(pool);
-        submitted
+        let riff = &mut self.riff;
+        self.workers.submit(job, &mut |frame| riff.deliver(frame))
     }
 
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
@@ -184,19 +197,9 @@ impl<W: Write + Seek> super::Encoder for Webp<W> {
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {
-        if let Some(pool) = self.pool.take() {
-            pool.finish(&mut |frame| self.deliver(frame))?;
-        }
-        let started = Instant::now();
-        let size = u32::try_from(self.length - 8)
-            .map_err(|_| Error::Encode("the WebP is larger than 4 GiB, which RIFF cannot hold".into()))?;
-        let io = |source| Error::Io { path: super::STREAM.into(), source };
-        self.out.seek(SeekFrom::Start(4)).map_err(io)?;
-        self.out.write_all(&size.to_le_bytes()).map_err(io)?;
-        self.out.seek(SeekFrom::End(0)).map_err(io)?;
-        self.out.flush().map_err(io)?;
-        self.times.write += started.elapsed();
-        Ok(self.times)
+        let riff = &mut self.riff;
+        self.workers.finish(&mut |frame| riff.deliver(frame))?;
+        self.riff.finish()
     }
 
     fn exact_rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 /// The kind of output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +60,26 @@ pub fn every_format() -> String {
 }
 
 impl Named {
+    /// Every format `--format` names, in the order help lists them.
+    pub const ALL: [Named; 6] = [Named::Gif, Named::Png, Named::Apng, Named::Webp, Named::Mp4, Named::Webm];
+
+    /// The format `--format` names `flag`, if any.
+    pub fn from_flag(flag: &str) -> Option<Named> {
+        Named::ALL.into_iter().find(|named| named.flag() == flag)
+    }
+
+    /// What `--format`'s help says of it.
+    pub fn help(self) -> &'static str {
+        match self {
+            Named::Gif => "An animated GIF file",
+            Named::Png => "One still PNG with --frame N; else a folder of PNG files, frame_0000.png, …",
+            Named::Apng => "An animated PNG (exact colours)",
+            Named::Webp => "An animated lossless WebP (exact colours)",
+            Named::Mp4 => "H.264 video in MP4 (made by ffmpeg)",
+            Named::Webm => "VP9 video in WebM (made by ffmpeg)",
+        }
+    }
+
     /// The name `--format` takes.
     pub fn flag(self) -> &'static str {
         EXTENSIONS.iter().find(|(_, n, _)| *n == self).map_or("png", |(e, ..)| e)

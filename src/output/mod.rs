@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::base::error::{Error, Result};
 
 mod format;
 pub use format::{Format, Named, every_format, folder_named_as_file, is_stdout, resolve};
@@ -348,14 +348,14 @@ impl Staged {
         if let Some(meta) = &existing {
             match stream_kind(meta) {
                 None => {
-                    let kind = crate::error::file_kind(meta);
+                    let kind = crate::base::files::file_kind(meta);
                     return Err(usage(
                         format!("the {what} {} is {kind}", given.display()),
                         Some("write to a regular file, a folder, a pipe or a character device such as /dev/null"),
                     ));
                 }
                 Some(true) if folder => {
-                    let kind = crate::error::file_kind(meta);
+                    let kind = crate::base::files::file_kind(meta);
                     let needs = if policy == Policy::Report { "a report" } else { "a PNG sequence" };
                     return Err(usage(
                         format!("the {what} {} is {kind}, and {needs} is a folder", given.display()),
@@ -406,7 +406,10 @@ impl Staged {
         // be truncated and is not.
         let regular = fs::metadata(target).is_ok_and(|m| m.is_file());
         let file = fs::OpenOptions::new().write(true).truncate(regular).open(target).map_err(|source| {
-            usage(format!("cannot open {} for writing: {}", given.display(), crate::error::os_reason(&source)), None)
+            usage(
+                format!("cannot open {} for writing: {}", given.display(), crate::base::error::os_reason(&source)),
+                None,
+            )
         })?;
         if std::io::IsTerminal::is_terminal(&file) {
             return Err(usage(

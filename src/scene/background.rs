@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::toml_reader::{Document, Table};
-use super::{BackgroundSpec, Pattern, opt};
-use crate::error::Result;
-use crate::picture::Fit;
+use super::toml_reader::{Document, Table, opt};
+use super::{BackgroundSpec, Pattern};
+use crate::base::error::Result;
+use crate::base::picture::Fit;
 
 pub(super) fn read_background(doc: &Document<'_>, t: Option<&Table<'_, '_>>, base: &Path) -> Result<BackgroundSpec> {
     let image_site = opt(t, "image").map(|v| doc.diagnostic(v.span.clone(), format!("{} = {}", v.path, v.text())));

@@ -1,9 +1,10 @@
 //! The timed tables: `[[stone]]`, `[[swipe]]`, `[rain]` and `[[damping]]`, their times
 //! resolved to units: frames, or steps in step mode (SPEC §10). `rate` is units per second.
 
-use super::toml_reader::{Table, Value};
-use super::{COORD, DampingChange, RADIUS, Rain, SHIFT, Stone, Swipe, WEIGHT, frame_of};
-use crate::error::Result;
+use super::frame_of;
+use super::toml_reader::{COORD, RADIUS, SHIFT, Table, Value, WEIGHT, read_all};
+use super::{DampingChange, Rain, Stone, Swipe};
+use crate::base::error::Result;
 
 pub(super) fn read_stone(t: &Table<'_, '_>, rate: u32, width: u32, height: u32) -> Result<Stone> {
     let unit = frame_of(t.require("at", "a time in seconds")?.time()?, rate);
@@ -40,7 +41,7 @@ pub(super) fn read_swipe(t: &Table<'_, '_>, rate: u32) -> Result<Swipe> {
     if points.is_empty() {
         return Err(path_value.error("is empty: a swipe needs at least one [x, y] point"));
     }
-    let path = super::read_all(&points, |p| {
+    let path = read_all(&points, |p| {
         let xy = p.array("an [x, y] pair of integers")?;
         if xy.len() != 2 {
             return Err(p.error("is not an [x, y] pair of integers"));

@@ -2,7 +2,7 @@
 
 use super::toml_reader::Table;
 use super::{Look, Sampling};
-use crate::error::Result;
+use crate::base::error::Result;
 
 pub(super) const KEYS: &[&str] = &["sampling", "shading", "highlight", "light"];
 

@@ -1,39 +1,31 @@
 //! The validated scene: every key of the scene file checked, defaulted and turned into frames.
 //!
 //! Reading happens in two layers: `toml_reader` walks the TOML tree with spans and key paths,
-//! and this module turns what it reads into the domain types below. Once a [`Scene`] exists,
-//! nothing about it can fail.
+//! and `read` turns what it reads, table by table, into the domain types below. Once a
+//! [`Scene`] exists, nothing about it can fail.
 
 mod background;
 mod events;
 mod look;
 mod overrides;
+mod read;
 mod seamless;
 mod shore;
+pub mod starter;
 mod toml_reader;
 mod video;
 mod water;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::error::{Diagnostic, Error, Result};
-pub use crate::picture::Fit;
+use crate::base::error::{Diagnostic, Error, Result};
+pub use crate::base::picture::Fit;
 pub use background::parse_color;
+pub use read::parsing_bytes;
 pub use shore::{Edge, Edges, MaskSpec, Obstacle, ShoreSpec};
-use toml_reader::{Document, Table, Value};
 
-/// Largest canvas side, and the largest canvas area (8192·8192).
-pub const MAX_SIDE: i64 = 16384;
-/// Largest canvas area in pixels.
-pub const MAX_AREA: i64 = 8192 * 8192;
-/// Most frames one render may output.
-pub const MAX_FRAMES: u64 = 1_000_000;
-/// Latest first rendered frame (the length of the pre-roll).
-pub const MAX_START_FRAME: u64 = 10_000_000;
 /// Canvas size when neither the scene nor a background image gives one.
 pub const DEFAULT_SIZE: (u32, u32) = (320, 240);
-/// Scene files larger than this are refused before parsing.
-pub const MAX_SCENE_BYTES: u64 = 16 << 20;
 
 /// A fully validated scene, with times resolved to frame numbers.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +169,22 @@ pub enum Model {
 }
 
 impl Model {
+    /// Both models.
+    pub const ALL: [Model; 2] = [Model::Classic, Model::Spring];
+
+    /// The model a scene file names `name`, if any.
+    pub fn from_name(name: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|model| model.name() == name)
+    }
+
+    /// What the model is, in a few words.
+    pub fn help(self) -> &'static str {
+        match self {
+            Model::Classic => "Two height buffers, four neighbours (SPEC §4)",
+            Model::Spring => "Hooke's law over eight neighbours with a velocity buffer",
+        }
+    }
+
     /// The name used in scene files and `plan`.
     pub fn name(self) -> &'static str {
         match self {
@@ -271,6 +279,12 @@ impl Clock {
     }
 }
 
+/// The frame a time belongs to: `floor(t·fps + 0.5)` in f64 (2.5 rounds up to 3). Times too
+/// large for a frame number saturate, which puts them past any render.
+pub fn frame_of(seconds: f64, fps: u32) -> u64 {
+    (seconds * f64::from(fps) + 0.5).floor() as u64
+}
+
 /// One stone: a drop at a set time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stone {
@@ -327,162 +341,7 @@ pub struct DampingChange {
     pub shift: u32,
 }
 
-const TOP_KEYS: &[&str] = &[
-    "video",
-    "background",
-    "water",
-    "look",
-    "stone",
-    "swipe",
-    "rain",
-    "damping",
-    "obstacle",
-    "mask",
-    "edges",
-    "seamless",
-];
-const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "loop"];
-const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
-const WATER_KEYS: &[&str] =
-    &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction", "settle"];
-const STONE_KEYS: &[&str] = &["at", "x", "y", "radius", "weight"];
-const SWIPE_KEYS: &[&str] = &["from", "until", "path", "radius", "weight"];
-const RAIN_KEYS: &[&str] = &["drops_per_second", "radius", "weight", "from", "until", "seed"];
-const DAMPING_KEYS: &[&str] = &["at", "shift"];
-
-const RADIUS: std::ops::RangeInclusive<i64> = 1..=256;
-const WEIGHT: std::ops::RangeInclusive<i64> = 1..=16384;
-const SHIFT: std::ops::RangeInclusive<i64> = 1..=15;
-const COORD: std::ops::RangeInclusive<i64> = -65536..=65536;
-
 impl Scene {
-    /// Reads and validates a scene file. Relative paths in it are relative to its folder.
-    pub fn load(path: &Path) -> Result<Scene> {
-        Scene::from_bytes(Scene::read_file(path)?, path)
-    }
-
-    /// A scene file's bytes, at most [`MAX_SCENE_BYTES`] of them whatever the file is (to check
-    /// what parsing them takes before [`Scene::from_bytes`]).
-    pub fn read_file(path: &Path) -> Result<Vec<u8>> {
-        read_limited(path, MAX_SCENE_BYTES, "scene files")
-            .map_err(|source| Error::SceneUnreadable { path: path.to_path_buf(), source })
-    }
-
-    /// Validates scene bytes, which must be UTF-8 text. `file` names it in messages; its folder
-    /// anchors relative paths.
-    pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<Scene> {
-        Scene::from_bytes_with(bytes, path, &[])
-    }
-
-    /// [`Scene::from_bytes`] with `--set` overrides (see [`Scene::from_toml_str_with`]).
-    pub fn from_bytes_with(bytes: Vec<u8>, path: &Path, overrides: &[String]) -> Result<Scene> {
-        let src = match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let prefix = String::from_utf8_lossy(&e.as_bytes()[..at]).len();
-                let message = format!("the scene is not UTF-8 text (byte {at} is not valid UTF-8)");
-                return Err(Error::Scene(Box::new(Diagnostic::at(path, &lossy, prefix..prefix + 1, message))));
-            }
-        };
-        Scene::from_toml_str_with(&src, path, overrides)
-    }
-
-    /// Validates scene text. `file` names it in messages; its folder anchors relative paths.
-    pub fn from_toml_str(src: &str, file: &Path) -> Result<Scene> {
-        Scene::from_toml_str_with(src, file, &[])
-    }
-
-    /// [`Scene::from_toml_str`] with `--set KEY=VALUE` overrides (`water.refraction=0.4`,
-    /// `stone[0].x=10`), each validated like the file and named in messages. The scene's hash
-    /// (provenance) is of the text and its overrides.
-    pub fn from_toml_str_with(src: &str, file: &Path, overrides: &[String]) -> Result<Scene> {
-        // A byte-order mark is not part of the text: without it, columns count from the first key.
-        let src = src.strip_prefix('\u{feff}').unwrap_or(src);
-        let placed = overrides::Override::place(src.len(), overrides);
-        let doc = Document { file, src, overrides: &placed };
-        if let Some(at) = src.find('\0') {
-            return Err(doc.error(at..at + 1, "the scene contains a NUL byte".into()));
-        }
-        let mut root = doc.parse()?;
-        for o in &placed {
-            overrides::apply(&doc, root.get_mut(), o)?;
-        }
-        let top = doc.table(String::new(), 0..0, root.get_ref(), TOP_KEYS)?;
-        let section = |key: &str, allowed: &[&str]| -> Result<Option<Table<'_, '_>>> {
-            top.get(key).map(|v| v.table(allowed, &format!("a table, written [{key}]"))).transpose()
-        };
-        let video = section("video", VIDEO_KEYS)?;
-        let background = section("background", BACKGROUND_KEYS)?;
-        let water = section("water", WATER_KEYS)?;
-        let look = section("look", look::KEYS)?;
-        let rain = section("rain", RAIN_KEYS)?;
-        let mask = section("mask", shore::MASK_KEYS)?;
-        let edges = section("edges", shore::EDGES_KEYS)?;
-        let seamless = section("seamless", seamless::KEYS)?;
-        let list = |key: &str, allowed: &[&str]| -> Result<Vec<Table<'_, '_>>> {
-            top.get(key).map_or(Ok(Vec::new()), |v| v.tables(allowed))
-        };
-        let stones = list("stone", STONE_KEYS)?;
-        let swipes = list("swipe", SWIPE_KEYS)?;
-        let damping = list("damping", DAMPING_KEYS)?;
-        let obstacles = list("obstacle", shore::OBSTACLE_KEYS)?;
-
-        let base = file.parent().unwrap_or(Path::new(""));
-        let background = background::read_background(&doc, background.as_ref(), base)?;
-        let (width, height) =
-            video::read_canvas(&doc, video.as_ref(), &background).map_err(|e| background.locate(e))?;
-        let fps = match opt(video.as_ref(), "fps") {
-            Some(v) => v.int(1..=100)?,
-            None => 25,
-        } as u32;
-        let fps_site = opt(video.as_ref(), "fps").map(|v| doc.diagnostic(v.span, String::new()));
-        let (first_frame, frames) = video::read_length(&doc, video.as_ref(), fps)?;
-        let looping = opt(video.as_ref(), "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
-        let water = water::read_water(water.as_ref(), fps)?;
-        let seamless = seamless
-            .as_ref()
-            .map(|t| seamless::read_seamless(t, first_frame, frames, water.clock, fps))
-            .transpose()?
-            .unwrap_or_default();
-        let look = look.as_ref().map(look::read_look).transpose()?.unwrap_or_default();
-
-        // Event times count in frames, or in steps when the water keeps its own time.
-        let rate = water.clock.per_second(fps);
-        let stones = read_all(&stones, |t| events::read_stone(t, rate, width, height))?;
-        let swipes = read_all(&swipes, |t| events::read_swipe(t, rate))?;
-        let rain = rain.as_ref().map(|t| events::read_rain(t, rate)).transpose()?;
-        let damping = read_all(&damping, |t| events::read_damping(t, rate))?;
-        let shore = ShoreSpec {
-            obstacles: read_all(&obstacles, shore::read_obstacle)?,
-            mask: mask.as_ref().map(|t| shore::read_mask(&doc, t, base)).transpose()?,
-            edges: shore::read_edges(edges.as_ref())?,
-        };
-
-        Ok(Scene {
-            file: file.to_path_buf(),
-            width,
-            height,
-            fps,
-            first_frame,
-            frames,
-            looping,
-            background,
-            water,
-            stones,
-            swipes,
-            rain,
-            damping,
-            look,
-            shore,
-            seamless,
-            fps_site,
-            source_hash: source_hash(src, overrides),
-            source_bytes: (src.len() + overrides.iter().map(String::len).sum::<usize>()) as u64,
-        })
-    }
-
     /// The number of frames simulated in all: pre-roll plus output (K0 + N).
     pub fn end_frame(&self) -> u64 {
         self.first_frame + self.frames
@@ -528,62 +387,6 @@ impl Scene {
             None => Error::Output { message, hint },
         })
     }
-}
-
-/// Reads a file of at most `limit` bytes, whatever it is: a regular file, or a pipe or device
-/// (`/dev/stdin`, `<(…)`), of which at most `limit + 1` bytes are read, so an endless one is
-/// refused without filling memory. A folder is refused.
-/// `what` names such files in the message ("scene files").
-pub fn read_limited(path: &Path, limit: u64, what: &str) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path)?;
-    if meta.is_dir() {
-        return Err(std::io::Error::other("it is a folder, not a file"));
-    }
-    let too_large = |size: String| {
-        let shown = crate::units::show(limit);
-        std::io::Error::other(format!("it holds {size} bytes: {what} are limited to {limit} bytes ({shown})"))
-    };
-    if meta.is_file() && meta.len() > limit {
-        return Err(too_large(meta.len().to_string()));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(format!("more than {limit}")));
-    }
-    Ok(bytes)
-}
-
-/// XXH3-64 of the scene text, followed by each override (none: the text's own hash, as always).
-fn source_hash(src: &str, overrides: &[String]) -> u64 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    hasher.update(src.as_bytes());
-    for o in overrides {
-        hasher.update(b"\n--set ");
-        hasher.update(o.as_bytes());
-    }
-    hasher.digest()
-}
-
-/// Reads each of `items` into a list of exactly their number (a scene may hold a great many,
-/// and the memory budget counts them at their size).
-pub(crate) fn read_all<I, T>(items: &[I], read: impl Fn(&I) -> Result<T>) -> Result<Vec<T>> {
-    let mut all = Vec::with_capacity(items.len());
-    for item in items {
-        all.push(read(item)?);
-    }
-    Ok(all)
-}
-
-/// The frame a time belongs to: `floor(t·fps + 0.5)` in f64 (2.5 rounds up to 3). Times too
-/// large for a frame number saturate, which puts them past any render.
-pub fn frame_of(seconds: f64, fps: u32) -> u64 {
-    (seconds * f64::from(fps) + 0.5).floor() as u64
-}
-
-fn opt<'t, 's>(table: Option<&Table<'t, 's>>, key: &str) -> Option<Value<'t, 's>> {
-    table.and_then(|t| t.get(key))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! checked exactly like the file and every message points into the override itself.
 //!
 //! The override's text is placed, for spans, after the scene's text: a span past the end of
-//! the file is in an override (see [`super::toml_reader::Document`]).
+//! the file is in an override (see [`Override`]).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -11,32 +11,8 @@ use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::toml_reader::Document;
-use crate::error::Result;
-
-/// One `--set` as given, and where its text starts among the spans.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Override {
-    /// `KEY=VALUE`, as given.
-    pub text: String,
-    /// The span offset of the text's first byte: past the scene's text and earlier overrides.
-    pub base: usize,
-}
-
-impl Override {
-    /// The overrides of a scene of `src_len` bytes, each given its place among the spans.
-    pub fn place(src_len: usize, texts: &[String]) -> Vec<Override> {
-        let mut base = src_len + 1;
-        texts
-            .iter()
-            .map(|text| {
-                let placed = Override { text: text.clone(), base };
-                base += text.len() + 1;
-                placed
-            })
-            .collect()
-    }
-}
+use super::toml_reader::{Document, Override};
+use crate::base::error::Result;
 
 /// One step of a key path: a name, and for an array of tables the index of one of them.
 struct Step<'a> {

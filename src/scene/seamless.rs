@@ -4,7 +4,7 @@
 
 use super::toml_reader::Table;
 use super::{Clock, Seamless};
-use crate::error::Result;
+use crate::base::error::Result;
 
 pub(super) const KEYS: &[&str] = &["crossfade", "repeat"];
 

@@ -3,9 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::toml_reader::{Document, Table};
-use super::{COORD, RADIUS, opt};
-use crate::error::{Diagnostic, Result};
+use super::toml_reader::{COORD, Document, RADIUS, Table, opt, read_all};
+use crate::base::error::{Diagnostic, Result};
 
 pub(super) const OBSTACLE_KEYS: &[&str] = &["shape", "x", "y", "radius", "width", "height", "points", "path"];
 pub(super) const MASK_KEYS: &[&str] = &["image", "threshold", "invert"];
@@ -167,7 +166,7 @@ pub(super) fn read_obstacle(t: &Table<'_, '_>) -> Result<Obstacle> {
             let plural = if least == 1 { "point" } else { "points" };
             return Err(v.error(format!("has {} points: {what} needs at least {least} {plural}", items.len())));
         }
-        super::read_all(&items, |p| {
+        read_all(&items, |p| {
             let xy = p.array("an [x, y] pair of integers")?;
             if xy.len() != 2 {
                 return Err(p.error("is not an [x, y] pair of integers"));

@@ -1,5 +1,7 @@
 //! Validation of scene files: defaults, every rule, and what the messages say.
 
+use std::path::Path;
+
 use super::*;
 
 fn parse(src: &str) -> Result<Scene> {

@@ -7,8 +7,7 @@ use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::overrides::Override;
-use crate::error::{Diagnostic, Error, Result};
+use crate::base::error::{Diagnostic, Error, Result};
 
 /// A scene document being read: the source text for diagnostics and the parsed tree, and the
 /// `--set` overrides spliced into it, whose spans lie past the end of the text.
@@ -87,6 +86,30 @@ impl<'s> Document<'s> {
             }
         }
         Ok(Table { doc: self, path, span, table })
+    }
+}
+
+/// One `--set` as given, and where its text starts among the spans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Override {
+    /// `KEY=VALUE`, as given.
+    pub text: String,
+    /// The span offset of the text's first byte: past the scene's text and earlier overrides.
+    pub base: usize,
+}
+
+impl Override {
+    /// The overrides of a scene of `src_len` bytes, each given its place among the spans.
+    pub fn place(src_len: usize, texts: &[String]) -> Vec<Override> {
+        let mut base = src_len + 1;
+        texts
+            .iter()
+            .map(|text| {
+                let placed = Override { text: text.clone(), base };
+                base += text.len() + 1;
+                placed
+            })
+            .collect()
     }
 }
 
@@ -291,6 +314,30 @@ impl<'t, 's> Value<'t, 's> {
         let expected = format!("an array of tables, written [[{name}]]");
         self.array(&expected)?.into_iter().map(|v| v.table(allowed, &format!("a table, written [[{name}]]"))).collect()
     }
+}
+
+/// A drop's radius, in cells.
+pub(crate) const RADIUS: std::ops::RangeInclusive<i64> = 1..=256;
+/// A drop's weight (the depth of its dent).
+pub(crate) const WEIGHT: std::ops::RangeInclusive<i64> = 1..=16384;
+/// A damping shift.
+pub(crate) const SHIFT: std::ops::RangeInclusive<i64> = 1..=15;
+/// A coordinate that may lie off the canvas (swipe paths, obstacles).
+pub(crate) const COORD: std::ops::RangeInclusive<i64> = -65536..=65536;
+
+/// Reads each of `items` into a list of exactly their number (a scene may hold a great many,
+/// and the memory budget counts them at their size).
+pub(crate) fn read_all<I, T>(items: &[I], read: impl Fn(&I) -> Result<T>) -> Result<Vec<T>> {
+    let mut all = Vec::with_capacity(items.len());
+    for item in items {
+        all.push(read(item)?);
+    }
+    Ok(all)
+}
+
+/// The value of `key` in a table that may be absent.
+pub(crate) fn opt<'t, 's>(table: Option<&Table<'t, 's>>, key: &str) -> Option<Value<'t, 's>> {
+    table.and_then(|t| t.get(key))
 }
 
 /// "is not allowed: expected \"a\" or \"b\"", with the nearest allowed value when one is close.

@@ -1,8 +1,8 @@
 //! The `[water]` table: the model, its settings, and how its steps follow time (SPEC §4, §10).
 
-use super::toml_reader::{Table, Value};
-use super::{Clock, Model, SHIFT, WaterSpec, opt};
-use crate::error::Result;
+use super::toml_reader::{SHIFT, Table, Value, opt};
+use super::{Clock, Model, WaterSpec};
+use crate::base::error::Result;
 
 /// Cells a wave crosses per step: 1/√2 for the classic stencil, √5/4 for the spring one
 /// (SPEC §10, pinned to these f64 values).

@@ -343,7 +343,7 @@ fn sides_of_different_kinds_say_why_they_differ() {
     let gif = crate::support::decode_gif(&std::fs::read(dir.join("x.gif")).unwrap());
     let mut old = new.lines().take(4).collect::<Vec<_>>().join("\n").replace("# pixels: rgb", "# pixels: gif");
     for (i, frame) in gif.frames.iter().enumerate() {
-        let hash = ripple_render::manifest::frame_hash(frame);
+        let hash = ripple_render::encode::manifest::frame_hash(frame);
         old += &format!("\n{i:04} {hash:016x} {}", gif.delays[i]);
     }
     std::fs::write(dir.join("old.txt"), old + "\n").unwrap();

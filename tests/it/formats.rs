@@ -596,7 +596,7 @@ fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
 
 /// Sizes as the summary shows them: bytes, KiB, MiB with two significant decimals.
 fn show(bytes: u64) -> String {
-    ripple_render::units::show(bytes)
+    ripple_render::base::units::show(bytes)
 }
 
 #[test]

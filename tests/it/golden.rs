@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ripple_render::{Background, Scene};
+use ripple_render::{Inputs, Scene};
 
 use crate::support::{Collector, decode_gif, read_png, root, write_png};
 
@@ -36,16 +36,17 @@ golden!(seamless_loop, "tests/golden/scenes", keys = [0, 99]);
 
 fn check(name: &str, folder: &str, keys: &[usize]) {
     let scene = Scene::load(&root().join(folder).join(format!("{name}.toml"))).expect("scene");
-    let background = Background::for_scene(&scene).expect("background");
+    let inputs = Inputs::for_scene(&scene).expect("background");
+    let background = &inputs.background;
     let (mut crcs, mut kept) = (Vec::new(), Vec::new());
     let collector = Collector { background: background.pixels.clone(), keys, crcs: &mut crcs, kept: &mut kept };
-    ripple_render::render(&scene, &background, collector, &mut |_| {}).expect("render");
+    ripple_render::render(&scene, &inputs, collector, &mut |_| {}).expect("render");
     let mut gif = Vec::new();
-    ripple_render::render_gif(&scene, &background, &mut gif, &mut |_| {}).expect("render GIF");
+    ripple_render::render::formats::gif(&scene, &inputs, &mut gif, &mut |_| {}).expect("render GIF");
     let decoded = decode_gif(&gif);
     let gif_crcs: Vec<u32> = decoded.frames.iter().map(|f| crc32fast::hash(f)).collect();
     assert_eq!(gif_crcs.len(), crcs.len(), "{name}: GIF frame count");
-    let palette = ripple_render::encode::gif::Palette::for_background(&background.pixels);
+    let palette = ripple_render::encode::palette::Palette::for_background(&background.pixels);
     if palette.exact && scene.look.is_gather() {
         // SPEC §6.1: with at most 256 colours the GIF shows exactly the nearest-pixel render.
         assert_eq!(gif_crcs, crcs, "{name}: exact-palette GIF differs from the RGB frames");

@@ -1,6 +1,7 @@
 //! Background images as cameras and editors write them: EXIF orientation.
 
-use ripple_render::{Background, Scene};
+use ripple_render::Scene;
+use ripple_render::draw::background::Background;
 
 use crate::support::scratch;
 

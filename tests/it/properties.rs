@@ -12,7 +12,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use ripple_render::Scene;
 use ripple_render::scene::frame_of;
-use ripple_render::timeline::{Event, Source, Timeline, rasterize};
+use ripple_render::sim::timeline::{Event, Source, Timeline, rasterize};
 
 /// Every event of the scene's timeline, with its frame.
 fn events(scene: &Scene) -> Vec<(u64, Event)> {

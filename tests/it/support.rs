@@ -130,10 +130,11 @@ impl Encoder for Collector<'_> {
 /// Every frame of a scene given as text, in exact RGB (a look's frames as drawn).
 pub fn render_rgb(src: &str) -> Vec<Vec<u8>> {
     let scene = ripple_render::Scene::from_toml_str(src, Path::new("scene.toml")).expect("scene");
-    let background = ripple_render::Background::for_scene(&scene).expect("background");
+    let inputs = ripple_render::Inputs::for_scene(&scene).expect("background");
+    let background = &inputs.background;
     let keys: Vec<usize> = (0..scene.frames as usize).collect();
     let (mut crcs, mut kept) = (Vec::new(), Vec::new());
     let collector = Collector { background: background.pixels.clone(), keys: &keys, crcs: &mut crcs, kept: &mut kept };
-    ripple_render::render(&scene, &background, collector, &mut |_| {}).expect("render");
+    ripple_render::render(&scene, &inputs, collector, &mut |_| {}).expect("render");
     kept
 }

@@ -1,0 +1,61 @@
+//! Files as inputs: what kind a path is, for messages, and reading one within a size limit
+//! whatever it is (a regular file, a pipe, a device).
+
+use std::path::Path;
+
+use super::units::show;
+
+/// What kind of file this is, for messages: "a named pipe", "a character device", ….
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let kind = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// Reads a file of at most `limit` bytes, whatever it is: a regular file, or a pipe or device
+/// (`/dev/stdin`, `<(…)`), of which at most `limit + 1` bytes are read, so an endless one is
+/// refused without filling memory. A folder is refused. `what` names such files in the message
+/// ("scene files").
+pub fn read_limited(path: &Path, limit: u64, what: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("it is a folder, not a file"));
+    }
+    let too_large = |size: String| {
+        let shown = show(limit);
+        std::io::Error::other(format!("it holds {size} bytes: {what} are limited to {limit} bytes ({shown})"))
+    };
+    if meta.is_file() && meta.len() > limit {
+        return Err(too_large(meta.len().to_string()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(format!("more than {limit}")));
+    }
+    Ok(bytes)
+}

@@ -1,0 +1,266 @@
+//! Image files under the water: their headers read without decoding, their pixels decoded
+//! within limits and turned upright (EXIF orientation), and fitted to the canvas.
+//!
+//! Everything here speaks of one file and returns the reason it cannot be used as plain text;
+//! the caller says which key of the scene the file belongs to.
+
+use std::io::BufReader;
+use std::path::Path;
+
+use image::metadata::Orientation;
+use image::{ImageDecoder, RgbaImage};
+
+use super::error::os_reason;
+use super::files::file_kind;
+use super::limits::{MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE, decode_budget};
+use super::units::{show, suggest};
+
+/// Why an image cannot be used, in words for the user (the caller adds the path).
+pub type Reason = String;
+
+/// How an image whose size differs from the canvas is fitted to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    /// Scale to cover the canvas, keeping the aspect ratio; crop the overflow evenly.
+    Cover,
+    /// Scale to fit inside the canvas, keeping the aspect ratio; fill bars with `color`.
+    Contain,
+    /// Scale each axis independently to the canvas size.
+    Stretch,
+}
+
+impl Fit {
+    /// The name used in scene files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fit::Cover => "cover",
+            Fit::Contain => "contain",
+            Fit::Stretch => "stretch",
+        }
+    }
+}
+
+/// An image as its header describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageHeader {
+    /// Width in pixels, upright (after the EXIF orientation).
+    pub width: u32,
+    /// Height in pixels, upright.
+    pub height: u32,
+    /// Bytes the decoder produces (all pixels in the file's own colour type).
+    pub decoded_bytes: u64,
+    /// Whether the decoded pixels are already 8-bit RGBA (else a converted copy is made).
+    pub rgba8: bool,
+    /// Whether turning the image upright takes a rotated copy (a quarter or three-quarter turn).
+    pub rotated: bool,
+}
+
+impl ImageHeader {
+    /// The most bytes decoding the image holds at once: its own pixels beside their 8-bit RGBA
+    /// copy, or that copy beside its rotated copy.
+    pub fn decode_bytes(&self) -> u64 {
+        let rgba = 4 * u64::from(self.width) * u64::from(self.height);
+        let converting = self.decoded_bytes + if self.rgba8 { 0 } else { rgba };
+        let rotating = if self.rotated { 2 * rgba } else { 0 };
+        converting.max(rotating)
+    }
+}
+
+/// The image file, opened for reading: only a regular file (a pipe or a device could be
+/// endless, and could not be read twice, once for the header and once for the pixels).
+fn open(path: &Path) -> Result<std::fs::File, Reason> {
+    let not_found = || "not found".to_string();
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => not_found(),
+        _ => format!("cannot read it: {}", os_reason(&e)),
+    })?;
+    if meta.is_dir() {
+        return Err("it is a folder, not an image".into());
+    }
+    if !meta.is_file() {
+        return Err(format!("it is {}, not an image file", file_kind(&meta)));
+    }
+    if meta.len() == 0 {
+        return Err("the file is empty".into());
+    }
+    std::fs::File::open(path).map_err(|e| format!("cannot read it: {}", os_reason(&e)))
+}
+
+/// A decoder for the file, with its format guessed from the content, and limits when decoding.
+fn decoder(path: &Path, decode_budget: Option<u64>) -> Result<impl ImageDecoder, Reason> {
+    let file = open(path)?;
+    let mut reader = image::ImageReader::new(BufReader::new(file));
+    // The name's extension is the first guess; the content overrides it when it tells.
+    if let Ok(format) = image::ImageFormat::from_path(path) {
+        reader.set_format(format);
+    }
+    let mut reader = reader.with_guessed_format().map_err(|e| format!("cannot read it: {e}"))?;
+    // Reading a header allocates little, and our own checks name the size; decoding gets the
+    // decoder's limits too.
+    match decode_budget {
+        Some(budget) => {
+            let mut limits = image::Limits::default();
+            limits.max_image_width = Some(MAX_IMAGE_SIDE);
+            limits.max_image_height = Some(MAX_IMAGE_SIDE);
+            limits.max_alloc = Some(budget);
+            reader.limits(limits);
+        }
+        None => reader.no_limits(),
+    }
+    reader.into_decoder().map_err(|e| describe(e, decode_budget.unwrap_or(0)))
+}
+
+/// Refuses an image whose header promises more pixels than the limit.
+fn check_pixels((w, h): (u32, u32)) -> Result<(), Reason> {
+    let pixels = u64::from(w) * u64::from(h);
+    if pixels > MAX_IMAGE_PIXELS || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE {
+        return Err(format!(
+            "it is {w}×{h} = {pixels} pixels; background images are limited to {MAX_IMAGE_PIXELS} \
+             (8192·8192), and {MAX_IMAGE_SIDE} a side"
+        ));
+    }
+    if w == 0 || h == 0 {
+        return Err("the image has no pixels".into());
+    }
+    Ok(())
+}
+
+/// Whether the orientation turns the image a quarter (so width and height swap).
+fn quarter_turn(orientation: Orientation) -> bool {
+    matches!(
+        orientation,
+        Orientation::Rotate90 | Orientation::Rotate270 | Orientation::Rotate90FlipH | Orientation::Rotate270FlipH
+    )
+}
+
+/// The image's upright size and what decoding it takes, from its header, without decoding the
+/// pixels.
+pub fn probe(path: &Path) -> Result<ImageHeader, Reason> {
+    let mut decoder = decoder(path, None)?;
+    let (width, height) = decoder.dimensions();
+    check_pixels((width, height))?;
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let rotated = quarter_turn(orientation);
+    let (width, height) = if rotated { (height, width) } else { (width, height) };
+    let rgba8 = decoder.color_type() == image::ColorType::Rgba8;
+    Ok(ImageHeader { width, height, decoded_bytes: decoder.total_bytes(), rgba8, rotated })
+}
+
+fn describe(e: image::ImageError, decode_budget: u64) -> Reason {
+    match e {
+        image::ImageError::Limits(l) if matches!(l.kind(), image::error::LimitErrorKind::DimensionError) => {
+            format!("it is wider or taller than {MAX_IMAGE_SIDE} pixels, the limit for images")
+        }
+        image::ImageError::Limits(_) => {
+            format!("it needs more memory to decode than the decode budget of {}", show(decode_budget))
+        }
+        image::ImageError::Unsupported(_) => {
+            format!("{e} (supported: PNG, JPEG, GIF, BMP, WebP)")
+        }
+        image::ImageError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "cannot decode it: the file is truncated (it ends too early)".to_string()
+        }
+        other => format!("cannot decode it: {other}"),
+    }
+}
+
+/// Decodes the image to upright 8-bit RGBA. The decoder may allocate at most `decode_budget`
+/// bytes; check [`ImageHeader::decode_bytes`] first to refuse an image before decoding it.
+pub fn decode(path: &Path, decode_budget: u64) -> Result<RgbaImage, Reason> {
+    let mut decoder = decoder(path, Some(decode_budget))?;
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let image = image::DynamicImage::from_decoder(decoder).map_err(|e| describe(e, decode_budget))?;
+    // Converted first, so that a rotation copies 8-bit RGBA, whatever the file held.
+    let mut upright = image::DynamicImage::ImageRgba8(image.into_rgba8());
+    upright.apply_orientation(orientation);
+    Ok(upright.into_rgba8())
+}
+
+/// Refuses an image whose decode would take more than a quarter of the memory `budget` (its
+/// decode budget), from its header.
+pub fn check_within(image: &ImageHeader, budget: u64) -> Result<(), Reason> {
+    let bytes = image.decode_bytes();
+    if bytes <= decode_budget(budget) {
+        return Ok(());
+    }
+    Err(format!(
+        "it is {}×{} and would take {} to decode, over the decode budget of {} (a quarter of the memory budget, {}); \
+         raise it with --max-memory {}",
+        image.width,
+        image.height,
+        show(bytes),
+        show(decode_budget(budget)),
+        show(budget),
+        suggest(bytes.saturating_mul(4))
+    ))
+}
+
+/// Decodes the image within a quarter of the memory `budget`, checked from its header first.
+pub fn decode_within(path: &Path, budget: u64) -> Result<RgbaImage, Reason> {
+    let header = probe(path)?;
+    check_within(&header, budget)?;
+    decode(path, decode_budget(budget))
+}
+
+/// Where a canvas covered by an image scaled to `scaled` (and shifted by `offset`) samples it.
+/// Nearest pixel centre, in integers: source = ((2·(x + offset) + 1)·size) / (2·scaled).
+struct Axis {
+    size: u64,
+    scaled: u64,
+    offset: i64,
+}
+
+impl Axis {
+    fn source(&self, x: usize) -> Option<u32> {
+        let p = x as i64 - self.offset;
+        if p < 0 || p as u64 >= self.scaled {
+            return None;
+        }
+        Some((((2 * p as u64 + 1) * self.size) / (2 * self.scaled)) as u32)
+    }
+}
+
+/// `a·b/c` rounded half up, at least 1.
+pub(crate) fn scale(a: u64, b: u64, c: u64) -> u64 {
+    ((2 * a * b + c) / (2 * c)).max(1)
+}
+
+/// Fits the image to a `width`×`height` canvas, nearest pixel (so the palette of pixel art
+/// survives): each canvas pixel is `pixel(source RGBA)`, or `outside` where a `contain` bar
+/// leaves it uncovered.
+pub fn fit<T: Copy>(
+    image: &RgbaImage,
+    (width, height): (usize, usize),
+    how: Fit,
+    outside: T,
+    pixel: impl Fn([u8; 4]) -> T,
+) -> Vec<T> {
+    let (sw, sh) = (u64::from(image.width()), u64::from(image.height()));
+    let (w, h) = (width as u64, height as u64);
+    // Is the canvas wider than the image, relative to their heights?
+    let canvas_wider = w * sh >= h * sw;
+    let (scaled_w, scaled_h) = match how {
+        Fit::Stretch => (w, h),
+        Fit::Cover if canvas_wider => (w, scale(sh, w, sw)),
+        Fit::Cover => (scale(sw, h, sh), h),
+        Fit::Contain if canvas_wider => (scale(sw, h, sh), h),
+        Fit::Contain => (w, scale(sh, w, sw)),
+    };
+    // (canvas - scaled) / 2, floored: negative for cover (the overflow is cropped evenly),
+    // positive for contain (the image is centred between bars).
+    let offset = |canvas: u64, scaled: u64| (canvas as i64 - scaled as i64).div_euclid(2);
+    let xs = Axis { size: sw, scaled: scaled_w, offset: offset(w, scaled_w) };
+    let ys = Axis { size: sh, scaled: scaled_h, offset: offset(h, scaled_h) };
+    let columns: Vec<Option<u32>> = (0..width).map(|x| xs.source(x)).collect();
+    let mut out = Vec::with_capacity(width * height);
+    for y in 0..height {
+        let row = ys.source(y);
+        for &column in &columns {
+            out.push(match (column, row) {
+                (Some(sx), Some(sy)) => pixel(image.get_pixel(sx, sy).0),
+                _ => outside,
+            });
+        }
+    }
+    out
+}

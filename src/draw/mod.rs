@@ -1,0 +1,67 @@
+//! Heights to pixels: the picture under the water ([`background`]), seen through the water's
+//! slopes by nearest-pixel refraction (SPEC §5, [`refract`]) or with a look (SPEC §9, [`look`]),
+//! within the shore's walls and edges ([`Lens`]).
+
+pub mod background;
+pub mod look;
+pub mod refract;
+
+use look::{Backdrop, Pen};
+use refract::Height;
+
+use crate::scene::{Look, Scene};
+use crate::sim::field::{PARALLEL_REFRACT_PIXELS, Threads, for_bands};
+use crate::sim::shore::Shore;
+
+/// Draws a frame from the heights of the water: the fast passes over bands of rows, then, for a
+/// shore other than SPEC §4's rectangle, the pixels its walls and edges change.
+pub struct Lens<'a> {
+    shore: &'a Shore,
+    width: usize,
+    /// R, the refraction in 1/256.
+    r: i64,
+    threads: Threads,
+}
+
+impl<'a> Lens<'a> {
+    /// The lens of `scene` within `shore`, drawing bands of rows on `threads`.
+    pub fn new(scene: &Scene, shore: &'a Shore, threads: Threads) -> Lens<'a> {
+        Lens { shore, width: scene.width as usize, r: scene.water.refraction_q8, threads }
+    }
+
+    /// Draws `heights` by nearest-pixel refraction: `background` displaced by the slopes, into
+    /// `out`, in whatever pixel type the two share (palette indices, RGB).
+    pub fn refract<H: Height, P: Copy + Send + Sync>(&self, heights: &[H], background: &[P], out: &mut [P]) {
+        let (width, r, shore) = (self.width, self.r, self.shore);
+        for_bands(out, width, self.threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
+            refract::refract_band(heights, width, r, background, band, y0);
+            if !shore.is_open() {
+                let pixel = |x, y| {
+                    let (dx, dy) = shore.slopes_at(heights, x, y);
+                    background[shore.source(x + ((dx * r) >> 8), y + ((dy * r) >> 8))]
+                };
+                let reach = |y| shore.reach(heights, r, y);
+                shore.finish_band(band, y0, reach, pixel, |i| background[i]);
+            }
+        });
+    }
+
+    /// Draws `heights` with `look` (bilinear sampling, light): the `backdrop` seen through the
+    /// water, into `out`.
+    pub fn look<H: Height>(&self, heights: &[H], look: &Look, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
+        let (width, r, shore) = (self.width, self.r, self.shore);
+        let edges = shore.edges();
+        let pen = Pen::new(look, r, width, out.len() / width.max(1)).wrapping(edges.wrap_x(), edges.wrap_y());
+        for_bands(out, width, self.threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
+            look::look_band(heights, width, look, r, backdrop, band, y0);
+            if !shore.is_open() {
+                let pixel = |x, y| {
+                    let (dx, dy) = shore.slopes_at(heights, x, y);
+                    pen.draw(x, y, dx, dy, backdrop)
+                };
+                let reach = |y| shore.reach(heights, r, y);
+                shore.finish_band(band, y0, reach, pixel, |i| Pen::unmoved(backdrop, i));
+            }
+        });
+    }
+}

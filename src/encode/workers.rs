@@ -1,0 +1,206 @@
+//! An encoder's worker threads: an ordered pool in which jobs run on worker threads, results
+//! come back in the order the jobs were submitted, and at most a few jobs are in flight, so
+//! memory stays flat. Encoding frames in parallel this way cannot change the output: each frame
+//! is encoded on its own and written in order.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crate::base::error::{Error, Result};
+
+type Work<J, R> = Arc<dyn Fn(J) -> Result<R> + Send + Sync>;
+
+/// Runs `work` on jobs, on `threads` worker threads (or inline with one thread).
+pub struct Ordered<J, R> {
+    work: Work<J, R>,
+    workers: Vec<JoinHandle<()>>,
+    jobs: Option<SyncSender<(u64, J)>>,
+    results: Option<Receiver<(u64, Result<R>)>>,
+    pending: BTreeMap<u64, Result<R>>,
+    submitted: u64,
+    delivered: u64,
+    in_flight_limit: u64,
+}
+
+impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
+    /// A pool of `threads` workers (1 runs every job inline, on the caller's thread).
+    pub fn new(threads: usize, work: impl Fn(J) -> Result<R> + Send + Sync + 'static) -> Self {
+        Ordered::with_work(threads, Arc::new(work))
+    }
+
+    fn with_work(threads: usize, work: Work<J, R>) -> Self {
+        let mut pool = Ordered {
+            work: work.clone(),
+            workers: Vec::new(),
+            jobs: None,
+            results: None,
+            pending: BTreeMap::new(),
+            submitted: 0,
+            delivered: 0,
+            in_flight_limit: in_flight(threads),
+        };
+        if threads > 1 {
+            let (job_tx, job_rx) = sync_channel::<(u64, J)>(threads);
+            let (result_tx, result_rx) = sync_channel::<(u64, Result<R>)>(2 * threads);
+            let job_rx = Arc::new(Mutex::new(job_rx));
+            for _ in 0..threads {
+                let (jobs, results, work) = (job_rx.clone(), result_tx.clone(), work.clone());
+                pool.workers.push(std::thread::spawn(move || {
+                    loop {
+                        let next = match jobs.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok((index, job)) = next else { return };
+                        // A panicking job becomes an error, so the caller is never left waiting.
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
+                            .unwrap_or_else(|_| Err(Error::Encode("an encoding thread failed".into())));
+                        if results.send((index, result)).is_err() {
+                            return;
+                        }
+                    }
+                }));
+            }
+            pool.jobs = Some(job_tx);
+            pool.results = Some(result_rx);
+        }
+        pool
+    }
+
+    /// Submits a job, then hands every result that is ready, in order, to `each`.
+    pub fn submit(&mut self, job: J, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
+        let Some(jobs) = &self.jobs else {
+            return each((self.work)(job)?);
+        };
+        jobs.send((self.submitted, job)).map_err(|_| Error::Encode("the encoding threads stopped".into()))?;
+        self.submitted += 1;
+        // Keep only a few frames in flight: wait for the oldest before taking more.
+        while self.submitted - self.delivered >= self.in_flight_limit {
+            self.deliver_next(each)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for every job and hands the remaining results to `each`, in order.
+    pub fn finish(mut self, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
+        while self.delivered < self.submitted {
+            self.deliver_next(each)?;
+        }
+        Ok(())
+    }
+
+    fn deliver_next(&mut self, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
+        let lost = || Error::Encode("the encoding threads stopped".into());
+        while !self.pending.contains_key(&self.delivered) {
+            let (index, result) = self.results.as_ref().ok_or_else(lost)?.recv().map_err(|_| lost())?;
+            self.pending.insert(index, result);
+        }
+        let result = self.pending.remove(&self.delivered).ok_or_else(lost)?;
+        self.delivered += 1;
+        each(result?)
+    }
+}
+
+impl<J, R> Drop for Ordered<J, R> {
+    fn drop(&mut self) {
+        // Closing the job queue and draining results lets every worker end.
+        self.jobs = None;
+        self.results = None;
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// An encoder's workers: the work each job is, how many threads do it, and the pool, started at
+/// the first job (an encoder that is given no frame starts no thread).
+pub struct Workers<J, R> {
+    threads: usize,
+    work: Work<J, R>,
+    pool: Option<Ordered<J, R>>,
+}
+
+impl<J: Send + 'static, R: Send + 'static> Workers<J, R> {
+    /// Workers that do `work`, on every core until told otherwise ([`Workers::set_threads`]).
+    pub fn new(work: impl Fn(J) -> Result<R> + Send + Sync + 'static) -> Self {
+        Workers { threads: default_threads(), work: Arc::new(work), pool: None }
+    }
+
+    /// Works on `threads` threads (1: every job on the caller's thread).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// Submits a job, then hands every result that is ready, in order, to `each`.
+    pub fn submit(&mut self, job: J, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
+        let (threads, work) = (self.threads, &self.work);
+        let pool = self.pool.get_or_insert_with(|| Ordered::with_work(threads, work.clone()));
+        pool.submit(job, each)
+    }
+
+    /// Waits for every job and hands the remaining results to `each`, in order.
+    pub fn finish(&mut self, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
+        match self.pool.take() {
+            Some(pool) => pool.finish(each),
+            None => Ok(()),
+        }
+    }
+}
+
+/// How many jobs are in flight at most on `threads` threads (each holds its input and result).
+pub fn in_flight(threads: usize) -> u64 {
+    2 * threads.max(1) as u64
+}
+
+/// The number of threads to use when none is asked for: every core.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_back_in_order_whatever_the_thread_count() {
+        for threads in [1, 2, 5] {
+            let mut pool = Ordered::new(threads, |n: u64| {
+                // Later jobs finish first.
+                std::thread::sleep(std::time::Duration::from_micros(200 - n * 9));
+                Ok(n * n)
+            });
+            let mut seen = Vec::new();
+            for n in 0..20 {
+                pool.submit(n, &mut |r| {
+                    seen.push(r);
+                    Ok(())
+                })
+                .unwrap();
+            }
+            pool.finish(&mut |r| {
+                seen.push(r);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, (0..20).map(|n| n * n).collect::<Vec<_>>(), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_failing_or_panicking_job_is_an_error_not_a_hang() {
+        let mut pool = Ordered::new(2, |n: u32| {
+            if n == 3 {
+                panic!("boom");
+            }
+            Ok(n)
+        });
+        let mut outcome = Ok(());
+        for n in 0..10 {
+            outcome = outcome.and_then(|()| pool.submit(n, &mut |_| Ok(())));
+        }
+        let outcome = outcome.and_then(|()| pool.finish(&mut |_| Ok(())));
+        assert!(outcome.is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! Warnings for scenes that render but show nothing: the water never moves, or moves over a
+//! picture where moving it cannot be seen.
+
+use crate::draw::background::Background;
+use crate::scene::Scene;
+use crate::sim::shore::Shore;
+use crate::sim::timeline::{Drop, Event, Source, for_each_event};
+
+/// What would make the render show no water, or a loop jump, from the scene alone (as `plan`
+/// sees it).
+pub fn for_scene(scene: &Scene) -> Vec<String> {
+    let mut warnings = still_water(scene);
+    warnings.extend(for_seamless(scene));
+    warnings
+}
+
+/// Seconds for a ripple to fall to 1/1000 of its height at damping `shift` and `steps` steps a
+/// second: about ten half-lives of `1.386·2^shift / S` (SPEC §10).
+pub fn settle_seconds(shift: u32, steps: u64) -> f64 {
+    1000f64.log2() * 1.386 * f64::from(1u32 << shift) / steps as f64
+}
+
+/// A seamless loop's pre-roll (SPEC §11), as periods of the render, and what would make the loop
+/// jump: a pre-roll too short for the water to forget its still start, and with `repeat`,
+/// events before the window, which are left out.
+fn for_seamless(scene: &Scene) -> Vec<String> {
+    let seamless = scene.seamless;
+    if !seamless.repeat && seamless.crossfade.is_none() {
+        return Vec::new();
+    }
+    let mut warnings = Vec::new();
+    let fps = f64::from(scene.fps);
+    let pre_roll = scene.first_frame as f64 / fps;
+    // The slowest damping in force at some point sets how long the water remembers.
+    let shift = scene.damping.iter().map(|d| d.shift).chain([scene.water.damping_shift]).max().unwrap_or(1);
+    let settle = settle_seconds(shift, scene.water.clock.steps_per_second(scene.fps));
+    if pre_roll < settle {
+        warnings.push(format!(
+            "the pre-roll is {pre_roll:.2} s ({:.1} periods of the loop): at damping shift {shift} a ripple needs about \
+             {settle:.1} s to fall to 1/1000 of its height, so the water may not have forgotten its still start; \
+             set video.start to at least {:.1}",
+            scene.first_frame as f64 / scene.frames as f64,
+            settle.ceil()
+        ));
+    }
+    if seamless.repeat {
+        let window = scene.window();
+        let before = scene.stones.iter().filter(|s| s.unit < window.start).count()
+            + scene.swipes.iter().filter(|s| s.first_unit < window.start).count()
+            + scene.damping.iter().filter(|d| d.unit < window.start).count();
+        if before > 0 {
+            warnings.push(format!(
+                "{before} stone(s), swipe(s) or damping change(s) start before the window at {:.2} s (video.start): \
+                 with seamless.repeat only the window's events are kept (a swipe from its first point inside), \
+                 and the pre-roll replays them",
+                pre_roll
+            ));
+        }
+    }
+    warnings
+}
+
+/// What would make the render show no water.
+fn still_water(scene: &Scene) -> Vec<String> {
+    let end = scene.end_unit();
+    let seconds = |unit: u64| unit as f64 / f64::from(scene.units_per_second());
+    let stones = scene.stones.iter().any(|s| s.unit < end);
+    let swipes = scene.swipes.iter().any(|s| s.first_unit < end);
+    let rain = scene.rain.as_ref().is_some_and(|r| r.first_unit < end && r.drops_per_second > 0.0);
+    let events = !scene.stones.is_empty() || !scene.swipes.is_empty() || scene.rain.is_some();
+    // A scene without events is a still on purpose (a test pattern, a background check).
+    if stones || swipes || rain || !events {
+        return Vec::new();
+    }
+    let first = scene
+        .stones
+        .iter()
+        .map(|s| s.unit)
+        .chain(scene.swipes.iter().map(|s| s.first_unit))
+        .chain(scene.rain.iter().map(|r| r.first_unit))
+        .min()
+        .unwrap_or(end);
+    vec![format!(
+        "nothing touches the water before the render ends at {:.2} s ({} {end}): the first event is at {:.2} s, \
+         so every frame is the background",
+        seconds(end),
+        scene.water.clock.unit_name(),
+        seconds(first)
+    )]
+}
+
+/// What would make the water invisible on this background: one flat colour, drawn without light,
+/// looks the same however it is bent.
+/// Only a background the scene chose (an image, or a colour other than the default black) is
+/// judged: SPEC's plain scenes are black on purpose.
+pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
+    let chosen = scene.background.image.is_some() || scene.background.color != [0, 0, 0];
+    if !chosen || scene.background.pattern.is_some() {
+        return Vec::new();
+    }
+    let light = scene.look.shading > 0 || scene.look.highlight > 0;
+    let flat = background.pixels.split_first().is_some_and(|(first, rest)| rest.iter().all(|p| p == first));
+    if flat && !light {
+        let [r, g, b] = background.pixels[0];
+        return vec![format!(
+            "the background is one flat colour (#{r:02x}{g:02x}{b:02x}), so bending it shows nothing: \
+             add a picture or a pattern to [background], or light to [look] (shading, highlight)"
+        )];
+    }
+    Vec::new()
+}
+
+/// What the walls make of the scene (SPEC §8), as the render warns: obstacles that cover no
+/// cell of the canvas, and a mask that walls every cell or none.
+pub fn for_walls(scene: &Scene, shore: &Shore) -> Vec<String> {
+    let Some(walls) = shore.walls() else { return Vec::new() };
+    let mut warnings: Vec<String> = (walls.bare_obstacles().iter())
+        .map(|&i| format!("obstacle[{i}] ({}) covers no cell of the canvas", scene.shore.obstacles[i].shape()))
+        .collect();
+    if let Some(mask) = &scene.shore.mask {
+        let (width, height) = shore.size();
+        let (count, cells) = (walls.count(), (width * height) as u64);
+        let file = mask.image.display();
+        if count == cells {
+            warnings.push(format!(
+                "every cell is a wall: the mask {file} leaves no water (try invert = true, or another threshold)"
+            ));
+        } else if count == 0 && scene.shore.obstacles.is_empty() {
+            warnings.push(format!(
+                "the mask {file} makes no wall at threshold {} (try invert = true, or another threshold)",
+                mask.threshold
+            ));
+        }
+    }
+    warnings
+}
+
+/// [`for_walls`], and for `plan` also the stones and swipe points whose every cell is a wall
+/// (they make no ripple), found by walking the timeline.
+pub fn for_shore(scene: &Scene, shore: &Shore) -> Vec<String> {
+    let mut warnings = for_walls(scene, shore);
+    let Some(walls) = shore.walls() else { return warnings };
+    let (width, height) = shore.size();
+    // The drop's cells as if there were no walls, then whether every one of them is a wall.
+    let open = Shore::new(width, height, shore.edges(), None);
+    let walled = |drop: &Drop| {
+        let (mut cells, mut on_walls) = (0u64, 0u64);
+        open.for_each_drop_cell(drop, |i| {
+            cells += 1;
+            on_walls += u64::from(walls.contains(i));
+        });
+        cells > 0 && cells == on_walls
+    };
+    let mut swipe_points = std::collections::BTreeMap::<u32, (u64, u64)>::new();
+    for_each_event(scene, |_, event| {
+        if let Event::Drop(drop) = event {
+            match drop.source {
+                Source::Stone(i) if walled(drop) => warnings.push(format!(
+                    "stone[{i}] at ({}, {}) falls entirely on walls: it will make no ripple",
+                    drop.x, drop.y
+                )),
+                Source::Swipe(i) => {
+                    let entry = swipe_points.entry(i).or_default();
+                    entry.0 += 1;
+                    entry.1 += u64::from(walled(drop));
+                }
+                _ => {}
+            }
+        }
+    });
+    for (i, (points, on_walls)) in swipe_points {
+        if on_walls > 0 {
+            warnings.push(format!(
+                "swipe[{i}]: {on_walls} of its {points} points fall entirely on walls: they will make no ripple"
+            ));
+        }
+    }
+    warnings
+}

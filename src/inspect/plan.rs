@@ -1,0 +1,313 @@
+//! `plan`: the resolved timeline as text for people or as JSON for tools (SPEC §7).
+
+use std::io::{self, Write};
+
+use super::advice;
+use crate::scene::{Clock, Edges, Scene};
+use crate::sim::shore::Shore;
+use crate::sim::timeline::{Drop, Event, Source, for_each_event, try_for_each_event};
+
+/// Writes the plan as one JSON object: the settings on the first line, then one event a line.
+/// `walls` and `edges` (SPEC §8) appear only when the scene has walls or an edge that does not
+/// reflect.
+pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Result<()> {
+    write!(
+        out,
+        "{{\"width\":{},\"height\":{},\"fps\":{},\"first_frame\":{},\"frames\":{},\"model\":\"{}\",\
+         \"damping_shift\":{},{},\"refraction_q8\":{},",
+        scene.width,
+        scene.height,
+        scene.fps,
+        scene.first_frame,
+        scene.frames,
+        scene.water.model.name(),
+        scene.water.damping_shift,
+        match scene.water.clock {
+            Clock::Frames { steps_per_frame } => format!("\"steps_per_frame\":{steps_per_frame}"),
+            Clock::Steps { per_second } => format!("\"steps_per_second\":{per_second}"),
+        },
+        scene.water.refraction_q8,
+    )?;
+    if let Some(walls) = shore.walls() {
+        write!(out, "\"walls\":{},", walls.count())?;
+    }
+    let edges = shore.edges();
+    if edges != Edges::default() {
+        write!(
+            out,
+            "\"edges\":{{\"left\":\"{}\",\"right\":\"{}\",\"top\":\"{}\",\"bottom\":\"{}\"}},",
+            edges.left.name(),
+            edges.right.name(),
+            edges.top.name(),
+            edges.bottom.name()
+        )?;
+    }
+    write!(out, "\"events\":[")?;
+    let unit = scene.water.clock.unit_name();
+    let mut first = true;
+    try_for_each_event(scene, |k, event| {
+        let comma = if first { "" } else { "," };
+        first = false;
+        match event {
+            Event::Damping { shift } => {
+                write!(out, "{comma}\n{{\"{unit}\":{k},\"kind\":\"damping\",\"shift\":{shift}}}")
+            }
+            Event::Drop(d) => write!(
+                out,
+                "{comma}\n{{\"{unit}\":{k},\"kind\":\"drop\",\"x\":{},\"y\":{},\"radius\":{},\"weight\":{},\"source\":\"{}\"}}",
+                d.x,
+                d.y,
+                d.radius,
+                d.weight,
+                d.source.name()
+            ),
+        }
+    })?;
+    writeln!(out, "{}]}}", if first { "" } else { "\n" })
+}
+
+/// How much of the timeline the text plan lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// One line per stone and damping change, one per swipe and one for the rain.
+    #[default]
+    Summary,
+    /// Every event on its own line.
+    Events,
+}
+
+/// Writes the plan for people: the settings, then the events, frame by frame (or step by
+/// step), with the output frame that first shows each (the numbers `diff` reports) or
+/// "pre-roll".
+pub fn write_text(scene: &Scene, shore: &Shore, detail: Detail, out: &mut dyn Write) -> io::Result<()> {
+    write_settings(scene, out)?;
+    write_seamless(scene, out)?;
+    write_shore(scene, shore, out)?;
+    let clock = scene.water.clock;
+    writeln!(out, "\n{:>8} {:>8} {:>8}  event", clock.unit_name(), "output", "time")?;
+    let (k0, rate) = (scene.first_frame, f64::from(scene.units_per_second()));
+    let output = |unit: u64| clock.frame_showing(unit, scene.fps).checked_sub(k0);
+    let when = |k: u64| {
+        let output = output(k).map_or("pre-roll".to_string(), |i| i.to_string());
+        format!("{k:>8} {output:>8} {:>7.2}s", k as f64 / rate)
+    };
+    let mut count = 0u64;
+    if detail == Detail::Events {
+        try_for_each_event(scene, |k, event| {
+            count += 1;
+            writeln!(out, "{}  {}", when(k), describe(event))
+        })?;
+        return writeln!(out, "\n{count} event(s)");
+    }
+    let mut lines = Summary::default();
+    for_each_event(scene, |k, event| {
+        count += 1;
+        lines.add(k, event);
+    });
+    for line in lines.into_lines() {
+        let text = match &line.group {
+            Group::Single(event) => describe(event),
+            Group::Drops { name, first, last, count } => {
+                let mut text = format!("{name}: ");
+                if *count == 1 {
+                    text += &format!("1 drop at ({}, {})", first.x, first.y);
+                } else {
+                    let (a, b) = (line.first_unit, line.last_unit);
+                    text += &format!("{count} drops over {}s {a}..={b}", clock.unit_name());
+                    if k0 > 0 || matches!(clock, Clock::Steps { .. }) {
+                        text += &format!(" (output {})", outputs(output(a), output(b)));
+                    }
+                    text += &format!(", from ({}, {}) to ({}, {})", first.x, first.y, last.x, last.y);
+                }
+                text + &sizes(scene, first)
+            }
+        };
+        writeln!(out, "{}  {text}", when(line.first_unit))?;
+    }
+    let hint = if count > 0 { " (every one: plan --events)" } else { "" };
+    writeln!(out, "\n{count} event(s){hint}")
+}
+
+/// The output frames that first show a stretch of events, pre-roll marked.
+fn outputs(first: Option<u64>, last: Option<u64>) -> String {
+    match (first, last) {
+        (Some(first), Some(last)) => format!("{first}..={last}"),
+        (None, Some(last)) => format!("pre-roll..={last}"),
+        _ => "pre-roll".to_string(),
+    }
+}
+
+fn write_seamless(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
+    let seamless = scene.seamless;
+    if !seamless.repeat && seamless.crossfade.is_none() {
+        return Ok(());
+    }
+    let mut what = Vec::new();
+    if seamless.repeat {
+        what.push("repeat".to_string());
+    }
+    if let Some(o) = seamless.crossfade {
+        what.push(format!("crossfade {o} frame(s)"));
+    }
+    writeln!(
+        out,
+        "seamless    {}; the pre-roll is {:.2} periods of the loop ({} frames)",
+        what.join(", "),
+        scene.first_frame as f64 / scene.frames as f64,
+        scene.first_frame
+    )
+}
+
+fn write_settings(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
+    let fps = f64::from(scene.fps);
+    let bg = &scene.background;
+    let background = match (&bg.image, bg.pattern) {
+        (Some(path), _) => format!("{} ({})", path.display(), bg.fit.name()),
+        (None, Some(pattern)) => format!("pattern {pattern:?}").to_lowercase(),
+        (None, None) => format!("colour #{:02x}{:02x}{:02x}", bg.color[0], bg.color[1], bg.color[2]),
+    };
+    let (k0, n) = (scene.first_frame, scene.frames);
+    writeln!(out, "scene       {}", scene.file.display())?;
+    writeln!(out, "canvas      {}×{}, background {background}", scene.width, scene.height)?;
+    writeln!(
+        out,
+        "video       {n} frames at {} fps ({:.2} s), output frames 0..={} are frames {k0}..={}{}, {}",
+        scene.fps,
+        n as f64 / fps,
+        n - 1,
+        k0 + n - 1,
+        if k0 > 0 { format!(" after {k0} pre-roll frames") } else { String::new() },
+        if scene.looping { "loops" } else { "plays once" },
+    )?;
+    let w = &scene.water;
+    let steps = match w.clock {
+        Clock::Frames { steps_per_frame } => format!("{steps_per_frame} step(s) per frame"),
+        Clock::Steps { per_second } => format!("{per_second} steps per second (whatever the fps)"),
+    };
+    writeln!(
+        out,
+        "water       {}, damping shift {}{}, {steps}, refraction R = {} ({:.4})",
+        w.model.name(),
+        w.damping_shift,
+        if w.settle { " (settles: truncated toward zero)" } else { "" },
+        w.refraction_q8,
+        w.refraction_q8 as f64 / 256.0
+    )
+}
+
+/// The walls and edges, and what they make of the scene's obstacles and drops (only for a scene
+/// that has them).
+fn write_shore(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Result<()> {
+    let edges = shore.edges();
+    if let Some(walls) = shore.walls() {
+        let cells = u64::from(scene.width) * u64::from(scene.height);
+        let count = walls.count();
+        let mut from = Vec::new();
+        if !scene.shore.obstacles.is_empty() {
+            from.push(format!("{} obstacle(s)", scene.shore.obstacles.len()));
+        }
+        if let Some(mask) = &scene.shore.mask {
+            let rule = if mask.invert { "at or above" } else { "below" };
+            from.push(format!("mask {} (brightness {rule} {})", mask.image.display(), mask.threshold));
+        }
+        let share = 100.0 * count as f64 / cells as f64;
+        writeln!(out, "walls       {count} cells ({share:.1}% of the canvas) from {}", from.join(" and "))?;
+    }
+    if edges != Edges::default() {
+        let names = [("left", edges.left), ("right", edges.right), ("top", edges.top), ("bottom", edges.bottom)];
+        let names: Vec<String> = names.iter().map(|(side, edge)| format!("{side} {}", edge.name())).collect();
+        writeln!(out, "edges       {}", names.join(", "))?;
+    }
+    for warning in advice::for_shore(scene, shore) {
+        writeln!(out, "warning     {warning}")?;
+    }
+    Ok(())
+}
+
+/// One event in words.
+fn describe(event: &Event) -> String {
+    match event {
+        Event::Damping { shift } => format!("damping shift → {shift}"),
+        Event::Drop(d) => {
+            let name = match d.source {
+                Source::Stone(i) => format!("stone[{i}]"),
+                Source::Swipe(i) => format!("swipe[{i}]"),
+                Source::Rain => "rain".to_string(),
+            };
+            format!("{name} drop at ({}, {}), radius {}, weight {}", d.x, d.y, d.radius, d.weight)
+        }
+    }
+}
+
+/// The radius and weight of a group's drops: a swipe's own, or the rain's ranges.
+fn sizes(scene: &Scene, drop: &Drop) -> String {
+    let range = |[lo, hi]: [i64; 2]| if lo == hi { lo.to_string() } else { format!("{lo}..={hi}") };
+    match (&scene.rain, drop.source) {
+        (Some(rain), Source::Rain) => format!(", radius {}, weight {}", range(rain.radius), range(rain.weight)),
+        _ => format!(", radius {}, weight {}", drop.radius, drop.weight),
+    }
+}
+
+/// What one line of the summary stands for.
+enum Group {
+    /// A stone or a damping change.
+    Single(Event),
+    /// Every drop of one swipe, or all the rain.
+    Drops { name: String, first: Drop, last: Drop, count: u64 },
+}
+
+struct Line {
+    first_unit: u64,
+    last_unit: u64,
+    group: Group,
+}
+
+/// The summary's lines as events arrive: singles in order, drops gathered per swipe and rain.
+#[derive(Default)]
+struct Summary {
+    lines: Vec<Line>,
+    /// Where each swipe's line is, by swipe index.
+    swipes: std::collections::HashMap<u32, usize>,
+    rain: Option<usize>,
+}
+
+impl Summary {
+    fn add(&mut self, k: u64, event: &Event) {
+        let key = match event {
+            Event::Drop(d) => match d.source {
+                Source::Swipe(i) => Some((self.swipes.get(&i).copied(), format!("swipe[{i}]"))),
+                Source::Rain => Some((self.rain, "rain".to_string())),
+                Source::Stone(_) => None,
+            },
+            Event::Damping { .. } => None,
+        };
+        let (Some((at, name)), Event::Drop(drop)) = (key, event) else {
+            self.lines.push(Line { first_unit: k, last_unit: k, group: Group::Single(*event) });
+            return;
+        };
+        match at.and_then(|i| self.lines.get_mut(i)) {
+            Some(Line { last_unit, group: Group::Drops { last, count, .. }, .. }) => {
+                *last_unit = k;
+                *last = *drop;
+                *count += 1;
+            }
+            _ => {
+                let index = self.lines.len();
+                match drop.source {
+                    Source::Swipe(i) => {
+                        self.swipes.insert(i, index);
+                    }
+                    _ => self.rain = Some(index),
+                }
+                let group = Group::Drops { name, first: *drop, last: *drop, count: 1 };
+                self.lines.push(Line { first_unit: k, last_unit: k, group });
+            }
+        }
+    }
+
+    /// The lines by their first frame (events arrive in frame order, so a line is added when its
+    /// first event arrives); lines of one frame keep the order events apply in.
+    fn into_lines(self) -> Vec<Line> {
+        self.lines
+    }
+}

@@ -1,0 +1,352 @@
+//! The encoder for each output format, the staged output it writes into, and the `--max-size`
+//! ladder: a fixed list of smaller versions of a GIF, APNG or WebP, tried in order until one
+//! fits (a stage before the encoder: fewer colours, every other frame, half the canvas).
+
+use std::io::{BufWriter, Seek, Write};
+use std::path::Path;
+
+use super::palette::{gif_palette, gif_palette_within};
+use super::{Inputs, Progress, Run, Stats, render_with};
+use crate::base::error::{Error, Result};
+use crate::base::units::show;
+use crate::encode::apng::Apng;
+use crate::encode::fit::{self, Capped, Rung};
+use crate::encode::gif::GifEncoder;
+use crate::encode::palette::Palette;
+use crate::encode::png::{PngSequence, Still};
+use crate::encode::provenance::Provenance;
+use crate::encode::reduce::Reduced;
+use crate::encode::video::{self, Codec, Video};
+use crate::encode::webp::Webp;
+use crate::encode::{Discard, Encoder, Stream};
+use crate::output::{Format, Staged};
+use crate::scene::Scene;
+
+/// What an animation of `scene` over `inputs` records beside its frames: the canvas, the
+/// timing, the loop, and the provenance of the render (the scene and the fitted background).
+pub fn stream_of(scene: &Scene, inputs: &Inputs) -> Stream {
+    Stream {
+        width: scene.width,
+        height: scene.height,
+        fps: scene.fps,
+        step: 1,
+        render_frames: scene.frames,
+        looping: scene.looping,
+        comment: Provenance::of(scene.source_hash, &inputs.background.pixels).to_text(),
+    }
+}
+
+/// The codec of a video format.
+fn codec(format: Format) -> Option<Codec> {
+    match format {
+        Format::Mp4 => Some(Codec::H264),
+        Format::Webm => Some(Codec::Vp9),
+        _ => None,
+    }
+}
+
+/// How a render is written: its format, the staged output, and what the formats read.
+pub struct Output<'a> {
+    /// The format.
+    pub format: Format,
+    /// Where it goes: a file, a folder (a PNG sequence) or a stream, staged.
+    pub staged: &'a Staged,
+    /// The `ffmpeg` program, for a video.
+    pub ffmpeg: Option<&'a Path>,
+    /// A still's output frame.
+    pub frame: u64,
+    /// Encoder threads.
+    pub threads: usize,
+    /// PNG frames in a palette, where the frames' colours allow.
+    pub indexed_png: bool,
+    /// A GIF of a picture of many colours: the background dithered to the palette once.
+    pub dither: bool,
+    /// The most bytes a GIF, APNG or WebP may have (`--max-size`).
+    pub max_size: Option<u64>,
+}
+
+/// What writing a render made: its stats, the rung of the size ladder it took (with
+/// `--max-size`), and notes for the user (a setting that could not be honoured).
+pub struct Written {
+    /// Where the render's time went.
+    pub stats: Stats,
+    /// The rung that fitted `--max-size`.
+    pub rung: Option<Rung>,
+    /// What the user should know, as warnings.
+    pub notes: Vec<String>,
+}
+
+/// Refuses, before anything is staged, what `format` cannot make of `scene`: a GIF's frame
+/// rate, a still's frame past the end, `--max-size` for another format or with a manifest, and
+/// a video without ffmpeg. Returns the ffmpeg program for a video.
+pub fn check(
+    scene: &Scene,
+    format: Option<Format>,
+    frame: Option<u64>,
+    max_size: Option<u64>,
+    hashes: bool,
+) -> Result<Option<std::path::PathBuf>> {
+    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
+    if max_size.is_some() {
+        if !matches!(format, Some(Format::Gif | Format::Apng | Format::Webp)) {
+            let what = format.map_or("no output", Format::name);
+            return Err(usage(
+                format!("--max-size fits a GIF, APNG or WebP into a size, and the output is {what}"),
+                "write a .gif, .apng or .webp, or drop --max-size (a video's size follows its quality)",
+            ));
+        }
+        if hashes {
+            return Err(usage(
+                "--max-size may render the scene several times, smaller each time, and --hashes describes the \
+                 render as asked"
+                    .into(),
+                "write the manifest in a run of its own",
+            ));
+        }
+    }
+    match format {
+        Some(Format::Gif) => scene.check_gif_fps()?,
+        Some(Format::Still) => {
+            let frame = frame.unwrap_or(0);
+            if frame >= scene.frames {
+                return Err(usage(
+                    format!(
+                        "--frame {frame} is past the end: the render has {} frames, 0..={}",
+                        scene.frames,
+                        scene.frames - 1
+                    ),
+                    "pick an output frame from 0 to the last",
+                ));
+            }
+        }
+        Some(format) => {
+            if let Some(codec) = codec(format) {
+                return video::find_ffmpeg().map(Some).ok_or_else(|| video::missing_ffmpeg(codec));
+            }
+        }
+        None => {}
+    }
+    Ok(None)
+}
+
+/// Renders `scene` in `run` into `output`, through its format's encoder (or, without an output,
+/// into nothing but `run`'s manifest).
+pub fn write(
+    scene: &Scene,
+    run: Run<'_>,
+    output: Option<&Output<'_>>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Written> {
+    let written = |stats| Written { stats, rung: None, notes: Vec::new() };
+    let Some(out) = output else {
+        let discard = Discard::new(&run.inputs.background.pixels);
+        return render_with(scene, discard, run, progress).map(written);
+    };
+    let (inputs, threads) = (run.inputs, out.threads);
+    let stream = stream_of(scene, inputs);
+    let pixels = || inputs.background.pixels.clone();
+    let file = || out.staged.file().map(|f| BufWriter::with_capacity(1 << 20, f));
+    // With an encoder that compresses on threads of its own (most of the work), the simulation
+    // runs on one; others leave the cores to the simulation and the drawing.
+    let one = Run { threads: 1, ..run };
+    match out.format {
+        Format::Gif | Format::Apng | Format::Webp => animated(scene, one, out, progress),
+        Format::PngSequence => {
+            let palette = out.indexed_png.then(|| png_palette(scene, inputs));
+            match palette {
+                Some(Ok(palette)) => {
+                    let png = PngSequence::indexed(out.staged.path(), &stream, palette).threads(threads);
+                    render_with(scene, png, one, progress).map(written)
+                }
+                refused => {
+                    let png = PngSequence::new(out.staged.path(), &stream, pixels()).threads(threads);
+                    let mut done = written(render_with(scene, png, one, progress)?);
+                    if let Some(Err(why)) = refused {
+                        done.notes.push(format!("--indexed-png: {why}, so the frames are RGB PNGs"));
+                    }
+                    Ok(done)
+                }
+            }
+        }
+        Format::Still => {
+            let still = Still::new(file()?, &stream, pixels(), out.frame);
+            render_with(scene, still, Run { threads, ..one }, progress).map(written)
+        }
+        Format::Mp4 | Format::Webm => {
+            let codec = if out.format == Format::Mp4 { Codec::H264 } else { Codec::Vp9 };
+            let program = out.ffmpeg.ok_or_else(|| video::missing_ffmpeg(codec))?;
+            let video = Video::start(program, codec, out.staged.file()?, out.staged.is_stream(), &stream, pixels())?;
+            // ffmpeg takes the cores it wants; the simulation and drawing take the rest.
+            render_with(scene, video, Run { threads, ..one }, progress).map(written)
+        }
+    }
+}
+
+/// The palette of PNG frames that show `scene` exactly: the background's own colours, when
+/// there are at most 256 and frames only move them; otherwise why not.
+fn png_palette(scene: &Scene, inputs: &Inputs) -> std::result::Result<Palette, &'static str> {
+    if !scene.look.is_gather() {
+        return Err("a look makes new colours");
+    }
+    let palette = Palette::for_background(&inputs.background.pixels);
+    if palette.exact { Ok(palette) } else { Err("the background has more than 256 colours") }
+}
+
+/// A GIF, APNG or WebP into the staged output: as asked, or the first rung of the size ladder
+/// that fits `--max-size`.
+fn animated(scene: &Scene, run: Run<'_>, out: &Output<'_>, progress: &mut dyn FnMut(Progress)) -> Result<Written> {
+    let (bytes, stats, rung) = match out.max_size {
+        Some(limit) => {
+            let fitted = fit(scene, run, out, limit, progress)?;
+            (fitted.bytes, fitted.stats, Some(fitted.rung))
+        }
+        // RIFF puts the file's size first: a WebP for a stream is made in memory, then written
+        // whole.
+        None if out.format == Format::Webp && out.staged.is_stream() => {
+            let mut held = Capped::new(u64::MAX);
+            let stats = animate(scene, fit::AS_ASKED, &mut held, run, out, progress)?;
+            (held.into_bytes(), stats, None)
+        }
+        None => {
+            let file = BufWriter::with_capacity(1 << 20, out.staged.file()?);
+            let stats = animate(scene, fit::AS_ASKED, file, run, out, progress)?;
+            return Ok(Written { stats, rung: None, notes: Vec::new() });
+        }
+    };
+    let mut file = BufWriter::with_capacity(1 << 20, out.staged.file()?);
+    file.write_all(&bytes)
+        .and_then(|()| file.flush())
+        .map_err(|source| Error::Io { path: crate::encode::STREAM.into(), source })?;
+    Ok(Written { stats, rung, notes: Vec::new() })
+}
+
+/// Renders `scene` as `out`'s format (GIF, APNG or WebP) into `writer`, giving up what `rung`
+/// says, in `run` (which may carry a manifest).
+fn animate<W: Write + Seek>(
+    scene: &Scene,
+    rung: Rung,
+    writer: W,
+    run: Run<'_>,
+    out: &Output<'_>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Stats> {
+    let (inputs, threads) = (run.inputs, out.threads);
+    let background = &inputs.background;
+    let stream = stream_of(scene, inputs);
+    if rung.as_asked() {
+        return match out.format {
+            Format::Gif => {
+                let palette = gif_palette(scene, inputs, out.dither, threads);
+                let gif = GifEncoder::new(writer, &stream, palette)?.threads(threads);
+                render_with(scene, gif, run, progress)
+            }
+            Format::Apng => match png_palette(scene, inputs) {
+                Ok(palette) => {
+                    render_with(scene, Apng::indexed(writer, &stream, palette).threads(threads), run, progress)
+                }
+                // Frames that only move background pixels can mark unchanged pixels with a
+                // colour the background lacks.
+                Err(_) if scene.look.is_gather() => {
+                    let apng = Apng::keyed(writer, &stream, background.pixels.clone()).threads(threads);
+                    render_with(scene, apng, run, progress)
+                }
+                Err(_) => {
+                    let apng = Apng::rgb(writer, &stream, background.pixels.clone()).threads(threads);
+                    render_with(scene, apng, run, progress)
+                }
+            },
+            _ => render_with(
+                scene,
+                Webp::new(writer, &stream, background.pixels.clone()).threads(threads),
+                run,
+                progress,
+            ),
+        };
+    }
+    let stream = stream.reduced(rung.step, rung.scale, &rung.describe());
+    match out.format {
+        Format::Gif => {
+            let palette = gif_palette_within(scene, inputs, out.dither, threads, rung.entries);
+            let gif = GifEncoder::new(writer, &stream, palette)?.threads(threads);
+            if rung.step == 1 && rung.scale == 1 {
+                // Fewer colours alone: frames gathered from the background's indices, as asked.
+                return render_with(scene, gif, run, progress);
+            }
+            render_with(scene, reduced(gif, inputs, rung), run, progress)
+        }
+        Format::Apng => render_with(
+            scene,
+            reduced(Apng::rgb(writer, &stream, Vec::new()).threads(threads), inputs, rung),
+            run,
+            progress,
+        ),
+        _ => render_with(
+            scene,
+            reduced(Webp::new(writer, &stream, Vec::new()).threads(threads), inputs, rung),
+            run,
+            progress,
+        ),
+    }
+}
+
+/// `encoder` fed the render's frames as `rung` reduces them: every other frame, half the canvas.
+fn reduced<E: Encoder>(encoder: E, inputs: &Inputs, rung: Rung) -> Reduced<E> {
+    let background = &inputs.background;
+    Reduced::new(encoder, &background.pixels, background.width, rung.step, rung.scale)
+}
+
+/// What fitting a size budget made: the file's bytes, the render's stats, and the rung.
+struct Fitted {
+    bytes: Vec<u8>,
+    stats: Stats,
+    rung: Rung,
+}
+
+/// Climbs the ladder of `out`'s format until a rung's file is at most `limit` bytes: each
+/// attempt stops as soon as it passes the budget. The last rung is finished whatever its size,
+/// so that a budget nothing meets can be answered with the smallest size reached.
+fn fit(
+    scene: &Scene,
+    run: Run<'_>,
+    out: &Output<'_>,
+    limit: u64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Fitted> {
+    let (rungs, last) = fit::ladder(out.format == Format::Gif);
+    let attempt = |rung: Rung, cap: u64, progress: &mut dyn FnMut(Progress)| {
+        let mut capped = Capped::new(cap);
+        let run = Run { inputs: run.inputs, manifest: None, threads: 1, stop: run.stop, seam: run.seam };
+        animate(scene, rung, &mut capped, run, out, progress).map(|stats| (capped, stats))
+    };
+    for &rung in rungs {
+        match attempt(rung, limit, progress) {
+            Ok((capped, stats)) => return Ok(Fitted { bytes: capped.into_bytes(), stats, rung }),
+            Err(e) if fit::is_over_budget(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let (capped, stats) = attempt(last, u64::MAX, progress)?;
+    if capped.len() <= limit {
+        return Ok(Fitted { bytes: capped.into_bytes(), stats, rung: last });
+    }
+    Err(Error::Output {
+        message: format!(
+            "no rung of the {} size ladder fits --max-size {}: the smallest reached is {} ({})",
+            out.format.name(),
+            show(limit),
+            show(capped.len()),
+            last.describe()
+        ),
+        hint: Some("raise --max-size, or shorten the scene or shrink its canvas".into()),
+    })
+}
+
+/// Renders `scene` over `inputs` as an animated GIF into `writer` (a file, or a `Vec<u8>` in
+/// memory), on every core: the palette as the command line makes it, without dithering.
+pub fn gif<W: Write>(scene: &Scene, inputs: &Inputs, writer: W, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
+    scene.check_gif_fps()?;
+    let threads = crate::encode::workers::default_threads();
+    let palette = gif_palette(scene, inputs, false, threads);
+    let encoder = GifEncoder::new(writer, &stream_of(scene, inputs), palette)?;
+    super::render(scene, inputs, encoder, progress)
+}

@@ -1,0 +1,217 @@
+//! Reading a scene: the file within its size limit, its text as TOML with the `--set`
+//! overrides spliced in, every table's keys checked, then each table read, in order, into the
+//! validated [`Scene`].
+
+use std::path::Path;
+
+use super::Scene;
+use super::toml_reader::{Document, Override, Table, opt, read_all};
+use super::{ShoreSpec, background, events, look, overrides, seamless, shore, video, water};
+use crate::base::error::{Diagnostic, Error, Result};
+use crate::base::files::read_limited;
+use crate::base::limits::MAX_SCENE_BYTES;
+
+const TOP_KEYS: &[&str] = &[
+    "video",
+    "background",
+    "water",
+    "look",
+    "stone",
+    "swipe",
+    "rain",
+    "damping",
+    "obstacle",
+    "mask",
+    "edges",
+    "seamless",
+];
+const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "loop"];
+const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
+const WATER_KEYS: &[&str] =
+    &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction", "settle"];
+const STONE_KEYS: &[&str] = &["at", "x", "y", "radius", "weight"];
+const SWIPE_KEYS: &[&str] = &["from", "until", "path", "radius", "weight"];
+const RAIN_KEYS: &[&str] = &["drops_per_second", "radius", "weight", "from", "until", "seed"];
+const DAMPING_KEYS: &[&str] = &["at", "shift"];
+
+impl Scene {
+    /// Reads and validates a scene file. Relative paths in it are relative to its folder.
+    pub fn load(path: &Path) -> Result<Scene> {
+        Scene::from_bytes(Scene::read_file(path)?, path)
+    }
+
+    /// A scene file's bytes, at most [`MAX_SCENE_BYTES`] of them whatever the file is (to check
+    /// what parsing them takes before [`Scene::from_bytes`]).
+    pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+        read_limited(path, MAX_SCENE_BYTES, "scene files")
+            .map_err(|source| Error::SceneUnreadable { path: path.to_path_buf(), source })
+    }
+
+    /// Validates scene bytes, which must be UTF-8 text. `file` names it in messages; its folder
+    /// anchors relative paths.
+    pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<Scene> {
+        Scene::from_bytes_with(bytes, path, &[])
+    }
+
+    /// [`Scene::from_bytes`] with `--set` overrides (see [`Scene::from_toml_str_with`]).
+    pub fn from_bytes_with(bytes: Vec<u8>, path: &Path, overrides: &[String]) -> Result<Scene> {
+        let src = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let prefix = String::from_utf8_lossy(&e.as_bytes()[..at]).len();
+                let message = format!("the scene is not UTF-8 text (byte {at} is not valid UTF-8)");
+                return Err(Error::Scene(Box::new(Diagnostic::at(path, &lossy, prefix..prefix + 1, message))));
+            }
+        };
+        Scene::from_toml_str_with(&src, path, overrides)
+    }
+
+    /// Validates scene text. `file` names it in messages; its folder anchors relative paths.
+    pub fn from_toml_str(src: &str, file: &Path) -> Result<Scene> {
+        Scene::from_toml_str_with(src, file, &[])
+    }
+
+    /// [`Scene::from_toml_str`] with `--set KEY=VALUE` overrides (`water.refraction=0.4`,
+    /// `stone[0].x=10`), each validated like the file and named in messages. The scene's hash
+    /// (provenance) is of the text and its overrides.
+    pub fn from_toml_str_with(src: &str, file: &Path, overrides: &[String]) -> Result<Scene> {
+        // A byte-order mark is not part of the text: without it, columns count from the first key.
+        let src = src.strip_prefix('\u{feff}').unwrap_or(src);
+        let placed = Override::place(src.len(), overrides);
+        let doc = Document { file, src, overrides: &placed };
+        if let Some(at) = src.find('\0') {
+            return Err(doc.error(at..at + 1, "the scene contains a NUL byte".into()));
+        }
+        let mut root = doc.parse()?;
+        for o in &placed {
+            overrides::apply(&doc, root.get_mut(), o)?;
+        }
+        let top = doc.table(String::new(), 0..0, root.get_ref(), TOP_KEYS)?;
+        let tables = Tables::of(&top)?;
+        let mut scene = tables.read(&doc, file)?;
+        scene.source_hash = source_hash(src, overrides);
+        scene.source_bytes = (src.len() + overrides.iter().map(String::len).sum::<usize>()) as u64;
+        Ok(scene)
+    }
+}
+
+/// The scene's tables, each with its keys checked (in this order, so the first unknown key
+/// reported is the same whatever follows it).
+struct Tables<'t, 's> {
+    video: Option<Table<'t, 's>>,
+    background: Option<Table<'t, 's>>,
+    water: Option<Table<'t, 's>>,
+    look: Option<Table<'t, 's>>,
+    rain: Option<Table<'t, 's>>,
+    mask: Option<Table<'t, 's>>,
+    edges: Option<Table<'t, 's>>,
+    seamless: Option<Table<'t, 's>>,
+    stones: Vec<Table<'t, 's>>,
+    swipes: Vec<Table<'t, 's>>,
+    damping: Vec<Table<'t, 's>>,
+    obstacles: Vec<Table<'t, 's>>,
+}
+
+impl<'t, 's> Tables<'t, 's> {
+    fn of(top: &Table<'t, 's>) -> Result<Tables<'t, 's>> {
+        let section = |key: &str, allowed: &[&str]| -> Result<Option<Table<'t, 's>>> {
+            top.get(key).map(|v| v.table(allowed, &format!("a table, written [{key}]"))).transpose()
+        };
+        let list = |key: &str, allowed: &[&str]| -> Result<Vec<Table<'t, 's>>> {
+            top.get(key).map_or(Ok(Vec::new()), |v| v.tables(allowed))
+        };
+        Ok(Tables {
+            video: section("video", VIDEO_KEYS)?,
+            background: section("background", BACKGROUND_KEYS)?,
+            water: section("water", WATER_KEYS)?,
+            look: section("look", look::KEYS)?,
+            rain: section("rain", RAIN_KEYS)?,
+            mask: section("mask", shore::MASK_KEYS)?,
+            edges: section("edges", shore::EDGES_KEYS)?,
+            seamless: section("seamless", seamless::KEYS)?,
+            stones: list("stone", STONE_KEYS)?,
+            swipes: list("swipe", SWIPE_KEYS)?,
+            damping: list("damping", DAMPING_KEYS)?,
+            obstacles: list("obstacle", shore::OBSTACLE_KEYS)?,
+        })
+    }
+
+    /// The scene the tables describe, read in the order that values depend on one another: the
+    /// background (which may give the canvas), the video, the water (whose clock counts event
+    /// times), then the looks, the events and the shore. The source's hash and size are left 0.
+    fn read(&self, doc: &Document<'_>, file: &Path) -> Result<Scene> {
+        let base = file.parent().unwrap_or(Path::new(""));
+        let video = self.video.as_ref();
+        let background = background::read_background(doc, self.background.as_ref(), base)?;
+        let (width, height) = video::read_canvas(doc, video, &background).map_err(|e| background.locate(e))?;
+        let fps = match opt(video, "fps") {
+            Some(v) => v.int(1..=100)?,
+            None => 25,
+        } as u32;
+        let fps_site = opt(video, "fps").map(|v| doc.diagnostic(v.span, String::new()));
+        let (first_frame, frames) = video::read_length(doc, video, fps)?;
+        let looping = opt(video, "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
+        let water = water::read_water(self.water.as_ref(), fps)?;
+        let seamless = (self.seamless.as_ref())
+            .map(|t| seamless::read_seamless(t, first_frame, frames, water.clock, fps))
+            .transpose()?
+            .unwrap_or_default();
+        let look = self.look.as_ref().map(look::read_look).transpose()?.unwrap_or_default();
+
+        // Event times count in frames, or in steps when the water keeps its own time.
+        let rate = water.clock.per_second(fps);
+        let stones = read_all(&self.stones, |t| events::read_stone(t, rate, width, height))?;
+        let swipes = read_all(&self.swipes, |t| events::read_swipe(t, rate))?;
+        let rain = self.rain.as_ref().map(|t| events::read_rain(t, rate)).transpose()?;
+        let damping = read_all(&self.damping, |t| events::read_damping(t, rate))?;
+        let shore = ShoreSpec {
+            obstacles: read_all(&self.obstacles, shore::read_obstacle)?,
+            mask: self.mask.as_ref().map(|t| shore::read_mask(doc, t, base)).transpose()?,
+            edges: shore::read_edges(self.edges.as_ref())?,
+        };
+        Ok(Scene {
+            file: file.to_path_buf(),
+            width,
+            height,
+            fps,
+            first_frame,
+            frames,
+            looping,
+            background,
+            water,
+            stones,
+            swipes,
+            rain,
+            damping,
+            look,
+            shore,
+            seamless,
+            fps_site,
+            source_hash: 0,
+            source_bytes: 0,
+        })
+    }
+}
+
+/// The most the scene parser holds per byte of scene text, at its peak (its token stream and
+/// tree beside the text itself): measured at up to 125 for the densest text (`[1,1,1,…]`), and
+/// about 95 for lists of stones or of path points.
+const PARSE_PER_BYTE: u64 = 160;
+
+/// The most memory reading a scene of `bytes` bytes of text takes: the text and its parse.
+pub fn parsing_bytes(bytes: u64) -> u64 {
+    bytes.saturating_mul(PARSE_PER_BYTE + 1)
+}
+
+/// XXH3-64 of the scene text, followed by each override (none: the text's own hash, as always).
+fn source_hash(src: &str, overrides: &[String]) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(src.as_bytes());
+    for o in overrides {
+        hasher.update(b"\n--set ");
+        hasher.update(o.as_bytes());
+    }
+    hasher.digest()
+}

@@ -1,0 +1,178 @@
+//! `ripple-render new PICTURE`: a starter scene for a picture, with values that look like water
+//! on it as they are (measured with `bench/looks_good.py`; the README's key table gives the
+//! ranges).
+//!
+//! Every size is scaled to the canvas: with `s` its shorter side, stones are about `s/40`
+//! pixels across their radius, the swipe crosses the lower third, and the rain falls at one
+//! drop a second for every 20,000 pixels of canvas.
+
+use crate::scene::Model;
+
+/// The longest side a starter canvas gets: a larger picture is fitted down to it (keeping its
+/// aspect ratio), a smaller one is used at its own size.
+pub const LONGEST_SIDE: u32 = 640;
+
+/// What a starter scene is made from.
+#[derive(Debug, Clone)]
+pub struct Starter<'a> {
+    /// The picture's size, upright.
+    pub picture: (u32, u32),
+    /// The picture's path as the scene should name it (relative to the scene's folder where
+    /// possible).
+    pub image: &'a str,
+    /// The water model.
+    pub model: Model,
+}
+
+/// The canvas for a picture: its own size, or fitted within `LONGEST_SIDE` with its aspect
+/// ratio kept (rounded), never smaller than 3 pixels a side.
+pub fn canvas((width, height): (u32, u32)) -> (u32, u32) {
+    let longest = width.max(height).max(1);
+    let scale = |side: u32| -> u32 {
+        if longest <= LONGEST_SIDE {
+            side
+        } else {
+            ((u64::from(side) * u64::from(LONGEST_SIDE) + u64::from(longest) / 2) / u64::from(longest)) as u32
+        }
+    };
+    (scale(width).max(3), scale(height).max(3))
+}
+
+/// The water of each model that looks like water with these sizes: a gentle refraction, and
+/// weights that make rings a few pixels deep.
+struct Tuning {
+    model: &'static str,
+    refraction: f64,
+    /// Weight of a stone, per pixel of its radius.
+    stone_weight: u32,
+    swipe_weight: u32,
+    rain_weight: [u32; 2],
+    shading: u32,
+    highlight: u32,
+}
+
+const CLASSIC: Tuning = Tuning {
+    model: "classic",
+    refraction: 0.05,
+    stone_weight: 60,
+    swipe_weight: 24,
+    rain_weight: [12, 24],
+    shading: 96,
+    highlight: 320,
+};
+
+const SPRING: Tuning = Tuning {
+    model: "spring",
+    refraction: 0.03,
+    stone_weight: 60,
+    swipe_weight: 24,
+    rain_weight: [12, 24],
+    shading: 64,
+    highlight: 240,
+};
+
+/// The scene's TOML text, with comments that say what each part does.
+pub fn scene_text(starter: &Starter<'_>) -> String {
+    let (w, h) = canvas(starter.picture);
+    let tuning = match starter.model {
+        Model::Classic => &CLASSIC,
+        Model::Spring => &SPRING,
+    };
+    let s = w.min(h);
+    let radius = (s / 40).clamp(2, 256);
+    let (wf, hf) = (f64::from(w), f64::from(h));
+    let at = |fx: f64, fy: f64| ((wf * fx) as u32, (hf * fy) as u32);
+    let stones =
+        [(0.2, at(0.5, 0.45), radius + radius / 2), (1.2, at(0.27, 0.3), radius), (2.0, at(0.75, 0.62), radius)];
+    let swipe_radius = (radius / 2).max(1);
+    let (sx0, sy0) = at(0.12, 0.78);
+    let (sx1, sy1) = at(0.5, 0.7);
+    let (sx2, sy2) = at(0.88, 0.8);
+    let rain = (f64::from(w) * f64::from(h) / 20_000.0).max(0.5);
+    let rain_radius = [(radius / 3).max(1), (radius / 2).max(1)];
+    let [rw0, rw1] = tuning.rain_weight.map(|weight| (weight * rain_radius[1]).min(16384));
+    let picture = format!("{}×{}", starter.picture.0, starter.picture.1);
+    let fitted = if (w, h) == starter.picture { String::new() } else { format!(", fitted to {w}×{h}") };
+    let mut text = format!(
+        "# A starter scene made by `ripple-render new` for a picture of {picture}{fitted}.\n\
+         # Render it with `ripple-render THIS.toml -o out.gif`; docs/scene-format.md has every key.\n\
+         \n\
+         [video]\n\
+         width = {w}\n\
+         height = {h}\n\
+         fps = 25\n\
+         duration = 4.0\n\
+         \n\
+         [background]\n\
+         image = {image}\n\
+         fit = \"cover\"\n\
+         \n\
+         [water]\n\
+         model = \"{model}\"\n\
+         # How far the picture bends: larger is stronger (and past a point, jagged).\n\
+         refraction = {refraction}\n\
+         \n\
+         # Smooth sampling and light from the upper left: shading darkens the far side of each\n\
+         # wave, highlight adds glints where it faces the light.\n\
+         [look]\n\
+         sampling = \"bilinear\"\n\
+         shading = {shading}\n\
+         highlight = {highlight}\n\
+         light = [-1, -1]\n",
+        image = toml::Value::String(starter.image.to_string()),
+        model = tuning.model,
+        refraction = tuning.refraction,
+        shading = tuning.shading,
+        highlight = tuning.highlight,
+    );
+    for (at, (x, y), radius) in stones {
+        let weight = (tuning.stone_weight * radius).min(16384);
+        text.push_str(&format!("\n[[stone]]\nat = {at:.1}\nx = {x}\ny = {y}\nradius = {radius}\nweight = {weight}\n"));
+    }
+    text.push_str(&format!(
+        "\n# A finger drawn across the lower third.\n[[swipe]]\nfrom = 2.6\nuntil = 3.4\n\
+         path = [[{sx0}, {sy0}], [{sx1}, {sy1}], [{sx2}, {sy2}]]\nradius = {swipe_radius}\nweight = {sweight}\n",
+        sweight = (tuning.swipe_weight * swipe_radius).min(16384),
+    ));
+    text.push_str(&format!(
+        "\n# Light rain all along.\n[rain]\ndrops_per_second = {rain:.1}\nradius = [{}, {}]\nweight = [{rw0}, {rw1}]\nseed = 1\n",
+        rain_radius[0], rain_radius[1],
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::Scene;
+
+    #[test]
+    fn the_canvas_keeps_the_pictures_shape_within_the_longest_side() {
+        assert_eq!(canvas((480, 320)), (480, 320));
+        assert_eq!(canvas((640, 640)), (640, 640));
+        // 4000×3000 → 640×480; 3000×4000 → 480×640; 1001×3 → 640×2, raised to 3.
+        assert_eq!(canvas((4000, 3000)), (640, 480));
+        assert_eq!(canvas((3000, 4000)), (480, 640));
+        assert_eq!(canvas((1001, 3)), (640, 3));
+        assert_eq!(canvas((1, 1)), (3, 3));
+    }
+
+    #[test]
+    fn every_starter_scene_loads_with_its_events_on_the_canvas() {
+        for picture in [(1, 1), (3, 200), (300, 200), (640, 480), (4000, 3000), (9000, 20)] {
+            for model in [Model::Classic, Model::Spring] {
+                let text = scene_text(&Starter { picture, image: "a \"quoted\" \\ name.png", model });
+                let scene = Scene::from_toml_str(&text, std::path::Path::new("starter.toml"))
+                    .unwrap_or_else(|e| panic!("{picture:?} {model:?}: {e}\n{text}"));
+                assert_eq!((scene.width, scene.height), canvas(picture));
+                assert_eq!(scene.water.model, model);
+                assert_eq!(scene.stones.len(), 3);
+                assert!(scene.stones.iter().all(|s| s.x < i64::from(scene.width) && s.y < i64::from(scene.height)));
+                assert_eq!(
+                    scene.background.image.as_deref().and_then(|p| p.file_name()).unwrap(),
+                    "a \"quoted\" \\ name.png"
+                );
+            }
+        }
+    }
+}

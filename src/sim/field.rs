@@ -1,0 +1,150 @@
+//! The height field as every stage after the water sees it: a row-major slice of cells of the
+//! model's type ([`Cell`]: i16 for the classic model, i32 for the spring model), the bands of
+//! rows that work on it is split into (one band per thread, the same result on any number of
+//! threads), and the distance between two fields.
+
+use std::sync::Arc;
+
+use rayon::ThreadPool;
+use rayon::prelude::*;
+
+use crate::scene::Model;
+
+/// Bytes a cell of `model`'s height field takes.
+pub fn cell_bytes(model: Model) -> u64 {
+    match model {
+        Model::Classic => std::mem::size_of::<i16>() as u64,
+        Model::Spring => std::mem::size_of::<i32>() as u64,
+    }
+}
+
+/// A cell of a height field: the classic model's i16 or the spring model's i32. Every stage is
+/// written once, generic over it, so that a render holds one model's fields throughout.
+pub trait Cell: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + Into<i64> + 'static {
+    /// `v` narrowed to the cell type, truncating as `as` does (a blend of two cells fits).
+    fn narrow(v: i64) -> Self;
+
+    /// Σ|a − b| over two chunks of at most 65536 cells, written so that it vectorizes.
+    fn distance(a: &[Self], b: &[Self]) -> u64;
+}
+
+impl Cell for i16 {
+    fn narrow(v: i64) -> i16 {
+        v as i16
+    }
+
+    #[inline(always)]
+    fn distance(a: &[i16], b: &[i16]) -> u64 {
+        // |a − b| of two i16 is at most 65535: a u16 as max − min, summed in u32.
+        let sum: u32 = a.iter().zip(b).map(|(&x, &y)| u32::from(x.max(y).wrapping_sub(x.min(y)) as u16)).sum();
+        u64::from(sum)
+    }
+}
+
+impl Cell for i32 {
+    fn narrow(v: i64) -> i32 {
+        v as i32
+    }
+
+    #[inline(always)]
+    fn distance(a: &[i32], b: &[i32]) -> u64 {
+        a.iter().zip(b).map(|(&x, &y)| (i64::from(x) - i64::from(y)).unsigned_abs()).sum()
+    }
+}
+
+/// The threads that bands of rows are handed to: a pool, or none (every band on the caller's
+/// thread). Made once per render and shared by the water's steps and the drawing.
+#[derive(Clone, Default)]
+pub struct Threads(Option<Arc<ThreadPool>>);
+
+impl Threads {
+    /// `threads` threads (1: none beside the caller's).
+    pub fn new(threads: usize) -> Threads {
+        let pool = (threads > 1).then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok());
+        Threads(pool.flatten().map(Arc::new))
+    }
+
+    /// The pool, if there is one.
+    pub fn pool(&self) -> Option<&ThreadPool> {
+        self.0.as_deref()
+    }
+}
+
+/// Rows per band of parallel work: one band per thread, each of at least 16 Ki cells, so that
+/// handing a band out costs little beside its work.
+pub(crate) fn band_rows(width: usize, rows: usize, pool: &ThreadPool) -> usize {
+    let per_thread = rows.div_ceil(pool.current_num_threads().max(1));
+    per_thread.max(16_384usize.div_ceil(width.max(1))).max(1)
+}
+
+/// Below this many cells a water step is quicker on one thread than handed out.
+pub(crate) const PARALLEL_STEP_CELLS: usize = 1 << 20;
+/// Below this many pixels refraction stays on one thread.
+pub(crate) const PARALLEL_REFRACT_PIXELS: usize = 1 << 16;
+
+/// Runs `f(band, first_row)` over bands of whole rows of `out`, in parallel on `pool` when
+/// `out` has at least `min_cells` cells.
+pub(crate) fn for_bands<T: Send>(
+    out: &mut [T],
+    width: usize,
+    pool: Option<&ThreadPool>,
+    min_cells: usize,
+    f: impl Fn(&mut [T], usize) + Sync,
+) {
+    match pool.filter(|_| out.len() >= min_cells) {
+        Some(pool) => pool.install(|| {
+            let rows = band_rows(width, out.len() / width.max(1), pool);
+            out.par_chunks_mut(rows * width).enumerate().for_each(|(i, band)| f(band, i * rows));
+        }),
+        None => f(out, 0),
+    }
+}
+
+/// Like [`for_bands`], over the same bands of two buffers.
+pub(crate) fn for_band_pairs<T: Send>(
+    a: &mut [T],
+    b: &mut [T],
+    width: usize,
+    pool: Option<&ThreadPool>,
+    f: impl Fn(&mut [T], &mut [T], usize) + Sync,
+) {
+    match pool.filter(|_| a.len() >= PARALLEL_STEP_CELLS) {
+        Some(pool) => pool.install(|| {
+            let rows = band_rows(width, a.len() / width.max(1), pool);
+            a.par_chunks_mut(rows * width)
+                .zip(b.par_chunks_mut(rows * width))
+                .enumerate()
+                .for_each(|(i, (a, b))| f(a, b, i * rows));
+        }),
+        None => f(a, b, 0),
+    }
+}
+
+/// Rows a shore's step takes at a time (about 8 Ki cells): the water's step over them, then
+/// the shore's finish of just those rows while they are still in the cache.
+pub(crate) fn chunk_rows(width: usize) -> usize {
+    (8192 / width.max(1)).max(1)
+}
+
+crate::base::simd::dispatch! {
+    /// Σ|a − b| over a chunk, then `b` becomes `a`.
+    fn chunk<C: Cell>(a: &[C], b: &mut [C]) -> u64 => chunk_portable
+}
+
+#[inline(always)]
+fn chunk_portable<C: Cell>(a: &[C], b: &mut [C]) -> u64 {
+    let sum = C::distance(a, b);
+    b.copy_from_slice(a);
+    sum
+}
+
+/// Σ|a − b| over the cells, then `b` becomes `a`: in chunks that stay in the cache between the
+/// sum and the copy, on `pool`'s threads if given.
+pub fn distance_and_copy<C: Cell>(a: &[C], b: &mut [C], pool: Option<&ThreadPool>) -> u64 {
+    // 4096 i16 differences of at most 65535 each add up within a u32, which vectorizes well.
+    const CHUNK: usize = 4096;
+    match pool.filter(|_| a.len() >= PARALLEL_REFRACT_PIXELS) {
+        None => a.chunks(CHUNK).zip(b.chunks_mut(CHUNK)).map(|(a, b)| chunk(a, b)).sum(),
+        Some(pool) => pool.install(|| a.par_chunks(CHUNK).zip(b.par_chunks_mut(CHUNK)).map(|(a, b)| chunk(a, b)).sum()),
+    }
+}

@@ -1,0 +1,154 @@
+//! The water in time: the scene's events, unit by unit ([`timeline`]), the water that receives
+//! them within its shore ([`water`], [`shore`]), stepped frame after frame ([`Simulation`]),
+//! and the heights each frame is drawn from ([`Surface`], with [`seamless`]'s crossfade and
+//! seam). Nothing here draws: [`field`] is what the drawing stage is handed.
+
+pub mod field;
+pub mod seamless;
+pub mod shore;
+pub mod timeline;
+pub mod water;
+
+use field::Threads;
+use seamless::{Crossfade, Seam};
+use shore::Shore;
+use timeline::{Event, Schedule};
+use water::{Basin, Water};
+
+use crate::scene::{Clock, Scene};
+
+/// The water of a scene advanced frame by frame, pre-roll included: each frame's events
+/// (SPEC §3), then its steps; in step mode (§10), each step's events then the step, until the
+/// frame is due.
+pub struct Simulation<W: Water> {
+    threads: Threads,
+    schedule: Schedule,
+    water: W,
+    damping_shift: u32,
+    clock: Clock,
+    fps: u32,
+    /// The next frame to draw, and the last frame's number plus one (K0 + N).
+    next_frame: u64,
+    end_frame: u64,
+    /// Steps done so far (in step mode).
+    steps: u64,
+}
+
+impl<W: Water> Simulation<W> {
+    /// Still water before frame 0 of `scene`, within `shore`, that will receive `schedule`'s
+    /// events and step in bands of rows on `threads` (the same result as on one).
+    pub fn new(scene: &Scene, schedule: Schedule, shore: &Shore, threads: Threads) -> Self {
+        Simulation {
+            threads,
+            schedule,
+            water: W::still(Basin::within(shore), &scene.water),
+            damping_shift: scene.water.damping_shift,
+            clock: scene.water.clock,
+            fps: scene.fps,
+            next_frame: 0,
+            end_frame: scene.end_frame(),
+            steps: 0,
+        }
+    }
+
+    /// Simulates up to the next frame and returns its number, or `None` after frame K0+N-1.
+    /// A frame's events, then its steps (SPEC §3); in step mode (§10), each step's events then
+    /// the step, until the frame is due (`n(k)` steps done, before that step's events).
+    pub fn advance(&mut self) -> Option<u64> {
+        match self.clock {
+            Clock::Frames { steps_per_frame } => {
+                let k = self.apply_next_unit()?;
+                for _ in 0..steps_per_frame {
+                    self.water.step(self.damping_shift, self.threads.pool());
+                }
+                Some(k)
+            }
+            Clock::Steps { .. } => {
+                let k = self.next_frame;
+                if k >= self.end_frame {
+                    return None;
+                }
+                let due = self.clock.steps_before_drawing(k, self.fps);
+                while self.steps < due {
+                    self.apply_next_unit();
+                    self.water.step(self.damping_shift, self.threads.pool());
+                    self.steps += 1;
+                }
+                self.next_frame += 1;
+                Some(k)
+            }
+        }
+    }
+
+    /// Applies the next unit's events; returns the unit.
+    fn apply_next_unit(&mut self) -> Option<u64> {
+        let (water, damping_shift) = (&mut self.water, &mut self.damping_shift);
+        self.schedule.next_unit_each(|_, event| match event {
+            Event::Damping { shift } => *damping_shift = *shift,
+            Event::Drop(drop) => water.drop(drop),
+        })
+    }
+
+    /// The water's current heights.
+    pub fn heights(&self) -> &[W::Cell] {
+        self.water.heights()
+    }
+}
+
+/// The heights each frame is drawn from: the water's, or over a seamless loop's last frames
+/// their blend into the pre-roll's (SPEC §11); and, when asked, the render's seam measured over
+/// them as frames are output.
+pub struct Surface<W: Water> {
+    simulation: Simulation<W>,
+    fade: Option<Crossfade<W::Cell>>,
+    seam: Option<Seam<W::Cell>>,
+    first_frame: u64,
+}
+
+impl<W: Water> Surface<W> {
+    /// The heights `simulation` gives a render of `scene`, crossfaded if the scene asks.
+    pub fn new(scene: &Scene, simulation: Simulation<W>) -> Surface<W> {
+        Surface { simulation, fade: Crossfade::new(scene), seam: None, first_frame: scene.first_frame }
+    }
+
+    /// Measures the render's seam (SPEC §11) over the water cells of `shore` as frames are
+    /// output: a pass over the heights each frame.
+    pub fn measuring_seam(mut self, scene: &Scene, shore: &Shore) -> Surface<W> {
+        let (w, h) = shore.size();
+        let walls = shore.walls().map_or(0, |w| w.count());
+        self.seam = Some(Seam::new((w * h) as u64 - walls, scene.frames));
+        self
+    }
+
+    /// Simulates the next frame, pre-roll included, and returns its number, or `None` after
+    /// frame K0+N-1.
+    pub fn advance(&mut self) -> Option<u64> {
+        let k = self.simulation.advance()?;
+        if let Some(fade) = &mut self.fade {
+            fade.take(k, self.simulation.heights());
+        }
+        if k >= self.first_frame
+            && let Some(seam) = &mut self.seam
+        {
+            let drawn = match &self.fade {
+                Some(fade) => fade.drawn(self.simulation.heights()),
+                None => self.simulation.heights(),
+            };
+            seam.add(drawn, self.simulation.threads.pool());
+        }
+        Some(k)
+    }
+
+    /// The heights the current frame is drawn from.
+    pub fn heights(&self) -> &[W::Cell] {
+        match &self.fade {
+            Some(fade) => fade.drawn(self.simulation.heights()),
+            None => self.simulation.heights(),
+        }
+    }
+
+    /// The seam so far (see [`Surface::measuring_seam`]).
+    pub fn seam(&self) -> Option<f64> {
+        self.seam.as_ref().and_then(Seam::value)
+    }
+}

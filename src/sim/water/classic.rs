@@ -1,0 +1,215 @@
+//! The classic GameRes water: two i16 buffers, four neighbours, damping by a shift.
+
+use rayon::ThreadPool;
+
+use super::{Basin, Water};
+use crate::scene::WaterSpec;
+use crate::sim::field::{PARALLEL_STEP_CELLS, chunk_rows, for_bands};
+use crate::sim::shore::Shore;
+use crate::sim::timeline::Drop;
+
+/// Two i16 height buffers; `cur` is the height field.
+#[derive(Debug, Clone)]
+pub struct Classic {
+    basin: Basin,
+    cur: Vec<i16>,
+    prev: Vec<i16>,
+}
+
+impl Classic {
+    /// Still water in `basin`.
+    pub fn new(basin: Basin) -> Self {
+        let (width, height) = basin.size();
+        let cells = width * height;
+        Classic { basin, cur: vec![0; cells], prev: vec![0; cells] }
+    }
+}
+
+impl Water for Classic {
+    type Cell = i16;
+
+    fn still(basin: Basin, _spec: &WaterSpec) -> Self {
+        Classic::new(basin)
+    }
+
+    /// Sets every covered cell of `cur` to `-weight`.
+    fn drop(&mut self, drop: &Drop) {
+        let depth = -(drop.weight as i16);
+        self.basin.drop_cells(drop, |i| self.cur[i] = depth);
+    }
+
+    /// One step: `n = (sum of 4 neighbours >> 1) - prev; n -= n >> shift`, clamped to i16,
+    /// written into `prev`, then the buffers swap.
+    fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
+        let (cur, w) = (&self.cur, self.basin.size().0);
+        match self.basin.shore() {
+            None => {
+                for_bands(&mut self.prev, w, pool, PARALLEL_STEP_CELLS, |band, y0| step_rows(cur, band, y0, w, shift))
+            }
+            Some(shore) => {
+                for_bands(&mut self.prev, w, pool, PARALLEL_STEP_CELLS, |band, y0| {
+                    let rows = chunk_rows(w);
+                    for (k, chunk) in band.chunks_mut(rows * w).enumerate() {
+                        let y = y0 + k * rows;
+                        step_rows(cur, chunk, y, w, shift);
+                        finish_rows(shore, cur, chunk, y..y + chunk.len() / w, shift);
+                    }
+                });
+                for &(b, i) in shore.absorbing_ends() {
+                    let (b, i) = (b as usize, i as usize);
+                    self.prev[b] = absorbed(cur[i], self.prev[i], cur[b]);
+                }
+            }
+        }
+        std::mem::swap(&mut self.cur, &mut self.prev);
+    }
+
+    fn heights(&self) -> &[i16] {
+        &self.cur
+    }
+}
+
+/// What the interior step leaves to the shore (SPEC §8) in `rows`, whose new heights `new`
+/// holds: the cells of wrapped edges, stepped with their neighbours across the canvas; walls
+/// back to 0; then the absorbing cells of the left and right edges (see [`absorbed`]). The top
+/// and bottom edges' absorbing cells wait for the rows next to them, so for the whole step.
+fn finish_rows(shore: &Shore, cur: &[i16], new: &mut [i16], rows: std::ops::Range<usize>, shift: u32) {
+    let first = rows.start * shore.size().0;
+    for &(i, [n, s, w, e, ..]) in shore.wrapped_in(rows.clone()) {
+        let [n, s, w, e] = [n, s, w, e].map(|j| i32::from(cur[j as usize]));
+        let i = i as usize;
+        let mut v = ((n + s + w + e) >> 1) - i32::from(new[i - first]);
+        v -= v >> shift;
+        new[i - first] = v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+    }
+    shore.clear_walls(new, first);
+    for &(b, i) in shore.absorbing_sides(rows) {
+        let (b, i) = (b as usize, i as usize);
+        new[b - first] = absorbed(cur[i], new[i - first], cur[b]);
+    }
+}
+
+/// An absorbing border cell's new height from its inward neighbour's heights now and next and
+/// its own now: `inward + ((inward_next − border)·−44) / 256`, truncating, clamped to i16.
+#[inline]
+fn absorbed(inward: i16, inward_next: i16, border: i16) -> i16 {
+    let v = i64::from(inward) + (i64::from(inward_next) - i64::from(border)) * -44 / 256;
+    v.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16
+}
+
+crate::base::simd::dispatch! {
+    /// Steps the rows of `cur` that `band` (rows from `y0` of `prev`) holds into it.
+    fn step_rows(cur: &[i16], band: &mut [i16], y0: usize, width: usize, shift: u32) => step_rows_portable
+}
+
+#[inline(always)]
+fn step_rows_portable(cur: &[i16], band: &mut [i16], y0: usize, w: usize, shift: u32) {
+    let height = cur.len() / w;
+    for (y, out) in (y0..).zip(band.chunks_exact_mut(w)) {
+        if y == 0 || y == height - 1 {
+            continue;
+        }
+        let row = y * w;
+        // Equal-length slices for the interior of this row and its four neighbours, zipped, so
+        // the loop has no bounds checks and vectorizes.
+        let left = &cur[row..row + w - 2];
+        let right = &cur[row + 2..row + w];
+        let up = &cur[row - w + 1..row - 1];
+        let down = &cur[row + w + 1..row + 2 * w - 1];
+        let out = &mut out[1..w - 1];
+        for ((((o, &l), &r), &u), &d) in out.iter_mut().zip(left).zip(right).zip(up).zip(down) {
+            let sum = i32::from(l) + i32::from(r) + i32::from(u) + i32::from(d);
+            let mut n = (sum >> 1) - i32::from(*o);
+            n -= n >> shift;
+            *o = n.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::timeline::Source;
+
+    fn stone(x: i64, y: i64, radius: i64, weight: i64) -> Drop {
+        Drop { x, y, radius, weight, source: Source::Stone(0) }
+    }
+
+    #[test]
+    fn shift_floors_negative_numbers() {
+        assert_eq!(-50 >> 5, -2);
+        assert_eq!(-1 >> 5, -1);
+        assert_eq!(50 >> 5, 1);
+    }
+
+    /// A 5×5 grid, one drop of weight 100 in the centre, worked by hand with shift 5.
+    #[test]
+    fn five_by_five_after_one_and_two_steps() {
+        let mut water = Classic::new(Basin::open(5, 5));
+        water.drop(&stone(2, 2, 1, 100));
+        water.step(5, None);
+        // Step 1 (prev was 0): the centre's neighbours sum to 0 → n = 0.
+        // Each orthogonal neighbour sees -100: (-100 >> 1) = -50; -50 - (-50 >> 5) = -50 + 2 = -48.
+        // Diagonal cells see nothing in their four neighbours → 0.
+        #[rustfmt::skip]
+        let one = [
+            0, 0,   0,   0, 0,
+            0, 0,   -48, 0, 0,
+            0, -48, 0,   -48, 0,
+            0, 0,   -48, 0, 0,
+            0, 0,   0,   0, 0,
+        ];
+        assert_eq!(water.heights(), &one);
+        water.step(5, None);
+        // Step 2, prev is the drop field (centre -100, rest 0):
+        // centre: (4·-48 >> 1) - (-100) = -96 + 100 = 4; 4 - (4 >> 5) = 4.
+        // (1,1): neighbours (2,1) and (1,2) are -48: (-96 >> 1) = -48; -48 - (-48 >> 5) = -48 + 2 = -46.
+        // (2,1): neighbours (1,1),(3,1),(2,0),(2,2) are all 0 → 0, minus prev 0 → 0.
+        #[rustfmt::skip]
+        let two = [
+            0, 0,   0, 0,   0,
+            0, -46, 0, -46, 0,
+            0, 0,   4, 0,   0,
+            0, -46, 0, -46, 0,
+            0, 0,   0, 0,   0,
+        ];
+        assert_eq!(water.heights(), &two);
+    }
+
+    #[test]
+    fn heights_clamp_to_i16_in_both_directions() {
+        let mut water = Classic::new(Basin::open(5, 5));
+        for i in [7, 11, 13, 17] {
+            water.cur[i] = -16384;
+        }
+        water.prev[12] = 32767;
+        // centre: (4·-16384 >> 1) - 32767 = -65535; -65535 >> 15 = -2 → -65533 → -32768.
+        water.step(15, None);
+        assert_eq!(water.heights()[12], -32768);
+
+        let mut water = Classic::new(Basin::open(5, 5));
+        for i in [7, 11, 13, 17] {
+            water.cur[i] = 32767;
+        }
+        water.prev[12] = -32768;
+        // centre: (131068 >> 1) + 32768 = 98302; 98302 >> 1 = 49151 → 49151 → 32767.
+        water.step(1, None);
+        assert_eq!(water.heights()[12], 32767);
+    }
+
+    #[test]
+    fn border_stays_zero() {
+        let mut water = Classic::new(Basin::open(6, 4));
+        water.drop(&stone(1, 1, 3, 500));
+        for _ in 0..5 {
+            water.step(3, None);
+        }
+        let h = water.heights();
+        for x in 0..6 {
+            assert_eq!((h[x], h[18 + x]), (0, 0));
+        }
+        for y in 0..4 {
+            assert_eq!((h[y * 6], h[y * 6 + 5]), (0, 0));
+        }
+    }
+}
