@@ -1,0 +1,255 @@
+//! VP8L's entropy coding: the bit writer (least significant bit first), Huffman code lengths
+//! limited to 15 bits, canonical codes, how a code is itself written, and the prefix coding of
+//! lengths and distances.
+
+/// Bits written least significant first, as VP8L reads them.
+pub(super) struct Bits {
+    out: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl Bits {
+    pub(super) fn new() -> Bits {
+        Bits { out: Vec::new(), acc: 0, n: 0 }
+    }
+
+    pub(super) fn put(&mut self, value: u32, bits: u32) {
+        debug_assert!(bits <= 32 && (bits == 32 || value >> bits == 0));
+        self.acc |= u64::from(value) << self.n;
+        self.n += bits;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    pub(super) fn finish(mut self) -> Vec<u8> {
+        if self.n > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
+
+/// Code lengths of a Huffman code for `freqs`, none longer than `limit` (frequencies are halved
+/// until the code fits). Unused symbols get 0.
+fn code_lengths(freqs: &[u32], limit: u8) -> Vec<u8> {
+    let mut scaled: Vec<u64> = freqs.iter().map(|&f| u64::from(f)).collect();
+    loop {
+        let lengths = huffman(&scaled);
+        if lengths.iter().all(|&l| l <= limit) {
+            return lengths;
+        }
+        for f in scaled.iter_mut().filter(|f| **f > 0) {
+            *f = (*f >> 1).max(1);
+        }
+    }
+}
+
+/// Plain Huffman code lengths (a single used symbol gets length 1).
+fn huffman(freqs: &[u64]) -> Vec<u8> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut lengths = vec![0u8; freqs.len()];
+    // Nodes: leaves first, then internal ones; each with its parent.
+    let mut parent: Vec<usize> = Vec::new();
+    let mut heap = BinaryHeap::new();
+    let mut leaves = Vec::new();
+    for (symbol, &f) in freqs.iter().enumerate() {
+        if f > 0 {
+            heap.push(Reverse((f, parent.len())));
+            leaves.push((symbol, parent.len()));
+            parent.push(usize::MAX);
+        }
+    }
+    if leaves.len() == 1 {
+        lengths[leaves[0].0] = 1;
+        return lengths;
+    }
+    while heap.len() > 1 {
+        let (Some(Reverse((fa, a))), Some(Reverse((fb, b)))) = (heap.pop(), heap.pop()) else { break };
+        let node = parent.len();
+        parent.push(usize::MAX);
+        parent[a] = node;
+        parent[b] = node;
+        heap.push(Reverse((fa + fb, node)));
+    }
+    for (symbol, leaf) in leaves {
+        let (mut depth, mut at) = (0u8, leaf);
+        while parent[at] != usize::MAX {
+            at = parent[at];
+            depth = depth.saturating_add(1);
+        }
+        lengths[symbol] = depth;
+    }
+    lengths
+}
+
+/// Canonical codes for `lengths`, bit-reversed so they can be written least significant first.
+fn canonical(lengths: &[u8]) -> Vec<u16> {
+    let mut count = [0u16; 16];
+    for &l in lengths.iter().filter(|&&l| l > 0) {
+        count[usize::from(l)] += 1;
+    }
+    let mut next = [0u16; 16];
+    let mut code = 0u16;
+    for bits in 1..16 {
+        code = (code + count[bits - 1]) << 1;
+        next[bits] = code;
+    }
+    lengths
+        .iter()
+        .map(|&l| {
+            if l == 0 {
+                return 0;
+            }
+            let c = next[usize::from(l)];
+            next[usize::from(l)] += 1;
+            c.reverse_bits() >> (16 - l)
+        })
+        .collect()
+}
+
+/// A prefix code ready to write symbols with.
+pub(super) struct Code {
+    lengths: Vec<u8>,
+    codes: Vec<u16>,
+}
+
+impl Code {
+    pub(super) fn put(&self, bits: &mut Bits, symbol: usize) {
+        bits.put(u32::from(self.codes[symbol]), u32::from(self.lengths[symbol]));
+    }
+}
+
+/// The order code-length code lengths are written in.
+const CODE_LENGTH_ORDER: [usize; 19] = [17, 18, 0, 1, 2, 3, 4, 5, 16, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// Writes the prefix code for `freqs` and returns it.
+pub(super) fn write_code(bits: &mut Bits, freqs: &[u32]) -> Code {
+    let used: Vec<usize> = (0..freqs.len()).filter(|&s| freqs[s] > 0).collect();
+    if used.len() <= 2 && used.iter().all(|&s| s < 256) {
+        // A simple code: one or two symbols of 8 bits at most (none used: symbol 0).
+        let mut lengths = vec![0u8; freqs.len()];
+        let symbols = if used.is_empty() { vec![0] } else { used };
+        bits.put(1, 1);
+        bits.put(symbols.len() as u32 - 1, 1);
+        if symbols[0] < 2 {
+            bits.put(0, 1);
+            bits.put(symbols[0] as u32, 1);
+        } else {
+            bits.put(1, 1);
+            bits.put(symbols[0] as u32, 8);
+        }
+        if let Some(&second) = symbols.get(1) {
+            bits.put(second as u32, 8);
+            lengths[symbols[0]] = 1;
+            lengths[second] = 1;
+        }
+        // One symbol is read with no bits at all.
+        let codes = canonical(&lengths);
+        return Code { lengths, codes };
+    }
+    let mut freqs = freqs.to_vec();
+    if used.len() == 1 {
+        // A normal code needs two symbols: give one more a count.
+        let other = if used[0] == 0 { 1 } else { 0 };
+        freqs[other] = 1;
+    }
+    let lengths = code_lengths(&freqs, 15);
+    // The lengths, run-length coded with 16 (repeat the last non-zero length), 17 and 18 (zeros).
+    let mut tokens: Vec<(u8, u32, u32)> = Vec::new();
+    let mut previous = 8u8;
+    let mut i = 0;
+    while i < lengths.len() {
+        let l = lengths[i];
+        let run = lengths[i..].iter().take_while(|&&x| x == l).count();
+        if l == 0 && run >= 3 {
+            let take = run.min(138);
+            if take >= 11 {
+                tokens.push((18, take as u32 - 11, 7));
+            } else {
+                tokens.push((17, take as u32 - 3, 3));
+            }
+            i += take;
+        } else if l != 0 && l == previous && run >= 3 {
+            let take = run.min(6);
+            tokens.push((16, take as u32 - 3, 2));
+            i += take;
+        } else {
+            tokens.push((l, 0, 0));
+            if l != 0 {
+                previous = l;
+            }
+            i += 1;
+        }
+    }
+    let mut token_freqs = [0u32; 19];
+    for &(t, ..) in &tokens {
+        token_freqs[usize::from(t)] += 1;
+    }
+    let mut length_lengths = code_lengths(&token_freqs, 7);
+    if token_freqs.iter().filter(|&&f| f > 0).count() == 1 {
+        // A lone token still needs a code a reader can walk: pair it with an unused one.
+        let other = if token_freqs[0] == 0 { 0 } else { 1 };
+        length_lengths[other] = 1;
+    }
+    let length_codes = canonical(&length_lengths);
+    let count = CODE_LENGTH_ORDER.iter().rposition(|&s| length_lengths[s] > 0).map_or(4, |p| (p + 1).max(4));
+    bits.put(0, 1);
+    bits.put(count as u32 - 4, 4);
+    for &s in &CODE_LENGTH_ORDER[..count] {
+        bits.put(u32::from(length_lengths[s]), 3);
+    }
+    // Every symbol's length follows (no shorter maximum).
+    bits.put(0, 1);
+    for (t, extra, extra_bits) in tokens {
+        bits.put(u32::from(length_codes[usize::from(t)]), u32::from(length_lengths[usize::from(t)]));
+        if extra_bits > 0 {
+            bits.put(extra, extra_bits);
+        }
+    }
+    let codes = canonical(&lengths);
+    Code { lengths, codes }
+}
+
+/// A value of 1 or more as a prefix symbol and its extra bits: (symbol, extra bits, their count).
+pub(super) fn prefix(value: u32) -> (usize, u32, u32) {
+    let v = value - 1;
+    if v < 4 {
+        return (v as usize, 0, 0);
+    }
+    let high = 31 - v.leading_zeros();
+    let second = (v >> (high - 1)) & 1;
+    let extra_bits = high - 1;
+    ((2 * high + second) as usize, v & ((1 << extra_bits) - 1), extra_bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_codes_are_a_prefix_code() {
+        let lengths = code_lengths(&[5, 9, 12, 13, 16, 45, 0, 1], 15);
+        let codes = canonical(&lengths);
+        for (a, (&la, &ca)) in lengths.iter().zip(&codes).enumerate() {
+            for (b, (&lb, &cb)) in lengths.iter().zip(&codes).enumerate() {
+                if a != b && la > 0 && lb > 0 && la <= lb {
+                    assert_ne!(cb & ((1 << la) - 1), ca, "{a} is a prefix of {b}");
+                }
+            }
+        }
+        // Kraft: a complete code.
+        assert_eq!(lengths.iter().filter(|&&l| l > 0).map(|&l| 1.0 / f64::from(1u32 << l)).sum::<f64>(), 1.0);
+    }
+
+    #[test]
+    fn lengths_stay_within_the_limit() {
+        let freqs: Vec<u32> = (0..40).map(|i| 1 << (i % 30)).collect();
+        assert!(code_lengths(&freqs, 7).iter().all(|&l| l <= 7));
+        assert!(code_lengths(&freqs, 15).iter().all(|&l| l <= 15));
+    }
+}

@@ -1,0 +1,250 @@
+//! What may be written where: paths followed to the file they name, outputs that would land on
+//! one file or on an input, and what an existing output may be replaced by.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::sys::strip_trailing_separator;
+use crate::base::error::{Error, Result};
+
+pub(super) fn usage(message: String, hint: Option<&str>) -> Error {
+    Error::Output { message, hint: hint.map(str::to_string) }
+}
+
+/// True for an existing folder with something in it.
+fn non_empty_dir(path: &Path) -> bool {
+    fs::read_dir(path).map(|mut d| d.next().is_some()).unwrap_or(false)
+}
+
+/// `path`, then each path its final symbolic links lead to in turn (at most 40 links, as the
+/// kernel allows), whether or not the last one exists.
+fn hops(path: &Path) -> Vec<PathBuf> {
+    let mut hops = vec![strip_trailing_separator(path)];
+    while hops.len() <= 40 {
+        let Some(last) = hops.last() else { break };
+        let Ok(link) = fs::read_link(last) else { break };
+        let next = match last.parent() {
+            Some(parent) if link.is_relative() => parent.join(link),
+            _ => link,
+        };
+        hops.push(next);
+    }
+    hops
+}
+
+/// `path` with its final symbolic links followed: where writing `path` puts the file.
+pub fn follow_links(path: &Path) -> PathBuf {
+    hops(path).pop().unwrap_or_default()
+}
+
+/// Whether `path` names one of this process's open descriptors (`/dev/stdout`, `/dev/fd/3`,
+/// `/proc/self/fd/1`), directly or through links: the caller's stream, whatever it is, to be
+/// written in place (a shell's `> file` has already made the file).
+pub(super) fn names_a_descriptor(path: &Path) -> bool {
+    hops(path).iter().any(|p| {
+        p.starts_with("/proc/self/fd")
+            || p.starts_with("/dev/fd")
+            || ["/dev/stdout", "/dev/stderr"].iter().any(|d| p == Path::new(d))
+    })
+}
+
+/// Which file a path names, for telling whether two paths are one: its folder canonicalized and
+/// its name (after following final links), and, if it exists, its device and inode (which also
+/// catches hard links).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// The canonical folder joined with the name.
+    pub path: PathBuf,
+    /// Device and inode of an existing file.
+    pub inode: Option<(u64, u64)>,
+}
+
+impl Identity {
+    /// The identity of `path` (which need not exist).
+    pub fn of(path: &Path) -> Identity {
+        let resolved = follow_links(path);
+        let canonical = fs::canonicalize(&resolved).ok().unwrap_or_else(|| {
+            let parent = resolved.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let parent = fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+            parent.join(resolved.file_name().unwrap_or_default())
+        });
+        Identity { path: canonical, inode: inode(&resolved) }
+    }
+
+    /// Whether the two name the same file.
+    pub fn same(&self, other: &Identity) -> bool {
+        self.path == other.path || (self.inode.is_some() && self.inode == other.inode)
+    }
+
+    /// Whether this lies inside the folder `other` (strictly).
+    pub fn inside(&self, other: &Identity) -> bool {
+        self.path != other.path && self.path.starts_with(&other.path)
+    }
+}
+
+/// Whether `path` is (or leads to) a character device.
+fn is_char_device(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+#[cfg(unix)]
+fn inode(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// Refuses, before anything is written, outputs of one run that name one file between them
+/// (another spelling, a symbolic link, a hard link), an output that is one of the `inputs`,
+/// and anything placed inside a folder that an output replaces. `outputs` are (path, is a
+/// folder) pairs; `what` names each in messages.
+pub fn check_distinct(outputs: &[(&Path, bool, &str)], inputs: &[&Path]) -> Result<()> {
+    let ids: Vec<Identity> = outputs.iter().map(|(p, ..)| Identity::of(p)).collect();
+    for (i, (path, folder, what)) in outputs.iter().enumerate() {
+        for input in inputs {
+            let input_id = Identity::of(input);
+            if ids[i].same(&input_id) || (*folder && input_id.inside(&ids[i])) || ids[i].inside(&input_id) {
+                let relation = if ids[i].same(&input_id) {
+                    "is"
+                } else if ids[i].inside(&input_id) {
+                    "lies inside"
+                } else {
+                    "holds"
+                };
+                return Err(usage(
+                    format!("the {what} {} {relation} an input of this run ({})", path.display(), input.display()),
+                    Some("choose another output path"),
+                ));
+            }
+        }
+        for (j, (other, other_folder, other_what)) in outputs.iter().enumerate().skip(i + 1) {
+            // Two streams into one character device (/dev/null) harm nothing.
+            let same = ids[i].same(&ids[j]) && !is_char_device(path);
+            let nested = (*folder && ids[j].inside(&ids[i])) || (*other_folder && ids[i].inside(&ids[j]));
+            if same || nested {
+                let relation = if same { "are the same file" } else { "are one inside the other" };
+                return Err(usage(
+                    format!("the {what} {} and the {other_what} {} {relation}", path.display(), other.display()),
+                    Some("give each output its own path"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a file is written as a stream rather than staged and renamed: a character device
+/// (`/dev/null`) or a pipe. Anything else that is not a regular file or a folder is refused.
+pub(super) fn stream_kind(meta: &fs::Metadata) -> Option<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() || kind.is_fifo() {
+            return Some(true);
+        }
+        if kind.is_block_device() || kind.is_socket() {
+            return None;
+        }
+    }
+    Some(false).filter(|_| meta.is_file() || meta.is_dir())
+}
+
+/// Whether `name` is a frame of a PNG sequence: `frame_` digits `.png`.
+fn is_frame_name(name: &str) -> bool {
+    name.strip_prefix("frame_")
+        .and_then(|n| n.strip_suffix(".png"))
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The first entry of a folder that is not a regular file with an `ours` name, if any: such a
+/// folder is not ours to replace.
+fn foreign_entry(dir: &Path, ours: fn(&str) -> bool) -> Option<String> {
+    let entries = fs::read_dir(dir).ok()?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if !(is_file && ours(&name)) {
+            return Some(name);
+        }
+    }
+    None
+}
+
+/// Refuses to replace an existing regular file or folder that the policy does not allow.
+pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, policy: Policy) -> Result<()> {
+    let exists = |what: &str| {
+        usage(format!("the output {what} {} already exists", given.display()), Some("pass --force (-f) to replace it"))
+    };
+    match policy {
+        Policy::File { .. } if meta.is_dir() => Err(usage(
+            format!("the output {} is a folder, not a file", given.display()),
+            Some("name a file, or pass --format png to write a PNG sequence into the folder"),
+        )),
+        Policy::File { force: false } => Err(exists("file")),
+        Policy::File { force: true } => Ok(()),
+        Policy::Frames { force } if meta.is_dir() => match foreign_entry(target, is_frame_name) {
+            _ if !non_empty_dir(target) => Ok(()),
+            _ if !force => Err(exists("folder")),
+            None => Ok(()),
+            Some(entry) => Err(usage(
+                format!(
+                    "the folder {} holds {entry}, which is not a frame of a PNG sequence: ripple-render replaces \
+                     only folders of frame_NNNN.png files",
+                    given.display()
+                ),
+                Some("choose a new or empty folder for the frames"),
+            )),
+        },
+        Policy::Frames { force } => {
+            if force {
+                Ok(())
+            } else {
+                Err(exists("file"))
+            }
+        }
+        Policy::Report if !meta.is_dir() => Err(usage(
+            format!("--out {} is a file, not a folder", given.display()),
+            Some("name a new or empty folder for the report, or the folder of an earlier report"),
+        )),
+        Policy::Report => match foreign_entry(target, is_report_name) {
+            None => Ok(()),
+            Some(entry) => Err(usage(
+                format!(
+                    "--out {} holds {entry}, which is not part of a diff report: a report folder is replaced whole",
+                    given.display()
+                ),
+                Some("name a new or empty folder for the report, or the folder of an earlier report"),
+            )),
+        },
+    }
+}
+
+/// What an existing output may be replaced by, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Policy {
+    /// A file: an existing regular file with `--force`.
+    File { force: bool },
+    /// A PNG sequence: an empty folder, or with `--force` a folder of frames.
+    Frames { force: bool },
+    /// A diff report: an empty folder, or the folder of an earlier report.
+    Report,
+}
+
+/// The files a diff report is made of: an earlier report's folder holds nothing else.
+fn is_report_name(name: &str) -> bool {
+    matches!(name, "report.json" | "contact.png" | "heat.gif") || is_frame_name(name)
+}
