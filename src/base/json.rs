@@ -12,14 +12,20 @@ use serde_json::ser::{CompactFormatter, Formatter};
 /// final newline.
 pub fn to_lines<T: Serialize>(value: &T) -> String {
     let mut out = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, Lines::default());
     // Serializing our own types into memory cannot fail: they hold no maps with non-string
     // keys, and writing to a vector does not fail.
-    if value.serialize(&mut serializer).is_err() {
+    if write_lines(&mut out, value).is_err() {
         out.clear();
     }
-    out.push(b'\n');
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes `value` into `out` as [`to_lines`] makes it, as it is serialized (a value that
+/// yields its elements one by one is never held whole).
+pub fn write_lines<W: io::Write, T: Serialize>(mut out: W, value: &T) -> io::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, Lines::default());
+    value.serialize(&mut serializer).map_err(io::Error::from)?;
+    out.write_all(b"\n")
 }
 
 /// `value` as one line of compact JSON, without a newline.
@@ -103,11 +109,13 @@ mod tests {
             items: vec![Item { n: 6, pair: [7, 8] }, Item { n: 9, pair: [0, 1] }],
             none: Vec::new(),
         };
-        assert_eq!(
-            to_lines(&top),
-            "{\"name\":\"a\\\"b\",\"inner\":{\"n\":1,\"pair\":[2,3]},\"numbers\":[4,5],\"items\":[\n\
-             {\"n\":6,\"pair\":[7,8]},\n{\"n\":9,\"pair\":[0,1]}\n],\"none\":[]}\n"
-        );
+        let lines = [
+            r#"{"name":"a\"b","inner":{"n":1,"pair":[2,3]},"numbers":[4,5],"items":["#,
+            r#"{"n":6,"pair":[7,8]},"#,
+            r#"{"n":9,"pair":[0,1]}"#,
+            r#"],"none":[]}"#,
+        ];
+        assert_eq!(to_lines(&top), lines.join("\n") + "\n");
         assert_eq!(to_line(&top.numbers), "[4,5]");
     }
 }

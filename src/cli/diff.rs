@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use ripple_render::Error;
 use ripple_render::diff::frames::{Delay, Info, Kind};
-use ripple_render::diff::report::{self, Contents, ReportWriter};
+use ripple_render::diff::json::{self, Contents};
+use ripple_render::diff::report::ReportWriter;
 use ripple_render::diff::{self, FrameResult, Options, Presence, Summary};
 use ripple_render::encode::manifest::PixelKind;
 use ripple_render::output::Staged;
@@ -64,7 +65,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
         (Some(w), _) => Some(w.finish(&summary)?),
         (None, Some(staged)) => {
             // No frames had pixels to draw: the report is its JSON alone.
-            report::write_json(staged.path(), &summary, Some(&Contents::default()))?;
+            json::write_json(staged.path(), &summary, Some(&Contents::default()))?;
             Some(Contents { files: vec![staged.target().join("report.json")], ..Contents::default() })
         }
         (None, None) => None,
@@ -73,7 +74,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
         staged.commit()?;
     }
     if args.json {
-        super::print_out(&report::to_json(&summary, contents.as_ref()))?;
+        super::print_out(&json::to_json(&summary, contents.as_ref()))?;
     } else if !args.quiet {
         super::print_out(&human(&summary, args.out.as_deref(), contents.as_ref()))?;
     }

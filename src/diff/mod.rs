@@ -6,6 +6,7 @@ pub mod draw;
 pub mod frames;
 pub mod gif;
 pub mod input;
+pub mod json;
 pub mod report;
 mod scene;
 

@@ -6,14 +6,15 @@
 //! - `contact.png`: the heat maps of at most 40 differing frames chosen evenly, each numbered;
 //! - `heat.gif`: the heat map of the differing stretch (first to last differing frame), at most
 //!   320 pixels wide and 120 frames long (every k-th frame when longer);
-//! - `report.json`: the verdict, every frame's figures, and what the pictures left out.
+//! - `report.json`: the verdict, every frame's figures, and what the pictures left out
+//!   (see [`super::json`]).
 
-use std::fmt::Write as _;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use super::draw::{self, CHAR, Canvas, LINE};
+use super::json::{Contents, HeatGif, Panel, write_json};
 use super::{Compared, Presence, Summary};
 use crate::base::error::{Error, Result};
 
@@ -126,36 +127,13 @@ struct HeatFrame {
     indices: Vec<u8>,
 }
 
-/// A zoomed crop: A | heat | B enlarged, its caption, and the area it shows (inclusive).
-type Zoom = (Canvas, String, [usize; 4]);
-
-/// What the pictures show and leave out, for `report.json` and the summary.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Contents {
-    /// The files written, in the report folder as it will be named.
-    pub files: Vec<PathBuf>,
-    /// Frames with a panel picture, each with the area its zoomed crop shows (x0, y0, x1, y1,
-    /// inclusive), if it has one.
-    pub panels: Vec<(u64, Option<[usize; 4]>)>,
-    /// Frames on the contact sheet.
-    pub sheet: Vec<u64>,
-    /// Differing frames with pixels to draw.
-    pub drawable: u64,
-    /// The heat GIF's first and last frame, its frame count, and its size.
-    pub heat: Option<HeatGif>,
-}
-
-/// What `heat.gif` covers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeatGif {
-    /// First frame shown (the first differing frame).
-    pub first: u64,
-    /// Last frame shown (at most the last differing frame).
-    pub last: u64,
-    /// Frames in the GIF.
-    pub frames: usize,
-    /// Render pixels per heat-map pixel along each axis.
-    pub shrink: usize,
+/// A zoomed crop around a small change.
+struct Zoom {
+    /// A | heat | B enlarged.
+    picture: Canvas,
+    caption: String,
+    /// The area it shows: x0, y0, x1, y1, inclusive.
+    area: [usize; 4],
 }
 
 /// Writes the pictures and `report.json` into a folder as frames are compared.
@@ -166,7 +144,7 @@ pub struct ReportWriter {
     width: usize,
     height: usize,
     tolerance: u8,
-    panels: Vec<(u64, Option<[usize; 4]>)>,
+    panels: Vec<Panel>,
     sheet: Sample<(u64, Canvas)>,
     heat_frames: Sample<HeatFrame>,
     heat_shrink: usize,
@@ -254,7 +232,7 @@ impl ReportWriter {
                 let path = self.dir.join(format!("frame_{:04}.png", c.result.frame));
                 let (panel, zoom) = self.panel(c, a, b);
                 panel.write_png(&path)?;
-                self.panels.push((c.result.frame, zoom));
+                self.panels.push(Panel { frame: c.result.frame, zoom });
             }
             let frame = c.result.frame;
             let thumb = self.thumbnail();
@@ -340,7 +318,7 @@ impl ReportWriter {
         let row = 3 * pw + 2 * 4;
         let title = frame_title(c);
         let zoom_size =
-            zoom.as_ref().map_or((0, 0), |(z, caption, _)| (z.width.max(draw::text_width(caption)), z.height));
+            zoom.as_ref().map_or((0, 0), |z| (z.picture.width.max(draw::text_width(&z.caption)), z.picture.height));
         let width = (row.max(draw::text_width(&title)).max(legend.width).max(zoom_size.0)) + 8;
         let zoom_height = if zoom.is_some() { LINE + zoom_size.1 + 6 } else { 0 };
         let height = 4 + LINE + 2 + LINE + ph + 6 + legend.height + 4 + zoom_height;
@@ -361,10 +339,10 @@ impl ReportWriter {
         y += LINE + ph + 6;
         sheet.blit(4, y, &legend);
         y += legend.height + 4;
-        let area = zoom.map(|(zoomed, caption, area)| {
-            sheet.text(4, y, &caption, INK, None);
-            sheet.blit(4, y + LINE, &zoomed);
-            area
+        let area = zoom.map(|zoom| {
+            sheet.text(4, y, &zoom.caption, INK, None);
+            sheet.blit(4, y + LINE, &zoom.picture);
+            zoom.area
         });
         (sheet, area)
     }
@@ -398,13 +376,13 @@ impl ReportWriter {
             row.blit(i * (vw + 4), 0, view);
         }
         let caption = format!("zoom x{factor}: x {cx0}..{}, y {cy0}..{} (A | difference | B)", cx1 - 1, cy1 - 1);
-        Some((row, caption, [cx0, cy0, cx1 - 1, cy1 - 1]))
+        Some(Zoom { picture: row, caption, area: [cx0, cy0, cx1 - 1, cy1 - 1] })
     }
 
     /// Writes the contact sheet, the heat GIF and `report.json`; says what they hold.
     pub fn finish(self, summary: &Summary) -> Result<Contents> {
         let mut contents = Contents { panels: self.panels.clone(), drawable: self.drawable, ..Contents::default() };
-        contents.files = self.panels.iter().map(|(f, _)| self.shown_dir.join(format!("frame_{f:04}.png"))).collect();
+        contents.files = self.panels.iter().map(|p| self.shown_dir.join(format!("frame_{:04}.png", p.frame))).collect();
         let sheet = self.sheet.finish();
         contents.sheet = sheet.iter().map(|(f, _)| *f).collect();
         if !sheet.is_empty() {
@@ -551,137 +529,9 @@ impl Canvas {
     }
 }
 
-/// Writes `report.json` into `dir`.
-pub fn write_json(dir: &Path, summary: &Summary, contents: Option<&Contents>) -> Result<()> {
-    let path = dir.join("report.json");
-    std::fs::write(&path, to_json(summary, contents)).map_err(io(&path))
-}
-
-/// A JSON string literal.
-fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map_or_else(|| "null".to_string(), |v| v.to_string())
-}
-
-fn side(info: &super::frames::Info, frames: u64) -> String {
-    let provenance = info.provenance.as_ref().map_or_else(
-        || "null".to_string(),
-        |p| format!("{{\"version\":{},\"scene\":\"{:016x}\"}}", quote(&p.version), p.scene),
-    );
-    format!(
-        "{{\"path\":{},\"kind\":{},\"width\":{},\"height\":{},\"frames\":{frames},\"pixels\":{},\"provenance\":{provenance}}}",
-        quote(&info.path.to_string_lossy()),
-        quote(info.kind.name()),
-        info.width,
-        info.height,
-        quote(info.colours.name()),
-    )
-}
-
-/// What the report's pictures hold, as JSON fields (empty without `--out`).
-fn pictures_json(contents: Option<&Contents>) -> String {
-    let Some(c) = contents else {
-        return "\"panels\":[],\"contact_sheet\":[],\"contact_sheet_left_out\":0,\"heat_gif\":null".to_string();
-    };
-    let heat = c.heat.as_ref().map_or_else(
-        || "null".to_string(),
-        |h| {
-            format!(
-                "{{\"first_frame\":{},\"last_frame\":{},\"frames\":{},\"shrink\":{}}}",
-                h.first, h.last, h.frames, h.shrink
-            )
-        },
-    );
-    let panels: Vec<String> = c
-        .panels
-        .iter()
-        .map(|(frame, zoom)| {
-            let zoom = zoom.map_or_else(|| "null".to_string(), |[x0, y0, x1, y1]| format!("[{x0},{y0},{x1},{y1}]"));
-            format!("{{\"frame\":{frame},\"zoom\":{zoom}}}")
-        })
-        .collect();
-    format!(
-        "\"panels\":[{}],\"contact_sheet\":{:?},\"contact_sheet_left_out\":{},\"heat_gif\":{heat}",
-        panels.join(","),
-        c.sheet,
-        c.drawable.saturating_sub(c.sheet.len() as u64)
-    )
-}
-
-/// The summary as one JSON object: the verdict, both sides, what the pictures hold (with
-/// `--out`) and every frame's figures.
-pub fn to_json(s: &Summary, contents: Option<&Contents>) -> String {
-    let first = s.differing().next().map(|r| r.frame);
-    let mut out = format!(
-        "{{\"same\":{},\"frames_compared\":{},\"differing_frames\":{},\"first_differing_frame\":{},\
-         \"tolerance\":{},\"max_pixels\":{},\"same_canvas\":{},\"timing_compared\":{},\"compared_by_hash\":{},\
-         \"a\":{},\"b\":{},{},\"frames\":[",
-        s.same(),
-        s.compared(),
-        s.differing().count(),
-        opt(first),
-        s.options.tolerance,
-        s.options.max_pixels,
-        s.same_canvas,
-        s.timing_compared,
-        s.by_hash,
-        side(&s.a, s.frames_a),
-        side(&s.b, s.frames_b),
-        pictures_json(contents),
-    );
-    for (i, r) in s.results.iter().enumerate() {
-        let (presence, missing) = match &r.presence {
-            Presence::Both => ("both", None),
-            Presence::OnlyA => ("only_a", None),
-            Presence::OnlyB => ("only_b", None),
-            Presence::MissingInA(name) => ("missing_in_a", Some(name)),
-            Presence::MissingInB(name) => ("missing_in_b", Some(name)),
-        };
-        let _ = write!(
-            out,
-            "{}\n{{\"frame\":{},\"differs\":{},\"present\":\"{presence}\",\"missing\":{},\"differing_pixels\":{},\
-             \"max_delta\":{},\"psnr\":{},\"hash_equal\":{},\"delay_a\":{},\"delay_b\":{}}}",
-            if i == 0 { "" } else { "," },
-            r.frame,
-            r.differs(),
-            missing.map_or_else(|| "null".to_string(), |n| quote(n)),
-            opt(r.differing_pixels),
-            opt(r.max_delta),
-            r.psnr.map_or_else(|| "null".to_string(), |p| format!("{p:.3}")),
-            opt(r.hash_equal),
-            opt(r.delays.0.map(|d| d.cs())),
-            opt(r.delays.1.map(|d| d.cs())),
-        );
-    }
-    out.push_str("\n]}\n");
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(quote("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
-    }
 
     #[test]
     fn heat_marks_only_differences_beyond_tolerance() {

@@ -2,68 +2,124 @@
 
 use std::io::{self, Write};
 
+use serde::Serialize;
+
 use super::advice;
+use crate::base::json;
 use crate::scene::{Clock, Edges, Scene};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::{Drop, Event, Source, for_each_event, try_for_each_event};
 
-/// Writes the plan as one JSON object: the settings on the first line, then one event a line.
-/// `walls` and `edges` (SPEC §8) appear only when the scene has walls or an edge that does not
-/// reflect.
+/// The plan as JSON (SPEC §7): the settings, then every event in the order applied. `walls` and
+/// `edges` (SPEC §8) appear only when the scene has walls or an edge that does not reflect; in
+/// step mode (§10) `steps_per_second` stands for `steps_per_frame`, and events have a `step`
+/// for their `frame`.
+#[derive(Serialize)]
+struct Plan<'a> {
+    width: u32,
+    height: u32,
+    fps: u32,
+    first_frame: u64,
+    frames: u64,
+    model: &'static str,
+    damping_shift: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps_per_frame: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps_per_second: Option<u32>,
+    refraction_q8: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    walls: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edges: Option<EdgeNames>,
+    events: Events<'a>,
+}
+
+/// What each edge does, by name.
+#[derive(Serialize)]
+struct EdgeNames {
+    left: &'static str,
+    right: &'static str,
+    top: &'static str,
+    bottom: &'static str,
+}
+
+/// Every event of a scene, serialized as the timeline yields them (never held all at once: a
+/// long render of heavy rain has millions).
+struct Events<'a>(&'a Scene);
+
+/// One event: its unit (a frame, or a step in step mode), its kind and its figures.
+#[derive(Serialize)]
+struct EventLine {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frame: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step: Option<u64>,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shift: Option<u32>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    drop: Option<DropLine>,
+}
+
+/// A drop's figures.
+#[derive(Serialize)]
+struct DropLine {
+    x: i64,
+    y: i64,
+    radius: i64,
+    weight: i64,
+    source: &'static str,
+}
+
+impl Serialize for Events<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let steps = matches!(self.0.water.clock, Clock::Steps { .. });
+        let mut events = serializer.serialize_seq(None)?;
+        try_for_each_event(self.0, |unit, event| {
+            let (frame, step) = if steps { (None, Some(unit)) } else { (Some(unit), None) };
+            let line = match event {
+                Event::Damping { shift } => EventLine { frame, step, kind: "damping", shift: Some(*shift), drop: None },
+                Event::Drop(d) => {
+                    let drop = DropLine { x: d.x, y: d.y, radius: d.radius, weight: d.weight, source: d.source.name() };
+                    EventLine { frame, step, kind: "drop", shift: None, drop: Some(drop) }
+                }
+            };
+            events.serialize_element(&line)
+        })?;
+        events.end()
+    }
+}
+
+/// Writes the plan as one JSON object: the settings, then one event a line.
 pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Result<()> {
-    write!(
-        out,
-        "{{\"width\":{},\"height\":{},\"fps\":{},\"first_frame\":{},\"frames\":{},\"model\":\"{}\",\
-         \"damping_shift\":{},{},\"refraction_q8\":{},",
-        scene.width,
-        scene.height,
-        scene.fps,
-        scene.first_frame,
-        scene.frames,
-        scene.water.model.name(),
-        scene.water.damping_shift,
-        match scene.water.clock {
-            Clock::Frames { steps_per_frame } => format!("\"steps_per_frame\":{steps_per_frame}"),
-            Clock::Steps { per_second } => format!("\"steps_per_second\":{per_second}"),
-        },
-        scene.water.refraction_q8,
-    )?;
-    if let Some(walls) = shore.walls() {
-        write!(out, "\"walls\":{},", walls.count())?;
-    }
+    let (steps_per_frame, steps_per_second) = match scene.water.clock {
+        Clock::Frames { steps_per_frame } => (Some(steps_per_frame), None),
+        Clock::Steps { per_second } => (None, Some(per_second)),
+    };
     let edges = shore.edges();
-    if edges != Edges::default() {
-        write!(
-            out,
-            "\"edges\":{{\"left\":\"{}\",\"right\":\"{}\",\"top\":\"{}\",\"bottom\":\"{}\"}},",
-            edges.left.name(),
-            edges.right.name(),
-            edges.top.name(),
-            edges.bottom.name()
-        )?;
-    }
-    write!(out, "\"events\":[")?;
-    let unit = scene.water.clock.unit_name();
-    let mut first = true;
-    try_for_each_event(scene, |k, event| {
-        let comma = if first { "" } else { "," };
-        first = false;
-        match event {
-            Event::Damping { shift } => {
-                write!(out, "{comma}\n{{\"{unit}\":{k},\"kind\":\"damping\",\"shift\":{shift}}}")
-            }
-            Event::Drop(d) => write!(
-                out,
-                "{comma}\n{{\"{unit}\":{k},\"kind\":\"drop\",\"x\":{},\"y\":{},\"radius\":{},\"weight\":{},\"source\":\"{}\"}}",
-                d.x,
-                d.y,
-                d.radius,
-                d.weight,
-                d.source.name()
-            ),
-        }
-    })?;
-    writeln!(out, "{}]}}", if first { "" } else { "\n" })
+    let plan = Plan {
+        width: scene.width,
+        height: scene.height,
+        fps: scene.fps,
+        first_frame: scene.first_frame,
+        frames: scene.frames,
+        model: scene.water.model.name(),
+        damping_shift: scene.water.damping_shift,
+        steps_per_frame,
+        steps_per_second,
+        refraction_q8: scene.water.refraction_q8,
+        walls: shore.walls().map(|w| w.count()),
+        edges: (edges != Edges::default()).then(|| EdgeNames {
+            left: edges.left.name(),
+            right: edges.right.name(),
+            top: edges.top.name(),
+            bottom: edges.bottom.name(),
+        }),
+        events: Events(scene),
+    };
+    json::write_lines(out, &plan)
 }
 
 /// How much of the timeline the text plan lists.
