@@ -9,6 +9,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::base::error::Error;
 use crate::draw::background::Background;
 use crate::encode::gif::GifEncoder;
 use crate::encode::palette::Palette;
@@ -115,7 +116,7 @@ pub fn render(data: &[u8]) {
 }
 
 /// Formats an error the way the command line does.
-fn describe(e: &crate::base::error::Error) {
+fn describe(e: &Error) {
     let mut sink = std::io::sink();
     let _ = writeln!(sink, "error: {e}");
     for hint in e.hints() {

@@ -1,4 +1,4 @@
-//! The `ripple-render` binary: all talking to the user lives in `cli.rs`.
+//! The `ripple-render` binary: all talking to the user lives in `cli/`.
 
 mod cli;
 

@@ -50,10 +50,10 @@ pub enum Error {
     },
 
     /// Writing the output failed.
-    #[error("cannot write {}: {}", path.display(), os_reason(source))]
+    #[error("cannot write {target}: {}", os_reason(source))]
     Io {
-        /// The file or folder being written.
-        path: PathBuf,
+        /// What was being written.
+        target: Target,
         /// The operating system's reason.
         source: std::io::Error,
     },
@@ -70,6 +70,10 @@ pub enum Error {
     /// The render was asked to stop (a signal, through the stop flag) before it finished.
     #[error("interrupted")]
     Interrupted,
+
+    /// The ffmpeg program could not be started, or ended without making the video.
+    #[error("encoding failed: {0}")]
+    Ffmpeg(String),
 
     /// An encoder refused its input; this is a bug, not a user error.
     #[error("encoding failed: {0}")]
@@ -96,7 +100,7 @@ impl Error {
             Error::Scene(d) => d.hint.iter().cloned().collect(),
             Error::Output { hint, .. } => hint.iter().cloned().collect(),
             Error::Budget { hint, .. } => vec![hint.clone()],
-            Error::Io { path, .. } if path.as_os_str() == "standard output" => Vec::new(),
+            Error::Io { target: Target::Stdout, .. } => Vec::new(),
             Error::Io { source, .. } => {
                 use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
                 match source.kind() {
@@ -116,8 +120,44 @@ impl Error {
         }
     }
 
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+    /// Writing the file or folder at `path` failed.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { target: Target::Path(path.into()), source }
+    }
+
+    /// Writing the output an encoder was handed failed; whoever handed it names it
+    /// ([`Error::writing`]).
+    pub fn output(source: std::io::Error) -> Self {
+        Error::Io { target: Target::Output, source }
+    }
+
+    /// This error with the output it speaks of, unnamed so far, named `target`.
+    pub fn writing(self, target: Target) -> Self {
+        match self {
+            Error::Io { target: Target::Output, source } => Error::Io { target, source },
+            other => other,
+        }
+    }
+}
+
+/// What an I/O error was writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A file or a folder.
+    Path(PathBuf),
+    /// Standard output.
+    Stdout,
+    /// The output an encoder was handed: a writer it knows by no name.
+    Output,
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Path(path) => write!(f, "{}", path.display()),
+            Target::Stdout => f.write_str("standard output"),
+            Target::Output => f.write_str("the output"),
+        }
     }
 }
 

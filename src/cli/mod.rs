@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 
+use ripple_render::base::error::Target;
 use ripple_render::draw::background::{Background, image_header_within};
 use ripple_render::encode::png::write_png;
 use ripple_render::inspect::advice;
@@ -202,7 +203,7 @@ pub fn main() -> ExitCode {
                 && !e.use_stderr()
                 && source.kind() != std::io::ErrorKind::BrokenPipe
             {
-                return report(&Error::Io { path: "standard output".into(), source });
+                return report(&Error::Io { target: Target::Stdout, source });
             }
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
@@ -236,7 +237,7 @@ pub(crate) fn print_out(text: &str) -> Result<(), Error> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(source) => Err(Error::Io { path: "standard output".into(), source }),
+        Err(source) => Err(Error::Io { target: Target::Stdout, source }),
         Ok(()) => Ok(()),
     }
 }
@@ -322,8 +323,7 @@ fn walls_picture(scene: &Scene, background: &Background, shore: &Shore, path: &P
     inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
     let staged = Staged::begin(path, false, true, &inputs)?;
     let file = std::io::BufWriter::new(staged.file()?);
-    write_png(file, scene.width, scene.height, &picture, None)
-        .map_err(|e| Error::Encode(format!("{}: {e}", path.display())))?;
+    write_png(file, scene.width, scene.height, &picture, None).map_err(|e| e.writing(staged.name()))?;
     staged.commit()?;
     let count = shore.walls().map_or(0, |w| w.count());
     tell(&format!("wrote {} ({count} wall cells tinted)", path.display()));
@@ -356,7 +356,7 @@ fn print_plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls:
     match written.and_then(|()| out.flush()) {
         // A reader that stopped early (`| head`) is not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(source) => Err(Error::Io { path: "standard output".into(), source }),
+        Err(source) => Err(Error::Io { target: Target::Stdout, source }),
         Ok(()) => Ok(()),
     }
 }

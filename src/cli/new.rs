@@ -21,7 +21,7 @@ pub fn run(picture: &Path, output: &Path, model: Model, force: bool) -> Result<(
     Scene::from_toml_str(&text, output)?;
     let staged = Staged::begin(output, false, force, &[picture])?;
     let mut file = staged.file()?;
-    file.write_all(text.as_bytes()).map_err(|source| Error::Io { path: output.to_path_buf(), source })?;
+    file.write_all(text.as_bytes()).map_err(|source| Error::io(output, source))?;
     staged.commit()?;
     let (w, h) = starter::canvas((header.width, header.height));
     super::tell(&format!(

@@ -48,8 +48,6 @@ struct Job {
     inputs: Inputs,
     output: Option<Staged>,
     hashes: Option<Staged>,
-    /// The output is standard output, written in place as a stream.
-    stdout: bool,
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
@@ -92,7 +90,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     }
     let ffmpeg = formats::check(&scene, format, request.frame, request.max_size, request.hashes.is_some())?;
     // Standard output is written in place, as a stream.
-    let output_path = request.output.map(|o| if stdout { Path::new("/dev/stdout") } else { o });
+    let output_path = request.output.map(|o| if stdout { Path::new(output::STDOUT) } else { o });
     let mut inputs = vec![request.scene];
     inputs.extend(scene.background.image.as_deref());
     inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
@@ -124,11 +122,12 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(&scene, &decoded.background));
     warnings.chain(advice::for_walls(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
     let output = match (output_path, format) {
+        (Some(_), Some(_)) if stdout => Some(Staged::stdout()?),
         (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
         _ => None,
     };
     let hashes = request.hashes.map(|h| Staged::begin(h, false, request.force, &inputs)).transpose()?;
-    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, stdout })
+    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes })
 }
 
 /// Renders the job into its staged output and/or manifest, showing progress on `bar`.
@@ -169,15 +168,14 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
 }
 
 impl Job {
-    /// An I/O error inside a temporary file, reported against its real target.
+    /// An I/O error reported against what the user named: the encoder's output, or the
+    /// output or manifest whose temporary it was in.
     fn retarget(&self, e: Error) -> Error {
-        let Error::Io { path, source } = e else { return e };
-        let staged = [&self.output, &self.hashes].into_iter().flatten().find(|s| {
-            s.path() == path || path.starts_with(s.path()) || path == Path::new(ripple_render::encode::STREAM)
-        });
-        let target = staged.map_or(path, |s| s.target().to_path_buf());
-        let target = if self.stdout && target == Path::new("/dev/stdout") { "standard output".into() } else { target };
-        Error::Io { path: target, source }
+        let e = match &self.output {
+            Some(output) => e.writing(output.name()),
+            None => e,
+        };
+        [&self.output, &self.hashes].into_iter().flatten().fold(e, |e, staged| staged.claim(e))
     }
 
     /// Moves the outputs into place; says what was written: each path (or standard output) and
@@ -185,7 +183,7 @@ impl Job {
     fn commit(&mut self) -> Result<Vec<String>, Error> {
         let mut written = Vec::new();
         for staged in [self.output.take(), self.hashes.take()].into_iter().flatten() {
-            let target = staged.target().to_path_buf();
+            let (target, name) = (staged.target().to_path_buf(), staged.name());
             staged.commit()?;
             let size = match std::fs::metadata(&target) {
                 Ok(meta) if meta.is_file() => Some(meta.len()),
@@ -194,11 +192,7 @@ impl Job {
                     .map(|entries| entries.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum()),
                 _ => None,
             };
-            let shown = match target.to_str() {
-                Some("/dev/stdout") if self.stdout => "standard output".to_string(),
-                _ => target.display().to_string(),
-            };
-            written.push(size.map_or_else(|| shown.clone(), |bytes| format!("{shown} ({})", units::show(bytes))));
+            written.push(size.map_or_else(|| name.to_string(), |bytes| format!("{name} ({})", units::show(bytes))));
         }
         Ok(written)
     }

@@ -175,5 +175,5 @@ pub fn to_json(s: &Summary, contents: Option<&Contents>) -> String {
 /// Writes `report.json` into `dir`.
 pub fn write_json(dir: &Path, summary: &Summary, contents: Option<&Contents>) -> Result<()> {
     let path = dir.join("report.json");
-    std::fs::write(&path, to_json(summary, contents)).map_err(|source| Error::Io { path, source })
+    std::fs::write(&path, to_json(summary, contents)).map_err(|source| Error::io(path, source))
 }

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use super::draw::{self, CHAR, Canvas, LINE};
 use super::json::{Contents, HeatGif, Panel, write_json};
 use super::{Compared, Presence, Summary};
-use crate::base::error::{Error, Result};
+use crate::base::error::{Error, Result, Target};
+use crate::encode::png::write_png;
 
 /// Differing frames that get a three-panel picture.
 pub const PANELS: usize = 20;
@@ -156,7 +157,7 @@ pub struct ReportWriter {
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io { path: path.to_path_buf(), source }
+    move |source| Error::io(path, source)
 }
 
 impl ReportWriter {
@@ -480,7 +481,7 @@ fn contact_sheet(thumbs: &[(u64, Canvas)], drawable: u64, tolerance: u8) -> Canv
 fn write_heat_gif(path: &Path, (width, height): (usize, usize), frames: &[HeatFrame], tolerance: u8) -> Result<()> {
     let file = File::create(path).map_err(io(path))?;
     let encode = |e: gif::EncodingError| match e {
-        gif::EncodingError::Io(source) => Error::Io { path: path.to_path_buf(), source },
+        gif::EncodingError::Io(source) => Error::io(path, source),
         other => Error::Encode(other.to_string()),
     };
     let mut encoder = gif::Encoder::new(BufWriter::new(file), width as u16, height as u16, &heat_palette(tolerance))
@@ -521,11 +522,8 @@ impl Canvas {
     fn write_png(&self, path: &Path) -> Result<()> {
         let file = File::create(path).map_err(io(path))?;
         let pixels: Vec<[u8; 3]> = self.rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
-        crate::encode::png::write_png(BufWriter::new(file), self.width as u32, self.height as u32, &pixels, None)
-            .map_err(|e| match e {
-                png::EncodingError::IoError(source) => Error::Io { path: path.to_path_buf(), source },
-                other => Error::Encode(other.to_string()),
-            })
+        write_png(BufWriter::new(file), self.width as u32, self.height as u32, &pixels, None)
+            .map_err(|e| e.writing(Target::Path(path.to_path_buf())))
     }
 }
 

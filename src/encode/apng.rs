@@ -196,7 +196,7 @@ impl<W: Write> Chunks<W> {
 
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
         let started = Instant::now();
-        self.out.write_all(bytes).map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        self.out.write_all(bytes).map_err(Error::output)?;
         self.times.write += started.elapsed();
         Ok(())
     }
@@ -239,7 +239,7 @@ impl<W: Write> Chunks<W> {
         chunk(&mut end, b"IEND", &[]);
         self.write(&end)?;
         let started = Instant::now();
-        self.out.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        self.out.flush().map_err(Error::output)?;
         self.times.write += started.elapsed();
         Ok(self.times)
     }

@@ -1,7 +1,6 @@
 //! Animated GIF output (SPEC §6.1): one global palette from the background, exact delays.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use std::time::{Duration, Instant};
 
@@ -50,7 +49,7 @@ pub struct GifEncoder<W: Write> {
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
     match e {
-        ::gif::EncodingError::Io(source) => Error::Io { path: PathBuf::from(super::STREAM), source },
+        ::gif::EncodingError::Io(source) => Error::output(source),
         other => Error::Encode(other.to_string()),
     }
 }
@@ -188,7 +187,7 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         self.workers.finish(&mut |done| write_compressed(encoder, times, done))?;
         let started = Instant::now();
         let mut writer = self.encoder.into_inner().map_err(gif_error)?;
-        writer.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        writer.flush().map_err(Error::output)?;
         self.times.write += started.elapsed();
         Ok(self.times)
     }

@@ -95,7 +95,7 @@ impl<W: Write> Writer<W> {
 }
 
 fn io(path: &Path, source: std::io::Error) -> Error {
-    Error::Io { path: path.to_path_buf(), source }
+    Error::io(path, source)
 }
 
 impl<W: Write> Sink for Writer<W> {

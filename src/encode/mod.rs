@@ -23,10 +23,6 @@ use std::time::Duration;
 
 use crate::base::error::Result;
 
-/// The name I/O errors inside an encoder's output carry; the command line reports them against
-/// the output's path.
-pub const STREAM: &str = "output stream";
-
 /// What an animation records besides its frames: the canvas, the timing, the loop and the
 /// provenance comment. Made from the scene by the render, or reduced to fit a size budget.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -146,19 +146,17 @@ fn write_file(
         .map_err(|e| Error::Encode(e.to_string()))?;
     let encode = started.elapsed();
     let started = Instant::now();
-    std::fs::write(path, &bytes).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    std::fs::write(path, &bytes).map_err(|source| Error::io(path, source))?;
     Ok(EncodeTimes { encode, write: started.elapsed() })
 }
 
-/// Encodes one RGB frame as a PNG into `out`, with `comment` as a `Comment` text chunk.
-pub fn write_png(
-    out: impl Write,
-    width: u32,
-    height: u32,
-    pixels: &[[u8; 3]],
-    comment: Option<&str>,
-) -> std::result::Result<(), png::EncodingError> {
-    encode_png(out, (width, height), pixels.as_flattened(), None, comment)
+/// Encodes one RGB frame as a PNG into `out`, with `comment` as a `Comment` text chunk. An I/O
+/// error speaks of the output, for the caller to name ([`Error::writing`]).
+pub fn write_png(out: impl Write, width: u32, height: u32, pixels: &[[u8; 3]], comment: Option<&str>) -> Result<()> {
+    encode_png(out, (width, height), pixels.as_flattened(), None, comment).map_err(|e| match e {
+        png::EncodingError::IoError(source) => Error::output(source),
+        other => Error::Encode(other.to_string()),
+    })
 }
 
 /// Encodes an 8-bit RGB PNG, or with `palette` an 8-bit palette PNG whose `pixels` index it.
@@ -267,13 +265,10 @@ impl<W: Write> super::Encoder for Still<W> {
         let Some(mut out) = self.out.take() else { return Ok(()) };
         let started = Instant::now();
         let (width, height) = self.size;
-        write_png(&mut out, width, height, pixels, Some(&self.provenance)).map_err(|e| match e {
-            png::EncodingError::IoError(source) => Error::Io { path: super::STREAM.into(), source },
-            other => Error::Encode(other.to_string()),
-        })?;
+        write_png(&mut out, width, height, pixels, Some(&self.provenance))?;
         self.times.encode += started.elapsed();
         let started = Instant::now();
-        out.flush().map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        out.flush().map_err(Error::output)?;
         self.times.write += started.elapsed();
         Ok(())
     }

@@ -14,7 +14,7 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use super::{EncodeTimes, Stream};
-use crate::base::error::{Error, Result};
+use crate::base::error::{Error, Result, os_reason};
 
 /// The video codecs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,9 +187,9 @@ impl Video {
         // stops ffmpeg itself (and removes the output) instead of racing it.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command.spawn().map_err(|e| {
-            Error::Encode(format!("cannot start {}: {}", program.display(), crate::base::error::os_reason(&e)))
-        })?;
+        let mut child = command
+            .spawn()
+            .map_err(|e| Error::Ffmpeg(format!("cannot start {}: {}", program.display(), os_reason(&e))))?;
         running().push(child.id());
         let stdin = child.stdin.take();
         let messages = child.stderr.take().map(|mut stderr| {
@@ -217,7 +217,7 @@ impl Video {
         self.stdin = None;
         let status = self.child.wait();
         running().retain(|&pid| pid != self.child.id());
-        let status = status.map_err(|e| Error::Encode(format!("waiting for ffmpeg: {e}")))?;
+        let status = status.map_err(|e| Error::Ffmpeg(format!("waiting for ffmpeg: {e}")))?;
         let messages = self.messages.take().and_then(|t| t.join().ok()).unwrap_or_default();
         if status.success() {
             return Ok(());
@@ -236,7 +236,7 @@ impl Video {
             }
         };
         let said = if said.is_empty() { String::new() } else { format!(": {said}") };
-        Err(Error::Encode(format!("ffmpeg could not make the {} (it {how}){said}", self.codec.container())))
+        Err(Error::Ffmpeg(format!("ffmpeg could not make the {} (it {how}){said}", self.codec.container())))
     }
 }
 
@@ -271,7 +271,7 @@ impl super::Encoder for Video {
         match written {
             Ok(()) => Ok(()),
             // ffmpeg stopped reading: its own message says why.
-            Err(source) => self.wait().and(Err(Error::Io { path: super::STREAM.into(), source })),
+            Err(source) => self.wait().and(Err(Error::output(source))),
         }
     }
 

@@ -120,7 +120,7 @@ impl<W: Write + Seek> Webp<W> {
 impl<W: Write + Seek> Riff<W> {
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
         let started = Instant::now();
-        self.out.write_all(bytes).map_err(|source| Error::Io { path: super::STREAM.into(), source })?;
+        self.out.write_all(bytes).map_err(Error::output)?;
         self.length += bytes.len() as u64;
         self.times.write += started.elapsed();
         Ok(())
@@ -136,7 +136,7 @@ impl<W: Write + Seek> Riff<W> {
         let started = Instant::now();
         let size = u32::try_from(self.length - 8)
             .map_err(|_| Error::Encode("the WebP is larger than 4 GiB, which RIFF cannot hold".into()))?;
-        let io = |source| Error::Io { path: super::STREAM.into(), source };
+        let io = Error::output;
         self.out.seek(SeekFrom::Start(4)).map_err(io)?;
         self.out.write_all(&size.to_le_bytes()).map_err(io)?;
         self.out.seek(SeekFrom::End(0)).map_err(io)?;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::sys::strip_trailing_separator;
 use crate::base::error::{Error, Result};
+use crate::base::files::file_kind;
 
 pub(super) fn usage(message: String, hint: Option<&str>) -> Error {
     Error::Output { message, hint: hint.map(str::to_string) }
@@ -148,7 +149,7 @@ pub fn check_distinct(outputs: &[(&Path, bool, &str)], inputs: &[&Path]) -> Resu
 
 /// Whether a file is written as a stream rather than staged and renamed: a character device
 /// (`/dev/null`) or a pipe. Anything else that is not a regular file or a folder is refused.
-pub(super) fn stream_kind(meta: &fs::Metadata) -> Option<bool> {
+fn stream_kind(meta: &fs::Metadata) -> Option<bool> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -161,6 +162,64 @@ pub(super) fn stream_kind(meta: &fs::Metadata) -> Option<bool> {
         }
     }
     Some(false).filter(|_| meta.is_file() || meta.is_dir())
+}
+
+/// Where an output goes: the target as its final links lead, its name, and the folder it is in,
+/// which must exist.
+pub(super) struct Place {
+    /// The target with its final symbolic links followed (and `.` or `..` the folder they name).
+    pub target: PathBuf,
+    /// Its file name.
+    pub name: String,
+    /// Its folder.
+    pub parent: PathBuf,
+}
+
+impl Place {
+    /// Where `given` (a path without a trailing separator) goes.
+    pub(super) fn of(given: &Path) -> Result<Place> {
+        let mut target = follow_links(given);
+        if target.file_name().is_none() {
+            // `.` or `..`: the folder they name.
+            target = fs::canonicalize(&target).unwrap_or(target);
+        }
+        let name = match target.file_name() {
+            Some(n) => n.to_string_lossy().into_owned(),
+            None => return Err(usage(format!("{} is not a file or folder name", given.display()), None)),
+        };
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if !parent.is_dir() {
+            return Err(usage(
+                format!("cannot write {}: the folder {} does not exist", given.display(), parent.display()),
+                Some("create it first, or choose another output path"),
+            ));
+        }
+        Ok(Place { target, name, parent })
+    }
+}
+
+/// Whether an existing output (`meta`, at `given`) is written in place as a stream (a
+/// character device, a pipe); refused when it is neither that nor a regular file or folder, or
+/// a stream where the `policy` needs a folder. `what` names the output in messages.
+pub(super) fn is_stream(given: &Path, meta: &fs::Metadata, policy: Policy, what: &str) -> Result<bool> {
+    let folder = !matches!(policy, Policy::File { .. });
+    match stream_kind(meta) {
+        None => Err(usage(
+            format!("the {what} {} is {}", given.display(), file_kind(meta)),
+            Some("write to a regular file, a folder, a pipe or a character device such as /dev/null"),
+        )),
+        Some(true) if folder => {
+            let needs = if policy == Policy::Report { "a report" } else { "a PNG sequence" };
+            Err(usage(
+                format!("the {what} {} is {}, and {needs} is a folder", given.display(), file_kind(meta)),
+                Some("name a folder"),
+            ))
+        }
+        Some(stream) => Ok(stream),
+    }
 }
 
 /// Whether `name` is a frame of a PNG sequence: `frame_` digits `.png`.

@@ -11,13 +11,16 @@ pub use format::{Format, Named, every_format, folder_named_as_file, is_stdout, r
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use checks::{Policy, check_replace, names_a_descriptor, stream_kind, usage};
+use checks::{Place, Policy, check_replace, is_stream, names_a_descriptor, usage};
 use sys::{
     link_unnamed, remove_any, rename_no_replace, replace_folder, strip_trailing_separator, sweep_stale, sync_parent,
     temp_name, temp_stem, unnamed_file,
 };
 
-use crate::base::error::{Error, Result};
+use crate::base::error::{Error, Result, Target, os_reason};
+
+/// Where this process's standard output can be opened by name.
+pub const STDOUT: &str = "/dev/stdout";
 
 /// An output being written: an unnamed temporary file (Linux `O_TMPFILE`), or a temporary file
 /// or folder beside the target, removed again unless [`Staged::commit`] moves it into place; or,
@@ -42,6 +45,8 @@ pub struct Staged {
     /// What may be replaced, checked again when the output is moved into place.
     policy: Policy,
     committed: bool,
+    /// The stream is this process's standard output (`-o -`), named so in messages.
+    stdout: bool,
 }
 
 /// The named temporaries of outputs in progress, so that a process that must end at once (a
@@ -78,6 +83,29 @@ impl Staged {
         Staged::begin_with(target, policy, inputs)
     }
 
+    /// This process's standard output, written in place as a stream (`-o -`).
+    pub fn stdout() -> Result<Staged> {
+        let mut staged = Staged::stream(Path::new(STDOUT), Path::new(STDOUT))?;
+        staged.stdout = true;
+        Ok(staged)
+    }
+
+    /// What the output is called in messages: its path as given, or standard output.
+    pub fn name(&self) -> Target {
+        if self.stdout { Target::Stdout } else { Target::Path(self.target.clone()) }
+    }
+
+    /// `e` named for this output when it is an I/O error within it: in its temporary file or
+    /// folder (a frame of a PNG sequence), which the user never sees.
+    pub fn claim(&self, e: Error) -> Error {
+        match e {
+            Error::Io { target: Target::Path(path), source } if path == self.temp || path.starts_with(&self.temp) => {
+                Error::Io { target: self.name(), source }
+            }
+            other => other,
+        }
+    }
+
     /// A folder for a diff report: new, empty, or holding an earlier report (which is replaced
     /// whole, in one step, when this one is committed). A folder with anything else in it, a
     /// file, or a folder that is, holds or lies inside an input is refused.
@@ -92,51 +120,21 @@ impl Staged {
         if !folder && names_a_descriptor(&given) {
             return Staged::stream(&given, &given);
         }
-        let mut target = follow_links(&given);
-        if target.file_name().is_none() {
-            // `.` or `..`: the folder they name.
-            target = fs::canonicalize(&target).unwrap_or(target);
-        }
-        let name = match target.file_name() {
-            Some(n) => n.to_string_lossy().into_owned(),
-            None => return Err(usage(format!("{} is not a file or folder name", given.display()), None)),
-        };
-        let parent = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if !parent.is_dir() {
-            return Err(usage(
-                format!("cannot write {}: the folder {} does not exist", given.display(), parent.display()),
-                Some("create it first, or choose another output path"),
-            ));
-        }
+        let place = Place::of(&given)?;
         check_distinct(&[(&given, folder, what)], inputs)?;
-        let existing = fs::metadata(&target).ok();
-        if let Some(meta) = &existing {
-            match stream_kind(meta) {
-                None => {
-                    let kind = crate::base::files::file_kind(meta);
-                    return Err(usage(
-                        format!("the {what} {} is {kind}", given.display()),
-                        Some("write to a regular file, a folder, a pipe or a character device such as /dev/null"),
-                    ));
-                }
-                Some(true) if folder => {
-                    let kind = crate::base::files::file_kind(meta);
-                    let needs = if policy == Policy::Report { "a report" } else { "a PNG sequence" };
-                    return Err(usage(
-                        format!("the {what} {} is {kind}, and {needs} is a folder", given.display()),
-                        Some("name a folder"),
-                    ));
-                }
-                Some(true) => return Staged::stream(&given, &target),
-                Some(false) => {}
+        if let Ok(meta) = fs::metadata(&place.target) {
+            if is_stream(&given, &meta, policy, what)? {
+                return Staged::stream(&given, &place.target);
             }
+            check_replace(&given, &place.target, &meta, policy)?;
         }
-        if let Some(meta) = existing {
-            check_replace(&given, &target, &meta, policy)?;
-        }
+        Staged::create(given, place, policy)
+    }
+
+    /// The temporary file or folder for `given`, which will be at `place`: a leftover of a dead
+    /// run for the same target swept first, an unnamed file where the system makes one.
+    fn create(given: PathBuf, place: Place, policy: Policy) -> Result<Staged> {
+        let Place { target, name, parent } = place;
         let stem = temp_stem(&name);
         sweep_stale(&parent, &stem, &target);
         let temp = parent.join(temp_name(&stem, std::process::id(), "tmp"));
@@ -145,16 +143,17 @@ impl Staged {
         let io = |source| cannot_create(&given, &parent, source);
         let mut staged = Staged {
             target: given.clone(),
-            resolved: target.clone(),
+            resolved: target,
             temp,
             file: None,
             unnamed: false,
             stream: false,
             policy,
             committed: false,
+            stdout: false,
         };
         let mut pending = pending();
-        if folder {
+        if !matches!(policy, Policy::File { .. }) {
             fs::create_dir(&staged.temp).map_err(io)?;
         } else if let Some(file) = unnamed_file(&parent) {
             staged.file = Some(file);
@@ -174,10 +173,7 @@ impl Staged {
         // be truncated and is not.
         let regular = fs::metadata(target).is_ok_and(|m| m.is_file());
         let file = fs::OpenOptions::new().write(true).truncate(regular).open(target).map_err(|source| {
-            usage(
-                format!("cannot open {} for writing: {}", given.display(), crate::base::error::os_reason(&source)),
-                None,
-            )
+            usage(format!("cannot open {} for writing: {}", given.display(), os_reason(&source)), None)
         })?;
         if std::io::IsTerminal::is_terminal(&file) {
             return Err(usage(
@@ -194,6 +190,7 @@ impl Staged {
             stream: true,
             policy: Policy::File { force: true },
             committed: false,
+            stdout: false,
         })
     }
 

@@ -18,6 +18,7 @@ use crate::encode::provenance::Provenance;
 use crate::encode::reduce::Reduced;
 use crate::encode::video::{self, Codec, Video};
 use crate::encode::webp::Webp;
+use crate::encode::workers::default_threads;
 use crate::encode::{Discard, Encoder, Stream};
 use crate::output::{Format, Staged};
 use crate::scene::Scene;
@@ -214,9 +215,7 @@ fn animated(scene: &Scene, run: Run<'_>, out: &Output<'_>, progress: &mut dyn Fn
         }
     };
     let mut file = BufWriter::with_capacity(1 << 20, out.staged.file()?);
-    file.write_all(&bytes)
-        .and_then(|()| file.flush())
-        .map_err(|source| Error::Io { path: crate::encode::STREAM.into(), source })?;
+    file.write_all(&bytes).and_then(|()| file.flush()).map_err(Error::output)?;
     Ok(Written { stats, rung, notes: Vec::new() })
 }
 
@@ -345,7 +344,7 @@ fn fit(
 /// memory), on every core: the palette as the command line makes it, without dithering.
 pub fn gif<W: Write>(scene: &Scene, inputs: &Inputs, writer: W, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
     scene.check_gif_fps()?;
-    let threads = crate::encode::workers::default_threads();
+    let threads = default_threads();
     let palette = gif_palette(scene, inputs, false, threads);
     let encoder = GifEncoder::new(writer, &stream_of(scene, inputs), palette)?;
     super::render(scene, inputs, encoder, progress)

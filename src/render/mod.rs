@@ -20,6 +20,7 @@ use crate::draw::background::Background;
 use crate::draw::refract::Height;
 use crate::encode::Encoder;
 use crate::encode::manifest::Sink;
+use crate::encode::workers::default_threads;
 use crate::scene::{Model, Scene};
 use crate::sim::field::Threads;
 use crate::sim::shore::Shore;
@@ -109,7 +110,7 @@ pub fn render<E: Encoder>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
     let never = AtomicBool::new(false);
-    let threads = crate::encode::workers::default_threads();
+    let threads = default_threads();
     let run = Run { inputs, manifest: None, threads, stop: &never, seam: false };
     render_with(scene, encoder, run, progress)
 }
@@ -128,67 +129,97 @@ pub fn render_with<E: Encoder>(
 }
 
 /// The pipeline, for the water model `W`: scene → timeline → water (walls, edges) → heights to
-/// draw → look → encoder, one frame at a time.
-fn pipeline<W: Water, E: Encoder>(
+/// draw → look → encoder.
+fn pipeline<'r, W: Water, E: Encoder>(
     scene: &Scene,
-    mut encoder: E,
-    mut run: Run<'_>,
+    encoder: E,
+    run: Run<'r>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats>
 where
     W::Cell: Height,
 {
-    let (Inputs { background, shore }, threads) = (run.inputs, Threads::new(run.threads));
+    let Run { inputs: Inputs { background, shore }, manifest, threads, stop, seam } = run;
+    let threads = Threads::new(threads);
     let timeline = Schedule::new(scene);
     let water = Simulation::<W>::new(scene, timeline, shore, threads.clone());
     let mut surface = Surface::new(scene, water);
-    if run.seam {
+    if seam {
         surface = surface.measuring_seam(scene, shore);
     }
     let lens = Lens::new(scene, shore, threads);
-    let mut canvas = Canvas::new(scene, background, &encoder);
+    let canvas = Canvas::new(scene, background, &encoder);
+    let frames = Frames { scene, background, surface, lens, canvas, encoder, manifest, stats: Stats::default() };
+    frames.run(stop, progress)
+}
 
-    let mut stats = Stats::default();
-    let wanted = encoder.wanted();
-    loop {
-        if run.stop.load(Ordering::Relaxed) {
-            return Err(Error::Interrupted);
-        }
-        let started = Instant::now();
-        let Some(k) = surface.advance() else { break };
-        stats.simulate += started.elapsed();
-        // Frames before the window are simulated, not drawn; so are frames the encoder does not
-        // take (a still's others), unless a manifest needs them.
-        let output = k.checked_sub(scene.first_frame);
-        let taken = output.is_some_and(|i| wanted.contains(&i));
-        if taken || (output.is_some() && run.manifest.is_some()) {
+/// A render under way: the stages, over the run's inputs (`'r`), and where its time went.
+struct Frames<'s, 'r, W: Water, E: Encoder> {
+    scene: &'s Scene,
+    background: &'r Background,
+    surface: Surface<W>,
+    lens: Lens<'r>,
+    canvas: Canvas<E::Pixel>,
+    encoder: E,
+    manifest: Option<&'r mut dyn Sink>,
+    stats: Stats,
+}
+
+impl<W: Water, E: Encoder> Frames<'_, '_, W, E>
+where
+    W::Cell: Height,
+{
+    /// Simulates every frame, pre-roll included, and draws and encodes those the encoder takes
+    /// (and those a manifest hashes), then finishes the encoder: until the end, or until `stop`.
+    fn run(mut self, stop: &AtomicBool, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
+        let (scene, wanted) = (self.scene, self.encoder.wanted());
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
             let started = Instant::now();
-            canvas.draw(&lens, surface.heights(), &encoder);
-            stats.refract += started.elapsed();
-            if taken {
-                // The encoder counts its own time (on whichever thread it works).
-                canvas.hand_to(&mut encoder)?;
+            let Some(k) = self.surface.advance() else { break };
+            self.stats.simulate += started.elapsed();
+            // Frames before the window are simulated, not drawn; so are frames the encoder does
+            // not take (a still's others), unless a manifest needs them.
+            let output = k.checked_sub(scene.first_frame);
+            let taken = output.is_some_and(|i| wanted.contains(&i));
+            if taken || (output.is_some() && self.manifest.is_some()) {
+                self.frame(taken)?;
             }
-            if let Some(sink) = run.manifest.as_deref_mut() {
-                let started = Instant::now();
-                sink.add(canvas.exact(&lens, surface.heights(), background, &encoder))?;
-                stats.encode += started.elapsed();
+            progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: self.stats.frames });
+            if taken && self.manifest.is_none() && output.is_some_and(|i| i + 1 >= wanted.end) {
+                break;
             }
-            stats.frames += 1;
         }
-        progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: stats.frames });
-        if taken && run.manifest.is_none() && output.is_some_and(|i| i + 1 >= wanted.end) {
-            break;
+        let times = self.encoder.finish()?;
+        if let Some(sink) = self.manifest {
+            let started = Instant::now();
+            sink.finish()?;
+            self.stats.write += started.elapsed();
         }
+        self.stats.encode += times.encode;
+        self.stats.write += times.write;
+        self.stats.seam = self.surface.seam();
+        Ok(self.stats)
     }
-    let times = encoder.finish()?;
-    if let Some(sink) = run.manifest.as_deref_mut() {
+
+    /// Draws the current frame, hands it to the encoder if `taken`, and its exact RGB to the
+    /// manifest if there is one.
+    fn frame(&mut self, taken: bool) -> Result<()> {
         let started = Instant::now();
-        sink.finish()?;
-        stats.write += started.elapsed();
+        self.canvas.draw(&self.lens, self.surface.heights(), &self.encoder);
+        self.stats.refract += started.elapsed();
+        if taken {
+            // The encoder counts its own time (on whichever thread it works).
+            self.canvas.hand_to(&mut self.encoder)?;
+        }
+        if let Some(sink) = self.manifest.as_deref_mut() {
+            let started = Instant::now();
+            sink.add(self.canvas.exact(&self.lens, self.surface.heights(), self.background, &self.encoder))?;
+            self.stats.encode += started.elapsed();
+        }
+        self.stats.frames += 1;
+        Ok(())
     }
-    stats.encode += times.encode;
-    stats.write += times.write;
-    stats.seam = surface.seam();
-    Ok(stats)
 }

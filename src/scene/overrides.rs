@@ -97,56 +97,58 @@ pub(crate) fn apply<'i>(doc: &Document<'_>, root: &mut DeTable<'i>, o: &'i Overr
             table.insert(Spanned::new(step.span.clone(), Cow::Borrowed(step.name)), value);
             return Ok(());
         }
-        if !table.contains_key(step.name) {
-            if step.index.is_some() {
-                let message = format!("the scene has no [[{here}]] tables to override");
-                return Err(doc.error(step.span.clone(), message));
-            }
-            // A table the scene does not have yet: the override makes it.
-            let made = Spanned::new(step.span.clone(), DeValue::Table(DeTable::new()));
-            table.insert(Spanned::new(step.span.clone(), Cow::Borrowed(step.name)), made);
-        }
-        let Some(entry) = table.get_mut(step.name) else {
-            return Err(doc.error(step.span.clone(), format!("{here} could not be made")));
-        };
-        let inner = match (entry.get_mut(), step.index) {
-            (DeValue::Table(t), None) => t,
-            (DeValue::Array(items), Some(n)) => {
-                let count = items.len();
-                match items.get_mut(n).map(Spanned::get_mut) {
-                    Some(DeValue::Table(t)) if !last => t,
-                    Some(DeValue::Table(_)) => {
-                        let message =
-                            format!("{here}[{n}] is a table: override one of its keys, such as {here}[{n}].at");
-                        return Err(doc.error(step.span.clone(), message));
-                    }
-                    Some(_) => {
-                        return Err(doc.error(step.span.clone(), format!("{here}[{n}] is not a table")));
-                    }
-                    None => {
-                        let have = match count {
-                            0 => "none".to_string(),
-                            1 => format!("one, {here}[0]"),
-                            _ => format!("{count}, {here}[0] to {here}[{}]", count - 1),
-                        };
-                        let message = format!("there is no {here}[{n}]: the scene has {have}");
-                        return Err(doc.error(step.span.clone(), message));
-                    }
-                }
-            }
-            (DeValue::Array(_), None) => {
-                let message = format!("{here} is a list of [[{here}]] tables: say which, as {here}[0]");
-                return Err(doc.error(step.span.clone(), message));
-            }
-            (_, _) => {
-                return Err(doc.error(step.span.clone(), format!("{here} is not a table of the scene")));
-            }
-        };
+        table = descend(doc, table, step, &here, last)?;
         path = match step.index {
             Some(n) => format!("{here}[{n}]"),
             None => here,
         };
-        table = inner;
     }
     Ok(())
+}
+
+/// The table `step` (named `here` in messages) leads to from `table`: a table of that name,
+/// made if the scene has none, or one of the `[[tables]]` of that name. `last` says the key
+/// path ends there, where a table cannot be overridden whole.
+fn descend<'t, 'i>(
+    doc: &Document<'_>,
+    table: &'t mut DeTable<'i>,
+    step: &Step<'i>,
+    here: &str,
+    last: bool,
+) -> Result<&'t mut DeTable<'i>> {
+    let fail = |message: String| Err(doc.error(step.span.clone(), message));
+    if !table.contains_key(step.name) {
+        if step.index.is_some() {
+            return fail(format!("the scene has no [[{here}]] tables to override"));
+        }
+        // A table the scene does not have yet: the override makes it.
+        let made = Spanned::new(step.span.clone(), DeValue::Table(DeTable::new()));
+        table.insert(Spanned::new(step.span.clone(), Cow::Borrowed(step.name)), made);
+    }
+    let Some(entry) = table.get_mut(step.name) else {
+        return fail(format!("{here} could not be made"));
+    };
+    match (entry.get_mut(), step.index) {
+        (DeValue::Table(t), None) => Ok(t),
+        (DeValue::Array(items), Some(n)) => {
+            let count = items.len();
+            match items.get_mut(n).map(Spanned::get_mut) {
+                Some(DeValue::Table(t)) if !last => Ok(t),
+                Some(DeValue::Table(_)) => {
+                    fail(format!("{here}[{n}] is a table: override one of its keys, such as {here}[{n}].at"))
+                }
+                Some(_) => fail(format!("{here}[{n}] is not a table")),
+                None => {
+                    let have = match count {
+                        0 => "none".to_string(),
+                        1 => format!("one, {here}[0]"),
+                        _ => format!("{count}, {here}[0] to {here}[{}]", count - 1),
+                    };
+                    fail(format!("there is no {here}[{n}]: the scene has {have}"))
+                }
+            }
+        }
+        (DeValue::Array(_), None) => fail(format!("{here} is a list of [[{here}]] tables: say which, as {here}[0]")),
+        (_, _) => fail(format!("{here} is not a table of the scene")),
+    }
 }

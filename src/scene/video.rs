@@ -8,6 +8,7 @@ use super::toml_reader::{Document, Table, Value, opt};
 use super::{BackgroundSpec, DEFAULT_SIZE};
 use crate::base::error::{Error, Result};
 use crate::base::limits::{MAX_AREA, MAX_FRAMES, MAX_SIDE, MAX_START_FRAME};
+use crate::base::picture::{probe, scale};
 
 pub(super) fn read_canvas(
     doc: &Document<'_>,
@@ -20,7 +21,7 @@ pub(super) fn read_canvas(
     let image_size = match (&width, &height, &bg.image) {
         (Some(_), Some(_), _) | (_, _, None) => None,
         (_, _, Some(path)) => Some(
-            crate::base::picture::probe(path)
+            probe(path)
                 .map(|h| (h.width, h.height))
                 .map_err(|reason| Error::Background { path: path.clone(), reason })?,
         ),
@@ -45,7 +46,7 @@ pub(super) fn read_canvas(
         // One side given: the other keeps the image's aspect ratio (rounded half up), so the
         // picture is not distorted.
         (Some((given, v)), None, Some((iw, ih))) | (None, Some((given, v)), Some((ih, iw))) => {
-            let other = crate::base::picture::scale(*given as u64, u64::from(ih), u64::from(iw)) as i64;
+            let other = scale(*given as u64, u64::from(ih), u64::from(iw)) as i64;
             let (key, other_key) = if width.is_some() { ("width", "height") } else { ("height", "width") };
             if !(3..=MAX_SIDE).contains(&other) {
                 let (iw, ih) = image_size.unwrap_or_default();

@@ -15,6 +15,8 @@
 mod avx2;
 
 use super::refract::{Height, steep_limit};
+#[cfg(target_arch = "x86_64")]
+use crate::base::simd::Avx2;
 use crate::scene::{Look, Sampling};
 
 /// A look resolved for drawing: the strengths, the light and R.
@@ -234,7 +236,7 @@ struct Passes<'a> {
     taps: Taps,
     blended: Vec<u32>,
     #[cfg(target_arch = "x86_64")]
-    avx2: Option<crate::base::simd::Avx2>,
+    avx2: Option<Avx2>,
 }
 
 impl<'a> Passes<'a> {
@@ -248,7 +250,7 @@ impl<'a> Passes<'a> {
             taps: Taps(vec![[0; 4]; span]),
             blended: vec![0; span],
             #[cfg(target_arch = "x86_64")]
-            avx2: crate::base::simd::Avx2::get(),
+            avx2: Avx2::get(),
         }
     }
 

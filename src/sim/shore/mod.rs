@@ -18,6 +18,7 @@ use std::sync::Arc;
 use super::field::Cell;
 use super::timeline::Drop;
 use crate::base::error::Result;
+use crate::base::limits::DEFAULT_BUDGET;
 use crate::scene::{Edge, Edges, Scene};
 
 /// The walls and the edges of one canvas.
@@ -97,7 +98,7 @@ impl Shore {
 
     /// The scene's shore within the default memory budget (see [`Shore::for_scene_within`]).
     pub fn for_scene(scene: &Scene) -> Result<Shore> {
-        Shore::for_scene_within(scene, crate::base::limits::DEFAULT_BUDGET)
+        Shore::for_scene_within(scene, DEFAULT_BUDGET)
     }
 
     /// The scene's walls (its obstacles and its mask, fitted like the background) and edges. A
