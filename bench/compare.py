@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side-by-side speed comparison, all in one run, for BENCHMARKS.md:
+"""Side-by-side speed comparison, all in one run, for docs/benchmarks.md:
 
 * simulation + refraction: ripple-render's stage times (`--stats`, one thread does both) against
   bench/reference.py, a vectorized numpy implementation of the same formulas;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Our APNG, WebP and MP4 against the usual tools on the same frames, for BENCHMARKS.md:
+"""Our APNG, WebP and MP4 against the usual tools on the same frames, for docs/benchmarks.md:
 
 * APNG: `ripple-render -o x.apng` (the whole render) against `ffmpeg -f apng` from the PNG frames
   of the same render;
@@ -7,7 +7,7 @@
   same PNG frames;
 * MP4: the whole render to `x.mp4` against ffmpeg encoding the same raw RGB frames, read from a
   file, with the same settings (our part must not be the bottleneck);
-* and, with --table, every bundled scene in every format: the README's table of sizes.
+* and, with --table, every bundled scene in every format: the table of sizes in docs/cli.md.
 
 Times are wall-clock, best of 3 runs for each side alike (this VM's speed drifts between runs).
 Usage: python3 bench/formats.py [SCENE ...] | python3 bench/formats.py --table

@@ -5,7 +5,7 @@ two ways:
 
 * as a cross-check: `reference.py check SCENE FRAMES_DIR` re-derives every frame of a scene from
   the SPEC formulas and compares it with the PNG sequence ripple-render wrote;
-* as the numpy baseline of the speed comparison in BENCHMARKS.md.
+* as the numpy baseline of the speed comparison in docs/benchmarks.md.
 
 It is written from SPEC.md, not from the Rust code. Two things SPEC leaves to the implementation
 come from ripple-render itself: the raindrops (taken from `ripple-render plan --json`) and

@@ -1,7 +1,7 @@
 //! The look kernels and nearest refraction on one thread, each timed as the best of 200 runs.
 //! On a shared VM whose speed drifts, the minimum is the figure noise disturbs least (the
 //! means of `cargo bench --bench kernels` move by tens of percent between runs of the same
-//! code). `cargo bench --bench best_of`; the figures are recorded in BENCHMARKS.md.
+//! code). `cargo bench --bench best_of`; the figures are recorded in docs/benchmarks.md.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! Single-thread kernel speed: one classic step, one spring step, one refraction, at 640×480
 //! and 1920×1080, on water that is busy everywhere. `cargo bench --bench kernels`; the figures
-//! are recorded in BENCHMARKS.md.
+//! are recorded in docs/benchmarks.md.
 
 use std::hint::black_box;
 

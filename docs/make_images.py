@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes the README's pictures from the bundled scenes (needs pillow and numpy):
+"""Makes the pictures of the README and the guides from the bundled scenes (needs pillow and numpy):
 
     cargo build --release && python3 docs/make_images.py target/release/ripple-render
 

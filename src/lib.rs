@@ -8,11 +8,11 @@
 //! - [`sim`]: the timeline, the water within its shore, the heights each frame is drawn from;
 //! - [`draw`]: the background, and a frame drawn from the heights (refraction, looks);
 //! - [`encode`]: the codecs, over plain pixels; [`output`]: formats and staged, atomic writes;
-//! - [`render`]: the pipeline that puts them together, the encoder for each format, the memory
-//!   estimate; [`inspect`]: `plan` and warnings; [`diff`]: comparing two renders.
+//! - [`render`](mod@render): the pipeline that puts them together, the encoder for each format,
+//!   the memory estimate; [`inspect`]: `plan` and warnings; [`diff`]: comparing two renders.
 //!
 //! The pipeline is [`render::render_with`]: scene → timeline → water (walls, edges) → heights
-//! to draw → look → encoder.
+//! to draw → look → encoder. `docs/design.md` says how the layers are cut, and why.
 //!
 //! ```no_run
 //! use ripple_render::{Inputs, Scene};

@@ -258,7 +258,7 @@ pub fn bytes_per_pixel(threads: usize) -> u64 {
 }
 
 /// The zlib level frames are compressed at: 3 rather than the usual 6, which takes twice the
-/// time for 4–5% less (see BENCHMARKS.md).
+/// time for 4–5% less (see docs/benchmarks.md).
 pub const COMPRESSION_LEVEL: u8 = 3;
 
 /// Appends one chunk (length, type, data, CRC) to `out`.

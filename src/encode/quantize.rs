@@ -59,7 +59,7 @@ impl Hasher for ColourHasher {
     }
 }
 
-/// k-means rounds after Wu's cuts (more gain little: measured in BENCHMARKS.md).
+/// k-means rounds after Wu's cuts (more gain little: measured in docs/benchmarks.md).
 const ROUNDS: usize = 4;
 
 /// Colours with their weights (how many pixels have each), the quantizer's input: every

@@ -113,7 +113,7 @@ impl BackgroundSpec {
     }
 }
 
-/// A procedural background, drawn by [`crate::background`].
+/// A procedural background, drawn by the drawing stage (`draw::background`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {
     /// Swimming-pool tiles with grout lines and a gentle light gradient (many colours).

@@ -1,5 +1,5 @@
 //! The shore tables (SPEC §8): `[[obstacle]]`, `[mask]` and `[edges]`, read into the
-//! [`ShoreSpec`] that `crate::shore` turns into walls and edge rules.
+//! [`ShoreSpec`] that the simulation (`sim::shore`) turns into walls and edge rules.
 
 use std::path::{Path, PathBuf};
 

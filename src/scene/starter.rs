@@ -1,5 +1,5 @@
 //! `ripple-render new PICTURE`: a starter scene for a picture, with values that look like water
-//! on it as they are (measured with `bench/looks_good.py`; the README's key table gives the
+//! on it as they are (measured with `bench/looks_good.py`; the guide's table of values gives the
 //! ranges).
 //!
 //! Every size is scaled to the canvas: with `s` its shorter side, stones are about `s/40`

@@ -498,7 +498,7 @@ const BUDGETED: &str = "[video]\nwidth = 96\nheight = 64\nfps = 20\nframes = 16\
     [rain]\ndrops_per_second = 60\nseed = 2\n";
 
 /// `frames` (RGB, `width` wide): every `step`-th, each side shrunk `scale` times by the mean of
-/// each block, rounded half up (the README's rule, computed here on its own).
+/// each block, rounded half up (the rule docs/cli.md gives, computed here on its own).
 fn reduce(frames: &[Vec<u8>], width: usize, step: usize, scale: usize) -> Vec<Vec<u8>> {
     let height = frames[0].len() / 3 / width;
     let kept = frames.iter().step_by(step);

@@ -3,16 +3,17 @@
 
 mod cli;
 mod diff;
+mod docs;
 mod formats;
 mod fuzz;
 mod golden;
 mod hostile;
 mod images;
 mod kill;
+mod layers;
 mod looks;
 mod outputs;
 mod properties;
-mod readme;
 mod seamless;
 mod shores;
 mod starter;

@@ -135,7 +135,7 @@ impl Shore {
 
     /// What a scene's walls and edges hold at most, for the memory estimate: the walls' bits,
     /// shared; and in each of two copies of the shore (the drawing's and the water's) the listed
-    /// wall runs (at most a byte per 8 cells, see [`CELLS_PER_LISTED_RUN`]), the cells of
+    /// wall runs (at most a byte per 8 cells, see `CELLS_PER_LISTED_RUN`), the cells of
     /// absorbing and wrapped edges with their neighbours (44 bytes per border cell at most) and
     /// three row indexes.
     pub fn bytes_for(scene: &Scene) -> u64 {

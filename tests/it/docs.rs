@@ -1,0 +1,221 @@
+//! The documentation as a user meets it: the CI script of docs/diff-and-ci.md, run exactly as
+//! printed on a fresh project of scenes; every relative link of every page resolving, anchors
+//! included; and every scene snippet reading as a scene.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ripple_render::Scene;
+
+use crate::support::{root, scratch};
+
+/// The shell block of the "Regression testing in CI" section of docs/diff-and-ci.md that is
+/// the script.
+fn readme_script() -> String {
+    let readme = std::fs::read_to_string(root().join("docs/diff-and-ci.md")).unwrap();
+    let section = &readme[readme.find("## Regression testing in CI").expect("the CI section")..];
+    let start = section.find("```sh\n#!/usr/bin/env bash\n").expect("the script's block") + "```sh\n".len();
+    let end = start + section[start..].find("```").expect("the block's end");
+    section[start..end].to_string()
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_script(project: &Path, args: &[&str]) -> Run {
+    let out = Command::new("bash")
+        .arg("ci/renders.sh")
+        .args(args)
+        .current_dir(project)
+        .env("RIPPLE_RENDER", env!("CARGO_BIN_EXE_ripple-render"))
+        .output()
+        .expect("run bash");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+const CHECKER: &str = "[video]\nwidth = 32\nheight = 24\nframes = 6\n[background]\npattern = \"checker\"\n\
+                       [[stone]]\nat = 0\nx = 16\ny = 12\nweight = 500\n";
+const TILES: &str = "[video]\nwidth = 40\nheight = 30\nframes = 5\n[background]\npattern = \"tiles\"\n\
+                     [[stone]]\nat = 0.04\nx = 20\ny = 15\nweight = 400\n";
+
+#[test]
+fn the_ci_script_fails_without_references_blesses_and_catches_a_change() {
+    let project = scratch("readme-ci");
+    std::fs::create_dir_all(project.join("ci")).unwrap();
+    std::fs::create_dir_all(project.join("scenes")).unwrap();
+    std::fs::write(project.join("ci/renders.sh"), readme_script()).unwrap();
+    std::fs::write(project.join("scenes/checker.toml"), CHECKER).unwrap();
+    std::fs::write(project.join("scenes/tiles.toml"), TILES).unwrap();
+
+    // A fresh checkout without references fails loudly, naming each scene.
+    let run = run_script(&project, &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("error: scenes/checker.toml has no reference refs/checker.hashes"), "{}", run.stderr);
+    assert!(run.stderr.contains("error: scenes/tiles.toml has no reference"), "{}", run.stderr);
+
+    // Blessing on purpose makes refs/ and the references; then the check passes.
+    let run = run_script(&project, &["--bless"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(project.join("refs/checker.hashes").exists() && project.join("refs/tiles.gif").exists());
+    let run = run_script(&project, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+
+    // A changed scene fails, with a report to look at; a new scene without a reference fails.
+    std::fs::write(project.join("scenes/tiles.toml"), TILES.replace("x = 20", "x = 12")).unwrap();
+    let run = run_script(&project, &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("different: out/tiles.hashes (A) and refs/tiles.hashes (B)"), "{}", run.stdout);
+    assert!(project.join("reports/tiles/report.json").exists());
+    assert!(project.join("reports/tiles/contact.png").exists());
+    std::fs::write(project.join("scenes/third.toml"), CHECKER).unwrap();
+    let run = run_script(&project, &["--bless"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::remove_file(project.join("refs/third.hashes")).unwrap();
+    let run = run_script(&project, &[]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("scenes/third.toml has no reference"), "{}", run.stderr);
+
+    // The next passing run leaves the earlier report replaced, not beside a stale one.
+    let run = run_script(&project, &["--bless"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run_script(&project, &[]).code, 0);
+    assert_eq!(crate::support::names(&project.join("reports/tiles")), ["report.json"]);
+}
+
+/// The pages of the documentation: the README, CONTRIBUTING and every page under docs/.
+fn pages() -> Vec<PathBuf> {
+    let mut pages = vec![root().join("README.md"), root().join("CONTRIBUTING.md"), root().join("fuzz/README.md")];
+    let docs = std::fs::read_dir(root().join("docs")).unwrap().flatten().map(|e| e.path());
+    let mut docs: Vec<PathBuf> = docs.filter(|p| p.extension().is_some_and(|e| e == "md")).collect();
+    docs.sort();
+    pages.extend(docs);
+    pages
+}
+
+/// The anchor GitHub gives a heading: lower case, letters, digits, `-` and `_` kept, spaces as
+/// `-`, everything else dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a page's headings (outside code blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The targets of a page's Markdown links and images, `[text](target)`, outside code.
+fn links(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push(after[..end].to_string());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_resolves() {
+    let mut broken = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        for link in links(&text) {
+            if link.starts_with("http://") || link.starts_with("https://") || link.starts_with("mailto:") {
+                continue;
+            }
+            let (file, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() { page.clone() } else { page.parent().unwrap().join(file) };
+            if !target.exists() {
+                broken.push(format!("{}: {link} (no {})", page.display(), target.display()));
+                continue;
+            }
+            if !fragment.is_empty() && target.extension().is_some_and(|e| e == "md") {
+                let headings = anchors(&std::fs::read_to_string(&target).unwrap());
+                if !headings.iter().any(|a| a == fragment) {
+                    broken.push(format!("{}: {link} (no heading #{fragment})", page.display()));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn a_broken_link_is_caught() {
+    assert_eq!(links("see [a](b.md#c) and ![d](e.png)"), ["b.md#c", "e.png"]);
+    assert_eq!(anchor("Walls and edges (§8), one thread"), "walls-and-edges-8-one-thread");
+    assert_eq!(anchors("# A\n```\n# not a heading\n```\n## `diff`"), ["a", "diff"]);
+}
+
+/// Every ```toml block of every page, with its page.
+fn snippets() -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let mut block: Option<String> = None;
+        for line in text.lines() {
+            match (&mut block, line.trim_start()) {
+                (None, "```toml") => block = Some(String::new()),
+                (Some(_), "```") => out.push((page.clone(), block.take().unwrap_or_default())),
+                (Some(text), _) => {
+                    text.push_str(line);
+                    text.push('\n');
+                }
+                (None, _) => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_scene_snippet_reads_as_a_scene() {
+    let snippets = snippets();
+    assert!(snippets.len() >= 6, "only {} toml snippets found", snippets.len());
+    // Snippets name the bundled pictures, relative to the scenes' folder.
+    let file = root().join("scenes/snippet.toml");
+    for (page, text) in snippets {
+        // A fragment (a table or two) is read inside a scene of one frame.
+        let text = if text.contains("[video]") { text } else { format!("[video]\nframes = 1\n{text}") };
+        if let Err(e) = Scene::from_toml_str(&text, &file) {
+            panic!("{}: a snippet does not read as a scene:\n{text}\n{e}", page.display());
+        }
+    }
+}
