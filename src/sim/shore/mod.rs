@@ -32,14 +32,28 @@ pub struct Shore {
     /// same row, by row.
     absorbing_sides: ByRow<(u32, u32)>,
     /// The absorbing cells of the top and bottom edges, whose inward neighbours lie in the next
-    /// row in (see [`Shore::absorbing_ends`]).
+    /// row in: they are finished once every row is (see [`Shore::finish_ends`]).
     absorbing_ends: Vec<(u32, u32)>,
-    /// Each cell of a wrapped edge with its eight neighbours across the canvas (see
-    /// [`Shore::wrapped_in`]), by row.
+    /// Each cell of a wrapped edge with its eight neighbours N, S, W, E, NW, NE, SW, SE taken
+    /// across the canvas, by row: the cells the interior step leaves out but that are no border
+    /// cells, since their axis wraps.
     wrapped: ByRow<(u32, [u32; 8])>,
     /// The walls' runs within each row (cell ranges), when there are at most one per
     /// [`CELLS_PER_LISTED_RUN`] cells; otherwise the bits are scanned.
     wall_runs: Option<ByRow<(u32, u32)>>,
+}
+
+/// What a water model does to the cells the shore finishes after each step (SPEC §8), which
+/// the shore visits in its order ([`Shore::finish_rows`], [`Shore::finish_ends`]). Indices are
+/// cells of the canvas.
+pub(crate) trait Finish {
+    /// Steps cell `i` of a wrapped edge, with its neighbours N, S, W, E, NW, NE, SW, SE taken
+    /// across the canvas.
+    fn wrapped(&mut self, i: usize, around: [u32; 8]);
+    /// Sets the wall cells among the rows being finished back to 0.
+    fn walls(&mut self, shore: &Shore);
+    /// Gives absorbing border cell `b` its first-order value from its inward neighbour `i`.
+    fn absorbed(&mut self, b: usize, i: usize);
 }
 
 /// Wall runs are listed (8 bytes each) only up to one per this many cells, so that the list
@@ -219,28 +233,7 @@ impl Shore {
         (sides, ends)
     }
 
-    /// The absorbing cells (`b`, not walls) of the left and right edges in `rows`, each with
-    /// its inward neighbour (`i`) in the same row.
-    #[inline]
-    pub(crate) fn absorbing_sides(&self, rows: std::ops::Range<usize>) -> &[(u32, u32)] {
-        self.absorbing_sides.rows(rows)
-    }
-
-    /// The absorbing cells (`b`, not walls) of the top and bottom edges, each with its inward
-    /// neighbour (`i`) in the next row in: they are finished once every row is.
-    pub(crate) fn absorbing_ends(&self) -> &[(u32, u32)] {
-        &self.absorbing_ends
-    }
-
-    /// The cells of wrapped edges in `rows`, each with its neighbours N, S, W, E, NW, NE, SW,
-    /// SE taken across the canvas: the cells the interior step leaves out but that are no
-    /// border cells, since their axis wraps.
-    #[inline]
-    pub(crate) fn wrapped_in(&self, rows: std::ops::Range<usize>) -> &[(u32, [u32; 8])] {
-        self.wrapped.rows(rows)
-    }
-
-    /// The cells behind [`Shore::wrapped_in`], with their rows.
+    /// The cells of wrapped edges (see [`Shore::finish_rows`]) with their neighbours, and their rows.
     fn wrapped_cells(&self) -> Vec<(usize, (u32, [u32; 8]))> {
         let (w, h) = (self.width as i64, self.height as i64);
         let at = |x: i64, y: i64| (y.rem_euclid(h) * w + x.rem_euclid(w)) as u32;
@@ -272,6 +265,29 @@ impl Shore {
             }
         }
         cells
+    }
+
+    /// Finishes what the interior step leaves to the shore in `rows` (just stepped, while they
+    /// are in the cache): the cells of wrapped edges, stepped with their neighbours across the
+    /// canvas; the walls, back to 0; then the absorbing cells of the left and right edges. The
+    /// top and bottom edges' absorbing cells wait for the rows next to them: see
+    /// [`Shore::finish_ends`].
+    pub(crate) fn finish_rows(&self, rows: std::ops::Range<usize>, model: &mut impl Finish) {
+        for &(i, around) in self.wrapped.rows(rows.clone()) {
+            model.wrapped(i as usize, around);
+        }
+        model.walls(self);
+        for &(b, i) in self.absorbing_sides.rows(rows) {
+            model.absorbed(b as usize, i as usize);
+        }
+    }
+
+    /// Finishes the absorbing cells of the top and bottom edges, once every row of the step is
+    /// done.
+    pub(crate) fn finish_ends(&self, model: &mut impl Finish) {
+        for &(b, i) in &self.absorbing_ends {
+            model.absorbed(b as usize, i as usize);
+        }
     }
 
     /// Sets every wall cell of `band` to 0: the band holds whole rows of a field from cell

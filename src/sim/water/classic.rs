@@ -5,7 +5,7 @@ use rayon::ThreadPool;
 use super::{Basin, Water};
 use crate::scene::WaterSpec;
 use crate::sim::field::{PARALLEL_STEP_CELLS, chunk_rows, for_bands};
-use crate::sim::shore::Shore;
+use crate::sim::shore::{Finish, Shore};
 use crate::sim::timeline::Drop;
 
 /// Two i16 height buffers; `cur` is the height field.
@@ -52,13 +52,11 @@ impl Water for Classic {
                     for (k, chunk) in band.chunks_mut(rows * w).enumerate() {
                         let y = y0 + k * rows;
                         step_rows(cur, chunk, y, w, shift);
-                        finish_rows(shore, cur, chunk, y..y + chunk.len() / w, shift);
+                        let lines = y..y + chunk.len() / w;
+                        shore.finish_rows(lines, &mut Rows { cur, new: chunk, first: y * w, shift });
                     }
                 });
-                for &(b, i) in shore.absorbing_ends() {
-                    let (b, i) = (b as usize, i as usize);
-                    self.prev[b] = absorbed(cur[i], self.prev[i], cur[b]);
-                }
+                shore.finish_ends(&mut Rows { cur, new: &mut self.prev, first: 0, shift });
             }
         }
         std::mem::swap(&mut self.cur, &mut self.prev);
@@ -69,23 +67,30 @@ impl Water for Classic {
     }
 }
 
-/// What the interior step leaves to the shore (SPEC §8) in `rows`, whose new heights `new`
-/// holds: the cells of wrapped edges, stepped with their neighbours across the canvas; walls
-/// back to 0; then the absorbing cells of the left and right edges (see [`absorbed`]). The top
-/// and bottom edges' absorbing cells wait for the rows next to them, so for the whole step.
-fn finish_rows(shore: &Shore, cur: &[i16], new: &mut [i16], rows: std::ops::Range<usize>, shift: u32) {
-    let first = rows.start * shore.size().0;
-    for &(i, [n, s, w, e, ..]) in shore.wrapped_in(rows.clone()) {
-        let [n, s, w, e] = [n, s, w, e].map(|j| i32::from(cur[j as usize]));
-        let i = i as usize;
-        let mut v = ((n + s + w + e) >> 1) - i32::from(new[i - first]);
-        v -= v >> shift;
-        new[i - first] = v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+/// Rows of a classic step the shore finishes: the heights before the step, and the new heights
+/// of the rows from canvas cell `first` on.
+struct Rows<'a> {
+    cur: &'a [i16],
+    new: &'a mut [i16],
+    first: usize,
+    shift: u32,
+}
+
+impl Finish for Rows<'_> {
+    fn wrapped(&mut self, i: usize, [n, s, w, e, ..]: [u32; 8]) {
+        let [n, s, w, e] = [n, s, w, e].map(|j| i32::from(self.cur[j as usize]));
+        let mut v = ((n + s + w + e) >> 1) - i32::from(self.new[i - self.first]);
+        v -= v >> self.shift;
+        self.new[i - self.first] = v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
     }
-    shore.clear_walls(new, first);
-    for &(b, i) in shore.absorbing_sides(rows) {
-        let (b, i) = (b as usize, i as usize);
-        new[b - first] = absorbed(cur[i], new[i - first], cur[b]);
+
+    fn walls(&mut self, shore: &Shore) {
+        shore.clear_walls(self.new, self.first);
+    }
+
+    fn absorbed(&mut self, b: usize, i: usize) {
+        let (cur, first) = (self.cur, self.first);
+        self.new[b - first] = absorbed(cur[i], self.new[i - first], cur[b]);
     }
 }
 

@@ -5,7 +5,7 @@ use rayon::ThreadPool;
 use super::{Basin, Water};
 use crate::scene::WaterSpec;
 use crate::sim::field::{chunk_rows, for_band_pairs};
-use crate::sim::shore::Shore;
+use crate::sim::shore::{Finish, Shore};
 use crate::sim::timeline::Drop;
 
 /// Position, next position and velocity buffers; `pos` is the height field.
@@ -67,13 +67,11 @@ impl Water for Spring {
                     for (k, (vel, next)) in chunks.enumerate() {
                         let y = y0 + k * rows;
                         kernel(pos, vel, next, y);
-                        finish_rows(shore, pos, vel, next, y..y + next.len() / w, shift, settle);
+                        let lines = y..y + next.len() / w;
+                        shore.finish_rows(lines, &mut Rows { pos, vel, next, first: y * w, shift, settle });
                     }
                 });
-                for &(b, i) in shore.absorbing_ends() {
-                    let (b, i) = (b as usize, i as usize);
-                    next[b] = absorbed(pos[i], next[i], pos[b]);
-                }
+                shore.finish_ends(&mut Rows { pos, vel, next, first: 0, shift, settle });
             }
         }
         std::mem::swap(&mut self.pos, &mut self.next);
@@ -106,33 +104,32 @@ fn damp_settled(v: i32, shift: u32) -> i32 {
     v.wrapping_add(down)
 }
 
-/// What the interior step leaves to the shore (SPEC §8) in `rows`, whose velocities and next
-/// positions `vel` and `next` hold: the cells of wrapped edges, stepped with their neighbours
-/// across the canvas; walls back to 0 (position and velocity); then the absorbing cells of the
-/// left and right edges (see [`absorbed`]). The top and bottom edges' absorbing cells wait for
-/// the rows next to them, so for the whole step.
-#[allow(clippy::too_many_arguments)]
-fn finish_rows(
-    shore: &Shore,
-    pos: &[i32],
-    vel: &mut [i32],
-    next: &mut [i32],
-    rows: std::ops::Range<usize>,
+/// Rows of a spring step the shore finishes: the positions before the step, and the new
+/// velocities and positions of the rows from canvas cell `first` on.
+struct Rows<'a> {
+    pos: &'a [i32],
+    vel: &'a mut [i32],
+    next: &'a mut [i32],
+    first: usize,
     shift: u32,
     settle: bool,
-) {
-    let first = rows.start * shore.size().0;
-    for &(i, around) in shore.wrapped_in(rows.clone()) {
-        let i = i as usize;
-        let at = |k: usize| pos[around[k] as usize];
-        let around = [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)];
-        next[i - first] = spring_cell(pos[i], around, &mut vel[i - first], shift, settle);
+}
+
+impl Finish for Rows<'_> {
+    fn wrapped(&mut self, i: usize, around: [u32; 8]) {
+        let (pos, first) = (self.pos, self.first);
+        let around = around.map(|j| pos[j as usize]);
+        self.next[i - first] = spring_cell(pos[i], around, &mut self.vel[i - first], self.shift, self.settle);
     }
-    shore.clear_walls(next, first);
-    shore.clear_walls(vel, first);
-    for &(b, i) in shore.absorbing_sides(rows) {
-        let (b, i) = (b as usize, i as usize);
-        next[b - first] = absorbed(pos[i], next[i - first], pos[b]);
+
+    fn walls(&mut self, shore: &Shore) {
+        shore.clear_walls(self.next, self.first);
+        shore.clear_walls(self.vel, self.first);
+    }
+
+    fn absorbed(&mut self, b: usize, i: usize) {
+        let (pos, first) = (self.pos, self.first);
+        self.next[b - first] = absorbed(pos[i], self.next[i - first], pos[b]);
     }
 }
 
