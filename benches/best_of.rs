@@ -57,7 +57,7 @@ fn main() {
             let ns = time.as_secs_f64() * 1e9 / (w * h) as f64;
             println!("{w}x{h} {name:<44} {:>9.1} µs {ns:>5.2} ns/px", time.as_secs_f64() * 1e6);
         };
-        // Steps in open water, and within walls and edges (SPEC §8), in turns.
+        // Steps in open water, and within walls and edges (§8), in turns.
         for (name, edge) in [("absorb", Edge::Absorb), ("wrap", Edge::Wrap)] {
             let shore = common::shore(w, h, edge);
             let (mut open, mut walled) = (classic(w, h), common::classic_in(w, h, &shore));
@@ -86,7 +86,7 @@ fn main() {
     }
 }
 
-/// SPEC §10 and §11: a frame of 4 steps in frame mode and in step mode (S = 4·fps), in turns;
+/// §10 and §11: a frame of 4 steps in frame mode and in step mode (S = 4·fps), in turns;
 /// a crossfade's blend of one frame; the seam's pass over one frame.
 fn time_and_loops(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     let scene = |water: &str| {

@@ -25,7 +25,7 @@ fn kernels(c: &mut Criterion) {
         group.bench_function("classic_step", |b| b.iter(|| water.step(black_box(5), None)));
         let mut water = spring(w, h);
         group.bench_function("spring_step", |b| b.iter(|| water.step(black_box(6), None)));
-        // Walls and edges (SPEC §8): the same steps, finished by the shore.
+        // Walls and edges (§8): the same steps, finished by the shore.
         for (name, edge) in [("absorb", Edge::Absorb), ("wrap", Edge::Wrap)] {
             let shore = common::shore(w, h, edge);
             let mut water = common::classic_in(w, h, &shore);
@@ -45,7 +45,7 @@ fn kernels(c: &mut Criterion) {
         group.bench_function("refract_classic_rgb", |b| {
             b.iter(|| refract(water.heights(), w, black_box(256), &rgb, &mut rgb_out))
         });
-        // A lit look (SPEC §9): bilinear sampling, shading and highlight, from RGB, with the
+        // A lit look (§9): bilinear sampling, shading and highlight, from RGB, with the
         // values `ripple-render new` writes (refraction 0.05 → R = 13 classic, 0.03 → R = 8
         // spring), and with R = 256 on the same water (every pixel moved far: a stress case).
         let backdrop = Backdrop::new(&rgb, w);

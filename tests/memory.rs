@@ -265,7 +265,7 @@ fn memory_does_not_grow_with_frame_count() {
         let short = measure(100, gif, 1);
         let long = measure(3000, gif, 1);
         assert!(short > 0, "{format}: nothing measured");
-        // The seam (SPEC §11) keeps one 8-byte sum a frame: that much growth, and no more.
+        // The seam (§11) keeps one 8-byte sum a frame: that much growth, and no more.
         let seam = 8 * (3000 - 100);
         assert!(
             long * 10 <= (short + seam) * 11,

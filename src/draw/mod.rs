@@ -1,5 +1,5 @@
 //! Heights to pixels: the picture under the water ([`background`]), seen through the water's
-//! slopes by nearest-pixel refraction (SPEC §5, [`refract`]) or with a look (SPEC §9, [`look`]),
+//! slopes by nearest-pixel refraction (§5, [`refract`]) or with a look (§9, [`look`]),
 //! within the shore's walls and edges ([`Lens`]).
 
 pub mod background;
@@ -14,7 +14,7 @@ use crate::sim::field::{PARALLEL_REFRACT_PIXELS, Threads, for_bands};
 use crate::sim::shore::Shore;
 
 /// Draws a frame from the heights of the water: the fast passes over bands of rows, then, for a
-/// shore other than SPEC §4's rectangle, the pixels its walls and edges change.
+/// shore other than §4's rectangle, the pixels its walls and edges change.
 pub struct Lens<'a> {
     shore: &'a Shore,
     width: usize,

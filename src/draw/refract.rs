@@ -1,4 +1,4 @@
-//! Refraction (SPEC §5): each output pixel is the background pixel displaced by the local slope.
+//! Refraction (§5): each output pixel is the background pixel displaced by the local slope.
 
 use crate::sim::field::Cell;
 

@@ -1,4 +1,4 @@
-//! Animated PNG output (SPEC §12): the first frame is the default image, each later frame only
+//! Animated PNG output (§12): the first frame is the default image, each later frame only
 //! the rectangle that changed, delays of exactly 1/fps.
 //!
 //! The chunks are written here; each frame's rectangle is filtered and compressed by the png

@@ -1,4 +1,4 @@
-//! Animated GIF output (SPEC §6.1): one global palette from the background, exact delays.
+//! Animated GIF output (§6.1): one global palette from the background, exact delays.
 
 use std::io::Write;
 

@@ -70,7 +70,7 @@ impl Stream {
     }
 
     /// Output frame `i`'s delay in centiseconds: `c(end) - c(start)` of its span, with
-    /// `c(j) = (200·j + fps) / (2·fps)` (SPEC §6.1), so the total is exact.
+    /// `c(j) = (200·j + fps) / (2·fps)` (§6.1), so the total is exact.
     pub fn delay_cs(&self, i: u64) -> u16 {
         let fps = u64::from(self.fps);
         let c = |j: u64| (200 * j + fps) / (2 * fps);
@@ -79,7 +79,7 @@ impl Stream {
     }
 
     /// Output frame `i`'s duration in milliseconds by the same rule, `m(j) = (2000·j + fps) /
-    /// (2·fps)` (SPEC §12).
+    /// (2·fps)` (§12).
     pub fn duration_ms(&self, i: u64) -> u32 {
         let fps = u64::from(self.fps);
         let m = |j: u64| (2000 * j + fps) / (2 * fps);

@@ -1,4 +1,4 @@
-//! The one global palette of a GIF (SPEC §6.1, §9) and the maps into it.
+//! The one global palette of a GIF (§6.1, §9) and the maps into it.
 //!
 //! - A background of at most 256 colours is its own palette, exactly, sorted.
 //! - Otherwise 255 colours are chosen by Wu's cuts refined by k-means (`quantize`), from the

@@ -1,4 +1,4 @@
-//! PNG-sequence output (SPEC §6.2): `frame_0000.png`, … of 8-bit RGB in one folder, or, on
+//! PNG-sequence output (§6.2): `frame_0000.png`, … of 8-bit RGB in one folder, or, on
 //! request, of 8-bit palette indices where the background's colours fit a palette exactly.
 
 use std::io::Write;
@@ -34,7 +34,7 @@ pub trait PngPixel: Copy + Send + Sync + 'static {
     fn from_rgb(rgb: &[[u8; 3]]) -> Option<&[Self]>;
 }
 
-/// RGB, the default (SPEC §6.2).
+/// RGB, the default (§6.2).
 impl PngPixel for [u8; 3] {
     fn bytes(pixels: &[Self]) -> &[u8] {
         pixels.as_flattened()
@@ -228,7 +228,7 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
     }
 }
 
-/// One still PNG of output frame `frame` (SPEC §12): 8-bit RGB, exact, with the provenance
+/// One still PNG of output frame `frame` (§12): 8-bit RGB, exact, with the provenance
 /// comment of a sequence's frames.
 pub struct Still<W: Write> {
     out: Option<W>,

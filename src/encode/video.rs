@@ -1,4 +1,4 @@
-//! MP4 and WebM output (SPEC §12): frames piped as raw RGB into an `ffmpeg` program found on
+//! MP4 and WebM output (§12): frames piped as raw RGB into an `ffmpeg` program found on
 //! PATH, which encodes H.264 or VP9 into the staged output.
 //!
 //! ffmpeg writes into the output file it is handed as its standard output (reopened by name as

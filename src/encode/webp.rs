@@ -1,4 +1,4 @@
-//! Animated lossless WebP output (SPEC §12): one `ANMF` frame per output frame, each the
+//! Animated lossless WebP output (§12): one `ANMF` frame per output frame, each the
 //! rectangle that changed (from even coordinates, as WebP requires), durations in whole
 //! milliseconds by the pinned rule.
 //!

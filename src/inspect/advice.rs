@@ -15,12 +15,12 @@ pub fn for_scene(scene: &Scene) -> Vec<String> {
 }
 
 /// Seconds for a ripple to fall to 1/1000 of its height at damping `shift` and `steps` steps a
-/// second: about ten half-lives of `1.386·2^shift / S` (SPEC §10).
+/// second: about ten half-lives of `1.386·2^shift / S` (§10).
 pub fn settle_seconds(shift: u32, steps: u64) -> f64 {
     1000f64.log2() * 1.386 * f64::from(1u32 << shift) / steps as f64
 }
 
-/// A seamless loop's pre-roll (SPEC §11), as periods of the render, and what would make the loop
+/// A seamless loop's pre-roll (§11), as periods of the render, and what would make the loop
 /// jump: a pre-roll too short for the water to forget its still start, and with `repeat`,
 /// events before the window, which are left out.
 fn for_seamless(scene: &Scene) -> Vec<String> {
@@ -92,7 +92,7 @@ fn still_water(scene: &Scene) -> Vec<String> {
 /// What would make the water invisible on this background: one flat colour, drawn without light,
 /// looks the same however it is bent.
 /// Only a background the scene chose (an image, or a colour other than the default black) is
-/// judged: SPEC's plain scenes are black on purpose.
+/// judged: the format's plain scenes are black on purpose.
 pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
     let chosen = scene.background.image.is_some() || scene.background.color != [0, 0, 0];
     if !chosen || scene.background.pattern.is_some() {
@@ -110,7 +110,7 @@ pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
     Vec::new()
 }
 
-/// What the walls make of the scene (SPEC §8), as the render warns: obstacles that cover no
+/// What the walls make of the scene (§8), as the render warns: obstacles that cover no
 /// cell of the canvas, and a mask that walls every cell or none.
 pub fn for_walls(scene: &Scene, shore: &Shore) -> Vec<String> {
     let Some(walls) = shore.walls() else { return Vec::new() };

@@ -1,4 +1,4 @@
-//! `plan`: the resolved timeline as text for people or as JSON for tools (SPEC §7).
+//! `plan`: the resolved timeline as text for people or as JSON for tools (§7).
 
 use std::io::{self, Write};
 
@@ -10,8 +10,8 @@ use crate::scene::{Clock, Edges, Scene};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::{Drop, Event, Source, for_each_event, try_for_each_event};
 
-/// The plan as JSON (SPEC §7): the settings, then every event in the order applied. `walls` and
-/// `edges` (SPEC §8) appear only when the scene has walls or an edge that does not reflect; in
+/// The plan as JSON (§7): the settings, then every event in the order applied. `walls` and
+/// `edges` (§8) appear only when the scene has walls or an edge that does not reflect; in
 /// step mode (§10) `steps_per_second` stands for `steps_per_frame`, and events have a `step`
 /// for their `frame`.
 #[derive(Serialize)]

@@ -1,4 +1,4 @@
-//! Which format an output is written in (SPEC §6, §12): named by `--format`, by the path's
+//! Which format an output is written in (§6, §12): named by `--format`, by the path's
 //! extension, or by a folder; and the agreement between the two when both name one.
 
 use std::path::Path;

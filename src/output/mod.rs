@@ -1,4 +1,4 @@
-//! Writing outputs so they appear complete or not at all (SPEC §6.3): everything is written to a
+//! Writing outputs so they appear complete or not at all (§6.3): everything is written to a
 //! temporary file or folder beside the target and renamed over it only at the end.
 
 mod checks;

@@ -34,7 +34,7 @@ use crate::sim::{Simulation, Surface};
 pub struct Inputs {
     /// The picture, fitted to the canvas.
     pub background: Background,
-    /// Where the water ends (SPEC §8).
+    /// Where the water ends (§8).
     pub shore: Shore,
 }
 
@@ -78,7 +78,7 @@ pub struct Stats {
     pub encode: Duration,
     /// Writing bytes.
     pub write: Duration,
-    /// The seam of SPEC §11: the jump from the last frame to the first against the median
+    /// The seam of §11: the jump from the last frame to the first against the median
     /// frame-to-frame change; `None` with fewer than 3 frames or no change, or when not
     /// measured ([`Run::seam`]).
     pub seam: Option<f64>,

@@ -1,5 +1,5 @@
 //! The timed tables: `[[stone]]`, `[[swipe]]`, `[rain]` and `[[damping]]`, their times
-//! resolved to units: frames, or steps in step mode (SPEC §10). `rate` is units per second.
+//! resolved to units: frames, or steps in step mode (§10). `rate` is units per second.
 
 use super::frame_of;
 use super::toml_reader::{COORD, RADIUS, SHIFT, Table, Value, WEIGHT, read_all};

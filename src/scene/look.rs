@@ -1,4 +1,4 @@
-//! The `[look]` table (SPEC §9): bilinear sampling, and light and dark sides of the waves.
+//! The `[look]` table (§9): bilinear sampling, and light and dark sides of the waves.
 
 use super::toml_reader::Table;
 use super::{Look, Sampling};

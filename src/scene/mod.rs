@@ -56,11 +56,11 @@ pub struct Scene {
     pub rain: Option<Rain>,
     /// Damping changes in file order.
     pub damping: Vec<DampingChange>,
-    /// How frames are drawn: sampling and light (SPEC §9).
+    /// How frames are drawn: sampling and light (§9).
     pub look: Look,
-    /// Walls and edges (SPEC §8).
+    /// Walls and edges (§8).
     pub shore: ShoreSpec,
-    /// A loop without a seam (SPEC §11).
+    /// A loop without a seam (§11).
     pub seamless: Seamless,
     /// Where `fps` was written, for the GIF frame-rate refusal.
     pub(crate) fps_site: Option<Diagnostic>,
@@ -79,7 +79,7 @@ pub struct BackgroundSpec {
     pub fit: Fit,
     /// Canvas colour, `contain` bars and the colour alpha is flattened over.
     pub color: [u8; 3],
-    /// A procedural picture drawn instead of an image (an addition to SPEC).
+    /// A procedural picture drawn instead of an image (an addition to the format).
     pub pattern: Option<Pattern>,
     /// Where `image` was written, so image errors point into the scene.
     pub(crate) image_site: Option<Diagnostic>,
@@ -153,7 +153,7 @@ impl Look {
 /// How a displaced position is sampled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sampling {
-    /// The pixel the position falls in (SPEC §5).
+    /// The pixel the position falls in (§5).
     Nearest,
     /// The four pixels around it, weighted by the position's 1/256 fractions.
     Bilinear,
@@ -162,9 +162,9 @@ pub enum Sampling {
 /// The water model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Model {
-    /// Two i16 height buffers, four neighbours (SPEC §4, classic).
+    /// Two i16 height buffers, four neighbours (§4, classic).
     Classic,
-    /// Hooke's law over eight neighbours with a velocity buffer (SPEC §4, spring).
+    /// Hooke's law over eight neighbours with a velocity buffer (§4, spring).
     Spring,
 }
 
@@ -209,7 +209,7 @@ pub struct WaterSpec {
     pub refraction_q8: i64,
 }
 
-/// How the render loops without a seam (`[seamless]`, SPEC §11).
+/// How the render loops without a seam (`[seamless]`, §11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Seamless {
     /// O: the last O output frames are drawn from heights blended into the pre-roll's.
@@ -218,7 +218,7 @@ pub struct Seamless {
     pub repeat: bool,
 }
 
-/// How the water's steps follow time: so many a frame (SPEC §3), or so many a second (§10).
+/// How the water's steps follow time: so many a frame (§3), or so many a second (§10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
     /// `steps_per_frame` steps after each frame's events (1..=16); events fall on frames.
@@ -352,7 +352,7 @@ impl Scene {
         self.water.clock.per_second(self.fps)
     }
 
-    /// The render's window of units `[U0, U1)` (SPEC §11): the output frames' units, `[K0, K0+N)`
+    /// The render's window of units `[U0, U1)` (§11): the output frames' units, `[K0, K0+N)`
     /// in frame mode, `[n(K0−1), n(K0+N−1))` in step mode (`n(−1) = 0`).
     pub fn window(&self) -> std::ops::Range<u64> {
         let start = match (self.water.clock, self.first_frame) {
@@ -372,7 +372,7 @@ impl Scene {
         }
     }
 
-    /// Refuses frame rates a GIF cannot play faithfully (SPEC §6.1).
+    /// Refuses frame rates a GIF cannot play faithfully (§6.1).
     pub fn check_gif_fps(&self) -> Result<()> {
         if self.fps <= 50 {
             return Ok(());

@@ -1,4 +1,4 @@
-//! The `[seamless]` table (SPEC §11): a render that loops without a jump, by replaying its own
+//! The `[seamless]` table (§11): a render that loops without a jump, by replaying its own
 //! events through the pre-roll (`repeat`) and fading its last frames into the first
 //! (`crossfade`).
 

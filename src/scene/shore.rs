@@ -1,4 +1,4 @@
-//! The shore tables (SPEC §8): `[[obstacle]]`, `[mask]` and `[edges]`, read into the
+//! The shore tables (§8): `[[obstacle]]`, `[mask]` and `[edges]`, read into the
 //! [`ShoreSpec`] that the simulation (`sim::shore`) turns into walls and edge rules.
 
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ impl ShoreSpec {
         !self.obstacles.is_empty() || self.mask.is_some()
     }
 
-    /// True when the water is SPEC §4's plain rectangle with reflecting edges.
+    /// True when the water is §4's plain rectangle with reflecting edges.
     pub fn is_open(&self) -> bool {
         !self.has_walls() && self.edges == Edges::default()
     }
@@ -98,7 +98,7 @@ pub struct MaskSpec {
 /// What an edge of the canvas does to a wave.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Edge {
-    /// The border cells stay 0: waves bounce back (SPEC §4).
+    /// The border cells stay 0: waves bounce back (§4).
     #[default]
     Reflect,
     /// The border cells follow a first-order absorbing rule: waves leave.

@@ -1,11 +1,11 @@
-//! The `[water]` table: the model, its settings, and how its steps follow time (SPEC §4, §10).
+//! The `[water]` table: the model, its settings, and how its steps follow time (§4, §10).
 
 use super::toml_reader::{SHIFT, Table, Value, opt};
 use super::{Clock, Model, WaterSpec};
 use crate::base::error::Result;
 
 /// Cells a wave crosses per step: 1/√2 for the classic stencil, √5/4 for the spring one
-/// (SPEC §10, pinned to these f64 values).
+/// (§10, pinned to these f64 values).
 pub const CLASSIC_CELLS_PER_STEP: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// See [`CLASSIC_CELLS_PER_STEP`].
 pub const SPRING_CELLS_PER_STEP: f64 = 0.5590169943749474;
@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn the_cells_per_step_are_the_pinned_values() {
-        // SPEC §10 pins them as these decimal f64s.
+        // §10 pins them as these decimal f64s.
         assert_eq!(CLASSIC_CELLS_PER_STEP, "0.7071067811865476".parse::<f64>().unwrap());
         assert_eq!(SPRING_CELLS_PER_STEP, "0.5590169943749474".parse::<f64>().unwrap());
         assert_eq!(SPRING_CELLS_PER_STEP, 5f64.sqrt() / 4.0);

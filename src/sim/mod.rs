@@ -18,7 +18,7 @@ use water::{Basin, Water};
 use crate::scene::{Clock, Scene};
 
 /// The water of a scene advanced frame by frame, pre-roll included: each frame's events
-/// (SPEC §3), then its steps; in step mode (§10), each step's events then the step, until the
+/// (§3), then its steps; in step mode (§10), each step's events then the step, until the
 /// frame is due.
 pub struct Simulation<W: Water> {
     threads: Threads,
@@ -52,7 +52,7 @@ impl<W: Water> Simulation<W> {
     }
 
     /// Simulates up to the next frame and returns its number, or `None` after frame K0+N-1.
-    /// A frame's events, then its steps (SPEC §3); in step mode (§10), each step's events then
+    /// A frame's events, then its steps (§3); in step mode (§10), each step's events then
     /// the step, until the frame is due (`n(k)` steps done, before that step's events).
     pub fn advance(&mut self) -> Option<u64> {
         match self.clock {
@@ -96,7 +96,7 @@ impl<W: Water> Simulation<W> {
 }
 
 /// The heights each frame is drawn from: the water's, or over a seamless loop's last frames
-/// their blend into the pre-roll's (SPEC §11); and, when asked, the render's seam measured over
+/// their blend into the pre-roll's (§11); and, when asked, the render's seam measured over
 /// them as frames are output.
 pub struct Surface<W: Water> {
     simulation: Simulation<W>,
@@ -111,7 +111,7 @@ impl<W: Water> Surface<W> {
         Surface { simulation, fade: Crossfade::new(scene), seam: None, first_frame: scene.first_frame }
     }
 
-    /// Measures the render's seam (SPEC §11) over the water cells of `shore` as frames are
+    /// Measures the render's seam (§11) over the water cells of `shore` as frames are
     /// output: a pass over the heights each frame.
     pub fn measuring_seam(mut self, scene: &Scene, shore: &Shore) -> Surface<W> {
         let (w, h) = shore.size();

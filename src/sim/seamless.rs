@@ -1,4 +1,4 @@
-//! What a loop's seam needs (SPEC §11): the heights to draw, faded from the water's into the
+//! What a loop's seam needs (§11): the heights to draw, faded from the water's into the
 //! pre-roll's over the last frames ([`Crossfade`]), and how big the jump from the last frame to
 //! the first is against the render's ordinary frame-to-frame change ([`Seam`]).
 
@@ -77,7 +77,7 @@ pub fn seam_bytes(scene: &Scene) -> u64 {
 /// What the seam's meter keeps for each output frame: its sum.
 const BYTES_PER_FRAME: u64 = 8;
 
-/// The seam figure of SPEC §11, gathered frame by frame: with D(a, b) the mean over water cells
+/// The seam figure of §11, gathered frame by frame: with D(a, b) the mean over water cells
 /// of |F_a − F_b|, F_k the field drawn for output frame k, `D(N−1, 0)` over the median of
 /// `D(k, k+1)`. It keeps the first and the previous field, and one sum a frame.
 #[derive(Debug)]

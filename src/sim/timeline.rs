@@ -1,4 +1,4 @@
-//! The timeline (SPEC §3, §10): which drops and damping changes happen on which unit, in the
+//! The timeline (§3, §10): which drops and damping changes happen on which unit, in the
 //! exact order they are applied. A unit is a frame, or a step when the water keeps its own
 //! time (§10). `plan` prints it; the renderer applies it.
 
@@ -56,7 +56,7 @@ pub enum Event {
     Drop(Drop),
 }
 
-/// Bresenham's line from `a` to `b` as SPEC §3 defines it, pushing every point after `a` up to
+/// Bresenham's line from `a` to `b` as §3 defines it, pushing every point after `a` up to
 /// and including `b`. Ties go to the minor axis moving (`p >= 0`), so b→a is not a→b reversed.
 pub fn bresenham(a: [i64; 2], b: [i64; 2], out: &mut Vec<[i64; 2]>) {
     let (dx, dy) = ((b[0] - a[0]).abs(), (b[1] - a[1]).abs());
@@ -78,7 +78,7 @@ pub fn bresenham(a: [i64; 2], b: [i64; 2], out: &mut Vec<[i64; 2]>) {
     }
 }
 
-/// How many points a polyline rasterizes to (SPEC §3), counted without rasterizing it: the
+/// How many points a polyline rasterizes to (§3), counted without rasterizing it: the
 /// first corner, then each segment's longer side.
 pub fn point_count(path: &[[i64; 2]]) -> u64 {
     let segments = path.windows(2).map(|w| (w[1][0] - w[0][0]).unsigned_abs().max((w[1][1] - w[0][1]).unsigned_abs()));
@@ -177,7 +177,7 @@ impl Timeline {
     /// A timeline of the units `start..end` only, positioned before `start`: the events of
     /// earlier units are left out (a swipe under way goes on from its point for `start`), and
     /// rain starts afresh at `start` or its own start, whichever is later: its accumulator at
-    /// 0 and its generator newly seeded (SPEC §11's window).
+    /// 0 and its generator newly seeded (§11's window).
     pub fn window(scene: &Scene, start: u64, end: u64) -> Self {
         // Sorted by unit, file order kept within a unit: the index breaks ties, so an unstable
         // sort (in place, no scratch copy of a long list) gives the order a stable one would.
@@ -299,7 +299,7 @@ impl Timeline {
 }
 
 /// The events the water receives, unit by unit from unit 0: the timeline as written or, with
-/// `[seamless] repeat` (SPEC §11), only the window's events, which the pre-roll replays with the
+/// `[seamless] repeat` (§11), only the window's events, which the pre-roll replays with the
 /// period of the render: unit u < U0 gets the events of window unit `U0 + rem_euclid(u − U0, P)`.
 pub struct Schedule {
     /// The window's timeline (or the whole timeline, without `repeat`).

@@ -1,4 +1,4 @@
-//! The outputs of SPEC §12 as a user meets them: each format decoded by a decoder that is not
+//! The outputs of §12 as a user meets them: each format decoded by a decoder that is not
 //! ours (the image crate's APNG and WebP readers, ffmpeg) and compared with the exact render,
 //! frame by frame, with its timing and loop; standard output; ffmpeg missing, failing or killed.
 

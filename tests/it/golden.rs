@@ -2,7 +2,7 @@
 //! every frame and a few key frames as PNG, for the PNG path and for the decoded GIF.
 //!
 //! The references were cross-checked against `bench/reference.py`, an independent numpy
-//! implementation of SPEC, before they were committed. `RIPPLE_BLESS=1 cargo test` rewrites
+//! implementation of the scene format, before they were committed. `RIPPLE_BLESS=1 cargo test` rewrites
 //! them and fails that run; a failing comparison writes expected | difference | actual PNGs into
 //! `tests/failures/` (ignored by git).
 
@@ -26,12 +26,12 @@ golden!(pond, "tests/golden/scenes", keys = [30, 99]);
 golden!(rain, "tests/golden/scenes", keys = [40, 79]);
 golden!(swipes, "tests/golden/scenes", keys = [35, 60]);
 golden!(spring, "tests/golden/scenes", keys = [0, 99]);
-// The looks of SPEC §9, with scenes of their own.
+// The looks of §9, with scenes of their own.
 golden!(lit, "tests/golden/scenes", keys = [12, 59]);
 golden!(bilinear, "tests/golden/scenes", keys = [8, 39]);
-// Walls and absorbing edges (SPEC §8): waves through two gaps in a breakwater.
+// Walls and absorbing edges (§8): waves through two gaps in a breakwater.
 golden!(slit, "tests/golden/scenes", keys = [10, 49]);
-// Time in seconds and a seamless loop (SPEC §10, §11): the first frame and the last, faded.
+// Time in seconds and a seamless loop (§10, §11): the first frame and the last, faded.
 golden!(seamless_loop, "tests/golden/scenes", keys = [0, 99]);
 
 fn check(name: &str, folder: &str, keys: &[usize]) {
@@ -48,7 +48,7 @@ fn check(name: &str, folder: &str, keys: &[usize]) {
     assert_eq!(gif_crcs.len(), crcs.len(), "{name}: GIF frame count");
     let palette = ripple_render::encode::palette::Palette::for_background(&background.pixels);
     if palette.exact && scene.look.is_gather() {
-        // SPEC §6.1: with at most 256 colours the GIF shows exactly the nearest-pixel render.
+        // §6.1: with at most 256 colours the GIF shows exactly the nearest-pixel render.
         assert_eq!(gif_crcs, crcs, "{name}: exact-palette GIF differs from the RGB frames");
     }
 

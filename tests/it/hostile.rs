@@ -2,7 +2,7 @@
 //! message — file, line:column where there is one, the key, the value, what is allowed — and
 //! must leave nothing at the output path, an existing output byte-identical, and no temporary.
 //!
-//! Positions and "allowed" texts below come from the scene text and SPEC §2, not from the
+//! Positions and "allowed" texts below come from the scene text and §2, not from the
 //! program's output.
 
 use std::path::Path;
@@ -144,7 +144,7 @@ fn cases() -> Vec<Case> {
             "finite",
         ),
         located("minus infinity", &stone("").replace("at = 0", "at = -inf"), (7, 6), "stone[0].at = -inf", "finite"),
-        // Every range of SPEC §2.
+        // Every range of §2.
         located("width too small", "[video]\nframes = 2\nwidth = 2\n", (3, 9), "video.width = 2", "3..=16384"),
         located(
             "height too large",

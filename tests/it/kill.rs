@@ -1,4 +1,4 @@
-//! SIGKILL at random moments (SPEC §6.3, issue #5): whatever instant a render dies, the target
+//! SIGKILL at random moments (§6.3, issue #5): whatever instant a render dies, the target
 //! holds either the old output or the complete new one, never a mix or a partial file, and no
 //! temporary outlives the next run.
 

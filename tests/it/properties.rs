@@ -1,8 +1,8 @@
 //! Property tests of the validator and the timeline (issue #5), on scenes generated at random:
 //!
-//! - every swipe point is dropped exactly once, in path order, on the frame SPEC §3 gives it,
+//! - every swipe point is dropped exactly once, in path order, on the frame §3 gives it,
 //!   and none at or after frame K0+N;
-//! - each frame's raindrop count is what SPEC's f64 accumulator gives, every drop on the
+//! - each frame's raindrop count is what the format's f64 accumulator gives, every drop on the
 //!   interior and in its ranges;
 //! - scenes with every value in range are accepted as written; one value out of range is
 //!   refused with exactly one message naming its line, key and value.
@@ -119,7 +119,7 @@ proptest! {
                 counts[k as usize] += 1;
             }
         }
-        // SPEC §3's accumulator, one division, one addition.
+        // §3's accumulator, one division, one addition.
         let per_frame = rate / f64::from(fps);
         let mut acc = 0.0f64;
         for (k, count) in counts.iter().enumerate() {

@@ -1,4 +1,4 @@
-//! Seamless loops (SPEC §11) from the command line: the replayed pre-roll in `plan`, the seam
+//! Seamless loops (§11) from the command line: the replayed pre-roll in `plan`, the seam
 //! in the summary and `--stats`, and the errors of `[seamless]`.
 
 use crate::cli::{ripple, scene_dir};

@@ -1,4 +1,4 @@
-//! Walls and edges from the command line (SPEC §8): errors for the new keys, `plan`'s fields and
+//! Walls and edges from the command line (§8): errors for the new keys, `plan`'s fields and
 //! warnings, and the `--walls` picture.
 
 use crate::cli::{ripple, scene_dir, temporaries};

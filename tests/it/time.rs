@@ -1,4 +1,4 @@
-//! Time in seconds (SPEC §10): the water steps S times a second whatever the frame rate.
+//! Time in seconds (§10): the water steps S times a second whatever the frame rate.
 
 use crate::cli::{ripple, scene_dir};
 use crate::support::render_rgb;
@@ -18,7 +18,7 @@ fn scene(fps: u32, frames: u32, water: &str, rest: &str) -> String {
 const SWIPE_AND_RAIN: &str = "[[swipe]]\nfrom = 0.32\nuntil = 0.72\npath = [[5, 60], [90, 8]]\nradius = 3\nweight = 300\n\
      [rain]\ndrops_per_second = 30\nradius = [1, 3]\nweight = [100, 300]\nseed = 5\n";
 
-/// SPEC §10: with S = fps · steps_per_frame and every event time on a frame boundary, step mode
+/// §10: with S = fps · steps_per_frame and every event time on a frame boundary, step mode
 /// draws the frames of frame mode, byte for byte. Swipes and rain spread over steps, so they
 /// agree only at one step a frame.
 #[test]
@@ -36,7 +36,7 @@ fn steps_per_second_matching_the_frames_renders_the_same_frames() {
     assert!(render_rgb(&frames) == render_rgb(&seconds), "one step a frame, with a swipe and rain");
 }
 
-/// SPEC §10: the picture does not depend on fps: at 50 fps, simulation frame 2k+1 is
+/// §10: the picture does not depend on fps: at 50 fps, simulation frame 2k+1 is
 /// simulation frame k at 25 fps (the same start in seconds makes K0 = 10 and 5).
 #[test]
 fn at_twice_the_frame_rate_every_other_frame_is_the_same() {

@@ -1,4 +1,4 @@
-//! The gather and blend of bilinear sampling (SPEC §9) in AVX2 intrinsics, eight pixels at a
+//! The gather and blend of bilinear sampling (§9) in AVX2 intrinsics, eight pixels at a
 //! time, for CPUs that have it: the same integers as the portable passes (a test draws every
 //! look both ways and compares them with the formula).
 //!

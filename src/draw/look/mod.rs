@@ -1,5 +1,5 @@
-//! Looks (SPEC §9): a frame drawn from the RGB background with bilinear sampling of the
-//! displaced position and light added by the slope, where nearest-pixel refraction (SPEC §5,
+//! Looks (§9): a frame drawn from the RGB background with bilinear sampling of the
+//! displaced position and light added by the slope, where nearest-pixel refraction (§5,
 //! `refract`) only gathers background pixels.
 //!
 //! For each pixel, with `dx = h(x−1, y) − h(x+1, y)`, `dy = h(x, y−1) − h(x, y+1)` and `R`:
@@ -29,7 +29,7 @@ pub(crate) struct Pen {
     r: i64,
     width: i64,
     height: i64,
-    /// Whether positions are taken modulo the canvas along x and y (wrapped edges, SPEC §8)
+    /// Whether positions are taken modulo the canvas along x and y (wrapped edges, §8)
     /// instead of clamped.
     wrap: [bool; 2],
 }
@@ -64,7 +64,7 @@ impl Pen {
         unpack(backdrop.0[index])
     }
 
-    /// The colour of a pixel at (x, y) with slopes `dx`, `dy`, in i64 exactly as SPEC §9 says:
+    /// The colour of a pixel at (x, y) with slopes `dx`, `dy`, in i64 exactly as §9 says:
     /// how steep runs are drawn, and what the fast passes are checked against.
     fn pixel(&self, x: i64, y: i64, dx: i64, dy: i64, rgbx: &[u32]) -> [u8; 3] {
         let (w, h) = (self.width, self.height);
@@ -317,7 +317,7 @@ const SPAN: usize = 4 * RUN;
 /// in i32 (`2·2^21·256 = 2^30`).
 const STEEP: i32 = 1 << 21;
 
-/// The slopes of a row (SPEC §5), from the rows above, at and below it, clamped to ±`STEEP`.
+/// The slopes of a row (§5), from the rows above, at and below it, clamped to ±`STEEP`.
 #[inline(always)]
 fn slopes<H: Height>(up: &[H], mid: &[H], down: &[H], dx: &mut [i32], dy: &mut [i32]) {
     let width = mid.len();

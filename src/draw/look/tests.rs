@@ -1,4 +1,4 @@
-//! The looks drawn by the fast passes against the formula of SPEC §9, pixel by pixel.
+//! The looks drawn by the fast passes against the formula of §9, pixel by pixel.
 
 use super::*;
 
@@ -77,7 +77,7 @@ fn field(w: usize, h: usize, extreme: bool) -> Vec<i32> {
         .collect()
 }
 
-/// Draws every pixel with `Pen::pixel` (i64, straight from SPEC §9).
+/// Draws every pixel with `Pen::pixel` (i64, straight from §9).
 fn by_formula(heights: &[i64], w: usize, pen: &Pen, rgbx: &[u32]) -> Vec<[u8; 3]> {
     let h = heights.len() / w;
     let at = |x: i64, y: i64| {

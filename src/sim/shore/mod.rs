@@ -1,4 +1,4 @@
-//! Where the water ends (SPEC §8): wall cells inside the canvas, from obstacles and a mask, and
+//! Where the water ends (§8): wall cells inside the canvas, from obstacles and a mask, and
 //! what each edge does to a wave (reflect, absorb, wrap).
 //!
 //! A [`Shore`] is made once per render, before the first frame. An open shore (no walls, every
@@ -43,7 +43,7 @@ pub struct Shore {
     wall_runs: Option<ByRow<(u32, u32)>>,
 }
 
-/// What a water model does to the cells the shore finishes after each step (SPEC §8), which
+/// What a water model does to the cells the shore finishes after each step (§8), which
 /// the shore visits in its order ([`Shore::finish_rows`], [`Shore::finish_ends`]). Indices are
 /// cells of the canvas.
 pub(crate) trait Finish {
@@ -96,7 +96,7 @@ impl<T> ByRow<T> {
 }
 
 impl Shore {
-    /// The plain rectangle of SPEC §4: no walls, every edge reflecting.
+    /// The plain rectangle of §4: no walls, every edge reflecting.
     pub fn open(width: usize, height: usize) -> Shore {
         Shore {
             width,
@@ -164,7 +164,7 @@ impl Shore {
         bits + 2 * copy
     }
 
-    /// True when nothing differs from SPEC §4's rectangle.
+    /// True when nothing differs from §4's rectangle.
     pub fn is_open(&self) -> bool {
         self.walls.is_none() && self.edges == Edges::default()
     }
@@ -192,7 +192,7 @@ impl Shore {
         self.edges.wrap_y()
     }
 
-    /// True when some pixel samples across an edge by other rules than SPEC §5's clamp: then
+    /// True when some pixel samples across an edge by other rules than §5's clamp: then
     /// every pixel is drawn by the exact formulas.
     pub(crate) fn wraps(&self) -> bool {
         self.wrap_x() || self.wrap_y()
@@ -395,7 +395,7 @@ impl Shore {
         (y * w + x) as usize
     }
 
-    /// Finishes a band of a drawn frame (rows from `y0` of the canvas), drawn by SPEC §5's or
+    /// Finishes a band of a drawn frame (rows from `y0` of the canvas), drawn by §5's or
     /// §9's fast path, which clamps. Pixels whose result the edges change are drawn again by
     /// `pixel(x, y)`, the exact formulas: the border ring (its heights cross an edge), and
     /// where an axis wraps, every pixel whose sample might cross it: within `reach` of that

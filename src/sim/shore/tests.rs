@@ -35,7 +35,7 @@ fn a_radius_one_line_is_one_cell_wide_and_eight_connected() {
     assert_eq!(cells(&walls), vec![0, 6, 7, 13, 14]);
 }
 
-/// SPEC §8's even-odd rule, cell by cell, as written.
+/// §8's even-odd rule, cell by cell, as written.
 fn polygon_by_the_rule(width: usize, height: usize, points: &[[i64; 2]]) -> Vec<usize> {
     let mut out = Vec::new();
     for py in 0..height as i64 {

@@ -1,4 +1,4 @@
-//! The wall cells of a canvas (SPEC §8): a bit per cell, from obstacles drawn into it and a
+//! The wall cells of a canvas (§8): a bit per cell, from obstacles drawn into it and a
 //! mask picture fitted like the background.
 
 use crate::base::error::{Diagnostic, Error, Result};
@@ -201,7 +201,7 @@ impl Walls {
         }
     }
 
-    /// The even-odd rule at cell centres, in doubled integer coordinates (SPEC §8), row by row:
+    /// The even-odd rule at cell centres, in doubled integer coordinates (§8), row by row:
     /// along a row the edges a centre's rightward ray crosses are those to its right, so each
     /// crossing edge contributes a threshold column below which it counts, and the walls are
     /// the columns below an odd number of thresholds.

@@ -1,5 +1,5 @@
 //! Where a model's water lies, the same for both models: the canvas, and the shore around it
-//! (SPEC §8). An open shore (SPEC §4's rectangle) leaves each step to the model's interior
+//! (§8). An open shore (§4's rectangle) leaves each step to the model's interior
 //! kernel alone; any other shore finishes every step.
 
 use crate::sim::shore::Shore;
@@ -12,7 +12,7 @@ pub struct Basin {
 }
 
 impl Basin {
-    /// SPEC §4's plain rectangle: no walls, every edge reflecting.
+    /// §4's plain rectangle: no walls, every edge reflecting.
     pub fn open(width: usize, height: usize) -> Basin {
         Basin { shore: Shore::open(width, height) }
     }

@@ -1,5 +1,5 @@
-//! The water surface (SPEC §4): an integer height field stepped by one of two models, within its
-//! basin (the canvas, and the shore around it: SPEC §8).
+//! The water surface (§4): an integer height field stepped by one of two models, within its
+//! basin (the canvas, and the shore around it: §8).
 
 mod basin;
 mod classic;

@@ -27,7 +27,7 @@ impl Spring {
         Spring { basin, pos: vec![0; cells], next: vec![0; cells], vel: vec![0; cells], settle: false }
     }
 
-    /// Damping that truncates the damped velocity and position toward zero, where SPEC §4's
+    /// Damping that truncates the damped velocity and position toward zero, where §4's
     /// shifts floor them: a positive value then loses at least 1 a step too, as a negative one
     /// always does, and the water comes to rest exactly (`[water] settle = true`).
     pub fn settling(mut self, settle: bool) -> Self {
@@ -49,7 +49,7 @@ impl Water for Spring {
         self.basin.drop_cells(drop, |i| self.pos[i] = depth);
     }
 
-    /// One step of SPEC §4 spring, every operation wrapping in i32 and `/ 16` truncating.
+    /// One step of §4 spring, every operation wrapping in i32 and `/ 16` truncating.
     fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
         let (pos, w) = (&self.pos, self.basin.size().0);
         let (vel, next) = (&mut self.vel, &mut self.next);
@@ -82,7 +82,7 @@ impl Water for Spring {
     }
 }
 
-/// One cell of SPEC §4 spring from its eight neighbours (N, S, W, E, NW, NE, SW, SE).
+/// One cell of §4 spring from its eight neighbours (N, S, W, E, NW, NE, SW, SE).
 #[inline(always)]
 fn spring_cell(centre: i32, around: [i32; 8], vel: &mut i32, shift: u32, settle: bool) -> i32 {
     let [n, s, west, east, nw, ne, sw, se] = around;
@@ -96,7 +96,7 @@ fn spring_cell(centre: i32, around: [i32; 8], vel: &mut i32, shift: u32, settle:
     if settle { damp_settled(p, 8) } else { p.wrapping_sub(p >> 8) }
 }
 
-/// `v − v/2^shift`, truncated toward zero: `v − (v >> shift)` for v ≤ 0 (as SPEC §4), and
+/// `v − v/2^shift`, truncated toward zero: `v − (v >> shift)` for v ≤ 0 (as §4), and
 /// `v + ((−v) >> shift)` for v > 0, so a non-zero value always loses at least 1.
 #[inline(always)]
 fn damp_settled(v: i32, shift: u32) -> i32 {
@@ -284,7 +284,7 @@ mod settle_tests {
         water
     }
 
-    /// SPEC §4's shifts floor, so small positive velocities and heights are never damped and the
+    /// §4's shifts floor, so small positive velocities and heights are never damped and the
     /// spring water never comes to rest; with `settle`, every non-zero value loses at least 1 a
     /// step and the water is exactly flat (and still) after a while.
     #[test]
@@ -292,18 +292,18 @@ mod settle_tests {
         let settled = stirred(true, 3000);
         assert!(settled.pos.iter().chain(&settled.vel).all(|&v| v == 0), "settled water still moves");
         let plain = stirred(false, 3000);
-        assert!(plain.pos.iter().any(|&v| v != 0), "SPEC's spring water came to rest too");
+        assert!(plain.pos.iter().any(|&v| v != 0), "the format's spring water came to rest too");
         // Early on the two differ by the rounding of small values: 15% of the heights' sum after
         // 20 steps of this strong damping (shifts 4 to 7).
         let (a, b) = (stirred(true, 20), stirred(false, 20));
         let apart: i64 = a.pos.iter().zip(&b.pos).map(|(a, b)| i64::from(a - b).abs()).sum();
         let size: i64 = b.pos.iter().map(|&v| i64::from(v).abs()).sum();
-        assert!(apart * 5 < size, "after 20 steps the settled water is {apart} away from SPEC's {size}");
+        assert!(apart * 5 < size, "after 20 steps the settled water is {apart} away from the format's {size}");
     }
 
     #[test]
     fn damping_that_settles_truncates_toward_zero() {
-        // v − v/64 truncated: 100 → 98 (98.4), −100 → −98 (as SPEC: −100 − (−2)), 5 → 4, −5 → −4.
+        // v − v/64 truncated: 100 → 98 (98.4), −100 → −98 (as the format: −100 − (−2)), 5 → 4, −5 → −4.
         for (v, expected) in [(100, 98), (-100, -98), (5, 4), (-5, -4), (1, 0), (-1, 0), (0, 0), (64, 63)] {
             assert_eq!(damp_settled(v, 6), expected, "{v}");
         }
