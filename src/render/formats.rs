@@ -37,13 +37,9 @@ pub fn stream_of(scene: &Scene, inputs: &Inputs) -> Stream {
     }
 }
 
-/// The codec of a video format.
-fn codec(format: Format) -> Option<Codec> {
-    match format {
-        Format::Mp4 => Some(Codec::H264),
-        Format::Webm => Some(Codec::Vp9),
-        _ => None,
-    }
+/// The codec of a video format ([`Format::is_video`]).
+fn codec(format: Format) -> Codec {
+    if format == Format::Mp4 { Codec::H264 } else { Codec::Vp9 }
 }
 
 /// How a render is written: its format, the staged output, and what the formats read.
@@ -120,12 +116,10 @@ pub fn check(
                 ));
             }
         }
-        Some(format) => {
-            if let Some(codec) = codec(format) {
-                return video::find_ffmpeg().map(Some).ok_or_else(|| video::missing_ffmpeg(codec));
-            }
+        Some(format) if format.is_video() => {
+            return video::find_ffmpeg().map(Some).ok_or_else(|| video::missing_ffmpeg(codec(format)));
         }
-        None => {}
+        _ => {}
     }
     Ok(None)
 }
@@ -174,7 +168,7 @@ pub fn write(
             render_with(scene, still, Run { threads, ..one }, progress).map(written)
         }
         Format::Mp4 | Format::Webm => {
-            let codec = if out.format == Format::Mp4 { Codec::H264 } else { Codec::Vp9 };
+            let codec = codec(out.format);
             let program = out.ffmpeg.ok_or_else(|| video::missing_ffmpeg(codec))?;
             let video = Video::start(program, codec, out.staged.file()?, out.staged.is_stream(), &stream, pixels())?;
             // ffmpeg takes the cores it wants; the simulation and drawing take the rest.
