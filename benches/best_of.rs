@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use ripple_render::Scene;
 use ripple_render::draw::look::{Backdrop, look_band};
 use ripple_render::draw::refract::refract;
-use ripple_render::scene::Edge;
+use ripple_render::scene::{Edge, Look, Tone};
 use ripple_render::sim::field::Threads;
 use ripple_render::sim::seamless::{Crossfade, Seam};
 use ripple_render::sim::shore::Shore;
+use ripple_render::sim::smooth::Smoothing;
 use ripple_render::sim::timeline::Schedule;
 use ripple_render::sim::water::{Classic, Water};
 use ripple_render::sim::{Simulation, Surface};
@@ -82,8 +83,42 @@ fn main() {
         let spring_look =
             || look_band(springs.heights(), w, black_box(&LIT_SPRING), LIT_SPRING_R, &backdrop, &mut rgb_out, 0);
         report("look, spring (bilinear, shading, highlight)", best_of(spring_look));
+        water_look(w, h, &report);
         time_and_loops(w, h, &report);
     }
+}
+
+/// The water look's terms against the lit look on the same busy water, in turns; and the
+/// smoothing filter's pass over the heights, for each model.
+fn water_look(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
+    let (water, springs) = (classic(w, h), spring(w, h));
+    let backdrop = Backdrop::new(&common::rgb(w, h), w);
+    let (mut lit_out, mut water_out) = (vec![[0u8; 3]; w * h], vec![[0u8; 3]; w * h]);
+    let terms = Look { tone: Tone::Soft, caustics: 256, reflection: 128, ..LIT_CLASSIC };
+    let (lit, with_terms) = best_of_both(
+        || look_band(water.heights(), w, black_box(&LIT_CLASSIC), LIT_CLASSIC_R, &backdrop, &mut lit_out, 0),
+        || look_band(water.heights(), w, black_box(&terms), LIT_CLASSIC_R, &backdrop, &mut water_out, 0),
+    );
+    let extra = (with_terms.as_secs_f64() - lit.as_secs_f64()) * 1e9 / (w * h) as f64;
+    report("look, classic, lit (paired with the next)", lit);
+    report(&format!("look, classic, + soft, caustics, sky: {extra:+.2} ns/px"), with_terms);
+    let scene = format!("[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[look]\nsmooth = 1\n");
+    let scene = Scene::from_toml_str(&scene, std::path::Path::new("smooth.toml")).expect("scene");
+    let shore = Shore::open(w, h);
+    let mut smoothing = Smoothing::<i16>::new(&scene, &shore, Threads::default()).expect("smoothing");
+    report(
+        "smoothing, one pass, classic",
+        best_of(|| {
+            black_box(smoothing.run(water.heights()));
+        }),
+    );
+    let mut smoothing = Smoothing::<i32>::new(&scene, &shore, Threads::default()).expect("smoothing");
+    report(
+        "smoothing, one pass, spring",
+        best_of(|| {
+            black_box(smoothing.run(springs.heights()));
+        }),
+    );
 }
 
 /// §10 and §11: a frame of 4 steps in frame mode and in step mode (S = 4·fps), in turns;
@@ -101,7 +136,7 @@ fn time_and_loops(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     let shore = Shore::open(w, h);
     let surface = |scene: &Scene| {
         let water = Simulation::<Classic>::new(scene, Schedule::new(scene), &shore, Threads::default());
-        Surface::new(scene, water)
+        Surface::new(scene, water, &shore)
     };
     let (mut a, mut b) = (surface(&frames), surface(&steps));
     let (frame_mode, step_mode) = best_of_both(

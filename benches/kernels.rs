@@ -8,7 +8,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ripple_render::draw::look::{Backdrop, look_band};
 use ripple_render::draw::refract::refract;
 use ripple_render::encode::lzw::Lzw;
-use ripple_render::scene::{Edge, Look, Sampling};
+use ripple_render::scene::{Edge, Look};
 use ripple_render::sim::water::Water;
 
 mod common;
@@ -56,7 +56,7 @@ fn kernels(c: &mut Criterion) {
         group.bench_function("look_lit_classic_r256", |b| {
             b.iter(|| look_band(water.heights(), w, black_box(&lit), 256, &backdrop, &mut rgb_out, 0))
         });
-        let plain = Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1] };
+        let plain = Look::PLAIN;
         group.bench_function("look_plain_classic", |b| {
             b.iter(|| look_band(water.heights(), w, black_box(&plain), 256, &backdrop, &mut rgb_out, 0))
         });

@@ -68,9 +68,11 @@ pub fn rgb(w: usize, h: usize) -> Vec<[u8; 3]> {
     (0..w * h).map(|i| [(i * 7 % 251) as u8, (i % 13) as u8, 9]).collect()
 }
 
-/// The lit looks `ripple-render new` writes, and their R (refraction 0.05 classic, 0.03
-/// spring).
-pub const LIT_CLASSIC: Look = Look { sampling: Sampling::Bilinear, shading: 96, highlight: 320, light: [-1, -1] };
+/// The lit looks `ripple-render new` wrote before the water look's keys (§9 alone), and their
+/// R (refraction 0.05 classic, 0.03 spring).
+pub const LIT_CLASSIC: Look =
+    Look { sampling: Sampling::Bilinear, shading: 96, highlight: 320, light: [-1, -1], ..Look::PLAIN };
 pub const LIT_CLASSIC_R: i64 = 13;
-pub const LIT_SPRING: Look = Look { sampling: Sampling::Bilinear, shading: 64, highlight: 240, light: [-1, -1] };
+pub const LIT_SPRING: Look =
+    Look { sampling: Sampling::Bilinear, shading: 64, highlight: 240, light: [-1, -1], ..Look::PLAIN };
 pub const LIT_SPRING_R: i64 = 8;

@@ -66,7 +66,7 @@ pub fn open(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>
 impl<W: Water> SceneFrames<W> {
     fn new(scene: Scene, inputs: Inputs, pixels: Vec<[u8; 3]>, backdrop: Option<Backdrop>) -> Self {
         let water = Simulation::new(&scene, Schedule::new(&scene), &inputs.shore, Threads::default());
-        let surface = Surface::new(&scene, water);
+        let surface = Surface::new(&scene, water, &inputs.shore);
         SceneFrames { frame: pixels.clone(), scene, inputs, surface, pixels, backdrop }
     }
 }

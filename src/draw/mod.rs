@@ -6,7 +6,7 @@ pub mod background;
 pub mod look;
 pub mod refract;
 
-use look::{Backdrop, Pen};
+use look::{Backdrop, Pen, Slope};
 use refract::Height;
 
 use crate::scene::{Look, Scene};
@@ -57,7 +57,7 @@ impl<'a> Lens<'a> {
             if !shore.is_open() {
                 let pixel = |x, y| {
                     let (dx, dy) = shore.slopes_at(heights, x, y);
-                    pen.draw(x, y, dx, dy, backdrop)
+                    pen.draw(x, y, Slope { dx, dy, k: shore.curvature_at(heights, x, y) }, backdrop)
                 };
                 let reach = |y| shore.reach(heights, r, y);
                 shore.finish_band(band, y0, reach, pixel, |i| Pen::unmoved(backdrop, i));

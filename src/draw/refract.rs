@@ -41,6 +41,10 @@ pub trait Height: Cell {
     /// `((a - b)·r) >> 8`, exact for every a, b of the type and r in 0..=4096.
     fn offset(a: Self, b: Self, r: i64) -> i64;
 
+    /// The curvature `left + right + up + down − 4·mid`, clamped to ±2^30 (in the narrowest
+    /// arithmetic that is exact for the type, so that a row of them vectorizes).
+    fn curvature(left: Self, right: Self, up: Self, down: Self, mid: Self) -> i32;
+
     /// Source indices for the interior columns 1..w-1 of row `y`, from that row (`mid`) and the
     /// rows above and below; `source` holds the interior only.
     #[inline(always)]
@@ -70,6 +74,13 @@ impl Dims {
 }
 
 impl Height for i16 {
+    /// Exact in i32: at most 8·2^15 = 2^18.
+    #[inline(always)]
+    fn curvature(left: i16, right: i16, up: i16, down: i16, mid: i16) -> i32 {
+        let wide = i32::from;
+        wide(left) + wide(right) + wide(up) + wide(down) - 4 * wide(mid)
+    }
+
     fn offset(a: i16, b: i16, r: i64) -> i64 {
         // |a - b| ≤ 65535 and r ≤ 4096, so the product fits in i32 (2.7e8 < 2.1e9).
         i64::from(((i32::from(a) - i32::from(b)) * r as i32) >> 8)
@@ -92,6 +103,13 @@ impl Height for i16 {
 }
 
 impl Height for i32 {
+    #[inline(always)]
+    fn curvature(left: i32, right: i32, up: i32, down: i32, mid: i32) -> i32 {
+        let wide = i64::from;
+        let limit = 1 << 30;
+        (wide(left) + wide(right) + wide(up) + wide(down) - 4 * wide(mid)).clamp(-limit, limit) as i32
+    }
+
     fn offset(a: i32, b: i32, r: i64) -> i64 {
         ((i64::from(a) - i64::from(b)) * r) >> 8
     }

@@ -3,7 +3,7 @@
 //! more than the budget is refused with the estimate, the budget and how to raise it.
 //!
 //! The estimate sums the stages' own figures (the timeline's events, the water's fields, the
-//! shore's lists, the seam's and crossfade's fields, the backdrop, the palette's tables, each
+//! shore's lists, the seam's, crossfade's and smoothing's fields, the backdrop, the palette's tables, each
 //! encoder's buffers): it is an upper bound of the heap the render uses (checked against a
 //! counting allocator in `tests/memory.rs`).
 
@@ -18,6 +18,7 @@ use crate::output::Format;
 use crate::scene::{Pattern, Scene, parsing_bytes};
 use crate::sim::seamless::{crossfade_bytes, seam_bytes};
 use crate::sim::shore::Shore;
+use crate::sim::smooth::smoothing_bytes;
 use crate::sim::timeline::{events_bytes, swipe_path_bytes};
 use crate::sim::water;
 
@@ -124,6 +125,7 @@ impl Estimate {
             canvas("walls and edges", Shore::bytes_for(scene)),
             canvas("seam", seam_bytes(scene)),
             canvas("crossfade", crossfade_bytes(scene)),
+            canvas("smoothing", smoothing_bytes(scene)),
             canvas("frame", frame * cells),
             canvas("encoder", (encoder + hashing) * cells),
         ];

@@ -143,7 +143,7 @@ where
     let threads = Threads::new(threads);
     let timeline = Schedule::new(scene);
     let water = Simulation::<W>::new(scene, timeline, shore, threads.clone());
-    let mut surface = Surface::new(scene, water);
+    let mut surface = Surface::new(scene, water, shore);
     if seam {
         surface = surface.measuring_seam(scene, shore);
     }

@@ -50,7 +50,7 @@ where
 {
     let (background, shore, threads) = (&inputs.background, &inputs.shore, Threads::new(threads));
     let water = Simulation::<W>::new(scene, Schedule::new(scene), shore, threads.clone());
-    let mut surface = Surface::new(scene, water);
+    let mut surface = Surface::new(scene, water, shore);
     let lens = Lens::new(scene, shore, threads);
     let (n, samples) = (scene.frames, SAMPLES.min(scene.frames));
     let wanted: Vec<u64> = (0..samples).map(|j| j * (n - 1) / (samples - 1).max(1)).collect();

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::toml_reader::{Document, Table, opt};
+use super::toml_reader::{Document, Table, Value, opt};
 use super::{BackgroundSpec, Pattern};
 use crate::base::error::Result;
 use crate::base::picture::Fit;
@@ -28,13 +28,7 @@ pub(super) fn read_background(doc: &Document<'_>, t: Option<&Table<'_, '_>>, bas
         },
         None => Fit::Cover,
     };
-    let color = match opt(t, "color") {
-        Some(v) => {
-            let text = v.string("a colour, \"#rrggbb\" or \"#rgb\"")?;
-            parse_color(text).ok_or_else(|| v.error("is not a colour: expected \"#rrggbb\" or \"#rgb\""))?
-        }
-        None => [0, 0, 0],
-    };
+    let color = opt(t, "color").map(|v| color_value(&v)).transpose()?.unwrap_or([0, 0, 0]);
     let pattern = match opt(t, "pattern") {
         Some(v) => {
             let p = match v.choice(&["tiles", "checker"])? {
@@ -48,7 +42,14 @@ pub(super) fn read_background(doc: &Document<'_>, t: Option<&Table<'_, '_>>, bas
         }
         None => None,
     };
-    Ok(BackgroundSpec { image, fit, color, pattern, image_site })
+    let given = ["image", "color", "pattern"].iter().any(|key| opt(t, key).is_some());
+    Ok(BackgroundSpec { image, fit, color, pattern, given, image_site })
+}
+
+/// A colour key's value, `#rrggbb` or `#rgb`.
+pub(super) fn color_value(v: &Value<'_, '_>) -> Result<[u8; 3]> {
+    let text = v.string("a colour, \"#rrggbb\" or \"#rgb\"")?;
+    parse_color(text).ok_or_else(|| v.error("is not a colour: expected \"#rrggbb\" or \"#rgb\""))
 }
 
 /// Parses `#rrggbb` or `#rgb` in any case.

@@ -1,10 +1,13 @@
-//! The `[look]` table (§9): bilinear sampling, and light and dark sides of the waves.
+//! The `[look]` table: §9's bilinear sampling and light and dark sides of the waves, and the
+//! water terms (smoothing, a soft tone, caustics, a sky's reflection; docs/scene-format.md).
 
+use super::background::color_value;
 use super::toml_reader::Table;
-use super::{Look, Sampling};
+use super::{DEFAULT_REFLECTION, Look, Sampling, Tone};
 use crate::base::error::Result;
 
-pub(super) const KEYS: &[&str] = &["sampling", "shading", "highlight", "light"];
+pub(super) const KEYS: &[&str] =
+    &["sampling", "shading", "highlight", "light", "smooth", "tone", "caustics", "sky", "reflection"];
 
 /// The strength keys' range: 0 (off) to 4096.
 const STRENGTH: std::ops::RangeInclusive<i64> = 0..=4096;
@@ -30,5 +33,20 @@ pub(super) fn read_look(t: &Table<'_, '_>) -> Result<Look> {
         }
         look.light = light;
     }
+    look.smooth = t.get("smooth").map(|v| v.int(0..=4)).transpose()?.unwrap_or(0) as u32;
+    if let Some(v) = t.get("tone") {
+        look.tone = match v.choice(&["clamp", "soft"])? {
+            "clamp" => Tone::Clamp,
+            _ => Tone::Soft,
+        };
+    }
+    look.caustics = t.get("caustics").map(|v| v.int(STRENGTH)).transpose()?.unwrap_or(0);
+    if let Some(v) = t.get("sky") {
+        look.sky = color_value(&v)?;
+    }
+    // A sky named without a reflection is mirrored at a moderate strength: naming it is asking
+    // to see it.
+    let sky_default = if t.get("sky").is_some() { DEFAULT_REFLECTION } else { 0 };
+    look.reflection = t.get("reflection").map(|v| v.int(STRENGTH)).transpose()?.unwrap_or(sky_default);
     Ok(look)
 }

@@ -81,6 +81,9 @@ pub struct BackgroundSpec {
     pub color: [u8; 3],
     /// A procedural picture drawn instead of an image (an addition to the format).
     pub pattern: Option<Pattern>,
+    /// Whether the scene says anything of its background (an image, a colour or a pattern):
+    /// without, its canvas is black by default rather than by choice.
+    pub given: bool,
     /// Where `image` was written, so image errors point into the scene.
     pub(crate) image_site: Option<Diagnostic>,
 }
@@ -122,7 +125,8 @@ pub enum Pattern {
     Checker,
 }
 
-/// How a frame is drawn from the background and the water's slope (`[look]`).
+/// How a frame is drawn from the background and the water's slope (`[look]`): §9's sampling
+/// and light, and the water terms added to them (smoothing, a soft tone, caustics, a sky).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Look {
     /// How the displaced position is sampled.
@@ -133,21 +137,67 @@ pub struct Look {
     pub highlight: i64,
     /// Toward the light, [x, y] in -256..=256, not both 0 (not normalized).
     pub light: [i64; 2],
+    /// Passes of the [1 2 1] filter over the heights before they are drawn, 0..=4 (0: none).
+    pub smooth: u32,
+    /// How the light meets the ends of the channel range.
+    pub tone: Tone,
+    /// Light focused on the bottom where the surface curves, 0..=4096 (0: none).
+    pub caustics: i64,
+    /// The colour the surface mirrors where it tilts.
+    pub sky: [u8; 3],
+    /// How fast the mirrored sky rises with the tilt, 0..=4096 (0: none).
+    pub reflection: i64,
 }
 
 impl Default for Look {
-    /// Nearest-pixel sampling and no light: frames are gathers of background pixels.
     fn default() -> Self {
-        Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1] }
+        Look::PLAIN
     }
 }
+
+impl Look {
+    /// Nearest-pixel sampling and no light: frames are gathers of background pixels.
+    pub const PLAIN: Look = Look {
+        sampling: Sampling::Nearest,
+        shading: 0,
+        highlight: 0,
+        light: [-1, -1],
+        smooth: 0,
+        tone: Tone::Clamp,
+        caustics: 0,
+        sky: DEFAULT_SKY,
+        reflection: 0,
+    };
+}
+
+/// The sky a reflection mirrors when the scene names none: a pale blue.
+pub const DEFAULT_SKY: [u8; 3] = [0xc8, 0xdc, 0xf0];
+
+/// The reflection a scene that names a sky and no reflection gets.
+pub const DEFAULT_REFLECTION: i64 = 256;
 
 impl Look {
     /// True when every pixel of a frame is a background pixel (nearest sampling, no light): the
     /// frame is a gather, and an encoder can work in its own pixels.
     pub fn is_gather(&self) -> bool {
-        self.sampling == Sampling::Nearest && self.shading == 0 && self.highlight == 0
+        self.sampling == Sampling::Nearest && self.shading == 0 && self.highlight == 0 && !self.has_water_terms()
     }
+
+    /// True when the look has a term beyond §9 that changes colours: a soft tone, caustics or
+    /// a reflection. (Smoothing changes the heights, not how they are drawn.)
+    pub fn has_water_terms(&self) -> bool {
+        self.tone != Tone::Clamp || self.caustics > 0 || self.reflection > 0
+    }
+}
+
+/// How the light meets the ends of the channel range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Added and clamped to 0..=255 (§9): steep light saturates.
+    Clamp,
+    /// Moved part of the way toward 245 (lighter) or 10 (darker), along a knee: light never
+    /// makes black or white.
+    Soft,
 }
 
 /// How a displaced position is sampled.
@@ -171,6 +221,14 @@ pub enum Model {
 impl Model {
     /// Both models.
     pub const ALL: [Model; 2] = [Model::Classic, Model::Spring];
+
+    /// The refraction a scene of this model gets without `[water] refraction` (§2).
+    pub fn default_refraction(self) -> f64 {
+        match self {
+            Model::Classic => 1.0,
+            Model::Spring => 0.1,
+        }
+    }
 
     /// The model a scene file names `name`, if any.
     pub fn from_name(name: &str) -> Option<Model> {

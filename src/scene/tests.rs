@@ -39,7 +39,14 @@ fn a_minimal_scene_takes_every_default() {
     );
     assert_eq!(
         s.background,
-        BackgroundSpec { image: None, fit: Fit::Cover, color: [0, 0, 0], pattern: None, image_site: None }
+        BackgroundSpec {
+            image: None,
+            fit: Fit::Cover,
+            color: [0, 0, 0],
+            pattern: None,
+            given: false,
+            image_site: None
+        }
     );
     assert!(s.stones.is_empty() && s.swipes.is_empty() && s.rain.is_none() && s.damping.is_empty());
 }
@@ -362,13 +369,19 @@ fn overrides_replace_add_and_point_into_themselves() {
 #[test]
 fn the_look_table_is_checked_and_defaults_to_a_gather() {
     let s = parse("[video]\nframes = 2\n").unwrap();
-    assert_eq!(s.look, Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1] });
+    assert_eq!(
+        s.look,
+        Look { sampling: Sampling::Nearest, shading: 0, highlight: 0, light: [-1, -1], ..Look::default() }
+    );
     assert!(s.look.is_gather());
     let s = parse(
         "[video]\nframes = 2\n[look]\nsampling = \"bilinear\"\nshading = 4096\nhighlight = 7\nlight = [256, -256]\n",
     )
     .unwrap();
-    assert_eq!(s.look, Look { sampling: Sampling::Bilinear, shading: 4096, highlight: 7, light: [256, -256] });
+    assert_eq!(
+        s.look,
+        Look { sampling: Sampling::Bilinear, shading: 4096, highlight: 7, light: [256, -256], ..Look::default() }
+    );
     assert!(!s.look.is_gather());
     // A light alone changes nothing drawn: still a gather.
     assert!(parse("[video]\nframes = 2\n[look]\nlight = [1, 0]\n").unwrap().look.is_gather());

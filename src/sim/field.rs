@@ -26,7 +26,60 @@ pub trait Cell: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + Int
 
     /// Σ|a − b| over two chunks of at most 65536 cells, written so that it vectorizes.
     fn distance(a: &[Self], b: &[Self]) -> u64;
+
+    /// One row of the [1 2 1] × [1 2 1] filter (`sim::smooth`): `out[x] = (Σ w·h + 8) >> 4`
+    /// over the rows `up`, `mid`, `down`, the columns beyond the ends read as `beyond` says,
+    /// summed in a type wide enough to be exact.
+    fn smooth_row(up: &[Self], mid: &[Self], down: &[Self], beyond: [Beyond; 2], out: &mut [Self]);
 }
+
+/// What a row's neighbour one column past its end is, for the smoothing filter: 0 (a
+/// reflecting edge), the end cell itself (absorbing) or the far end's (wrapped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Beyond {
+    /// 0.
+    Zero,
+    /// The nearest cell of the row.
+    Nearest,
+    /// The cell at the other end of the row.
+    Opposite,
+}
+
+/// `smooth_row` for a cell type `$cell`, summing in `$sum` (exact: 16 cells of the type fit).
+macro_rules! smooth_row {
+    ($cell:ty, $sum:ty) => {
+        #[inline(always)]
+        fn smooth_row(up: &[$cell], mid: &[$cell], down: &[$cell], beyond: [Beyond; 2], out: &mut [$cell]) {
+            let w = mid.len();
+            // The columns first, into `out`'s own width of sums, then the rows along them.
+            let mut sums = [0 as $sum; SMOOTH_CHUNK + 2];
+            let column = |x: usize| <$sum>::from(up[x]) + 2 * <$sum>::from(mid[x]) + <$sum>::from(down[x]);
+            let edge = |b: Beyond, near: usize, far: usize| match b {
+                Beyond::Zero => 0,
+                Beyond::Nearest => column(near),
+                Beyond::Opposite => column(far),
+            };
+            // Chunks of SMOOTH_CHUNK columns, each with one column to either side.
+            for start in (0..w).step_by(SMOOTH_CHUNK) {
+                let end = (start + SMOOTH_CHUNK).min(w);
+                let n = end - start;
+                sums[0] = if start == 0 { edge(beyond[0], 0, w - 1) } else { column(start - 1) };
+                sums[n + 1] = if end == w { edge(beyond[1], w - 1, 0) } else { column(end) };
+                let (u, m, d) = (&up[start..end], &mid[start..end], &down[start..end]);
+                for (s, ((&u, &m), &d)) in sums[1..=n].iter_mut().zip(u.iter().zip(m).zip(d)) {
+                    *s = <$sum>::from(u) + 2 * <$sum>::from(m) + <$sum>::from(d);
+                }
+                let rows = sums[..n].iter().zip(&sums[1..=n]).zip(&sums[2..n + 2]);
+                for (o, ((&l, &c), &r)) in out[start..end].iter_mut().zip(rows) {
+                    *o = ((l + 2 * c + r + 8) >> 4) as $cell;
+                }
+            }
+        }
+    };
+}
+
+/// Columns the smoothing filter sums at a time (its scratch stays on the stack).
+const SMOOTH_CHUNK: usize = 256;
 
 impl Cell for i16 {
     fn narrow(v: i64) -> i16 {
@@ -39,6 +92,9 @@ impl Cell for i16 {
         let sum: u32 = a.iter().zip(b).map(|(&x, &y)| u32::from(x.max(y).wrapping_sub(x.min(y)) as u16)).sum();
         u64::from(sum)
     }
+
+    // 16 cells of ±2^15 sum within ±2^19: i32 is exact.
+    smooth_row!(i16, i32);
 }
 
 impl Cell for i32 {
@@ -50,6 +106,9 @@ impl Cell for i32 {
     fn distance(a: &[i32], b: &[i32]) -> u64 {
         a.iter().zip(b).map(|(&x, &y)| (i64::from(x) - i64::from(y)).unsigned_abs()).sum()
     }
+
+    // 16 cells of ±2^31 sum within ±2^35: i64.
+    smooth_row!(i32, i64);
 }
 
 /// The threads that bands of rows are handed to: a pool, or none (every band on the caller's

@@ -1,17 +1,19 @@
 //! The water in time: the scene's events, unit by unit ([`timeline`]), the water that receives
 //! them within its shore ([`water`], [`shore`]), stepped frame after frame ([`Simulation`]),
 //! and the heights each frame is drawn from ([`Surface`], with [`seamless`]'s crossfade and
-//! seam). Nothing here draws: [`field`] is what the drawing stage is handed.
+//! seam, and [`smooth`]'s filter). Nothing here draws: [`field`] is what the drawing stage is handed.
 
 pub mod field;
 pub mod seamless;
 pub mod shore;
+pub mod smooth;
 pub mod timeline;
 pub mod water;
 
 use field::Threads;
 use seamless::{Crossfade, Seam};
 use shore::Shore;
+use smooth::Smoothing;
 use timeline::{Event, Schedule};
 use water::{Basin, Water};
 
@@ -96,19 +98,22 @@ impl<W: Water> Simulation<W> {
 }
 
 /// The heights each frame is drawn from: the water's, or over a seamless loop's last frames
-/// their blend into the pre-roll's (§11); and, when asked, the render's seam measured over
-/// them as frames are output.
+/// their blend into the pre-roll's (§11), smoothed if the look asks; and, when asked, the
+/// render's seam measured over them (before smoothing) as frames are output.
 pub struct Surface<W: Water> {
     simulation: Simulation<W>,
     fade: Option<Crossfade<W::Cell>>,
+    smoothing: Option<Smoothing<W::Cell>>,
     seam: Option<Seam<W::Cell>>,
     first_frame: u64,
 }
 
 impl<W: Water> Surface<W> {
-    /// The heights `simulation` gives a render of `scene`, crossfaded if the scene asks.
-    pub fn new(scene: &Scene, simulation: Simulation<W>) -> Surface<W> {
-        Surface { simulation, fade: Crossfade::new(scene), seam: None, first_frame: scene.first_frame }
+    /// The heights `simulation` gives a render of `scene` within `shore`, crossfaded and
+    /// smoothed if the scene asks.
+    pub fn new(scene: &Scene, simulation: Simulation<W>, shore: &Shore) -> Surface<W> {
+        let smoothing = Smoothing::new(scene, shore, simulation.threads.clone());
+        Surface { simulation, fade: Crossfade::new(scene), smoothing, seam: None, first_frame: scene.first_frame }
     }
 
     /// Measures the render's seam (§11) over the water cells of `shore` as frames are
@@ -127,20 +132,33 @@ impl<W: Water> Surface<W> {
         if let Some(fade) = &mut self.fade {
             fade.take(k, self.simulation.heights());
         }
-        if k >= self.first_frame
-            && let Some(seam) = &mut self.seam
-        {
-            let drawn = match &self.fade {
-                Some(fade) => fade.drawn(self.simulation.heights()),
-                None => self.simulation.heights(),
-            };
-            seam.add(drawn, self.simulation.threads.pool());
+        if k < self.first_frame {
+            return Some(k);
+        }
+        let Surface { simulation, fade, smoothing, seam, .. } = self;
+        let drawn = match fade {
+            Some(fade) => fade.drawn(simulation.heights()),
+            None => simulation.heights(),
+        };
+        if let Some(seam) = seam {
+            seam.add(drawn, simulation.threads.pool());
+        }
+        if let Some(smoothing) = smoothing {
+            smoothing.run(drawn);
         }
         Some(k)
     }
 
     /// The heights the current frame is drawn from.
     pub fn heights(&self) -> &[W::Cell] {
+        if let Some(smoothing) = &self.smoothing {
+            return smoothing.heights();
+        }
+        self.unsmoothed()
+    }
+
+    /// The heights before smoothing.
+    fn unsmoothed(&self) -> &[W::Cell] {
         match &self.fade {
             Some(fade) => fade.drawn(self.simulation.heights()),
             None => self.simulation.heights(),

@@ -17,7 +17,7 @@ mod avx2;
 use super::refract::{Height, steep_limit};
 #[cfg(target_arch = "x86_64")]
 use crate::base::simd::Avx2;
-use crate::scene::{Look, Sampling};
+use crate::scene::{Look, Sampling, Tone};
 
 /// A look resolved for drawing: the strengths, the light and R.
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +32,44 @@ pub(crate) struct Pen {
     /// Whether positions are taken modulo the canvas along x and y (wrapped edges, §8)
     /// instead of clamped.
     wrap: [bool; 2],
+    /// The water terms, if the look has any.
+    water: Option<WaterTerms>,
+}
+
+/// The terms a look adds to §9 (docs/scene-format.md, "The water look"): the soft tone,
+/// caustics from the curvature, and the sky mirrored with the tilt.
+#[derive(Debug, Clone, Copy)]
+struct WaterTerms {
+    soft: bool,
+    caustics: i64,
+    sky: [i64; 3],
+    reflection: i64,
+}
+
+/// The soft tone moves a channel toward these as the light rises and falls: never past them,
+/// so light alone makes no black or white.
+const TONE_TOP: i64 = 245;
+const TONE_BOTTOM: i64 = 10;
+
+/// A curvature or a tilt of this much or more saturates its term for any strength ≥ 1
+/// (`2^16·1 >> 8 = 256`), and within it `term·strength` fits an i32 (2^16·4096 = 2^28).
+const TERM_LIMIT: i32 = 1 << 16;
+
+/// The soft tone's knee: the fraction of the way, in 1/256, that light `a` moves a channel,
+/// `t = min(|a|, 256)`, `(t·(512 − t)) >> 8`: twice the light at first, bending to 256 (all
+/// the way) at |a| = 256.
+#[inline(always)]
+fn knee(a: i32) -> i32 {
+    let t = a.abs().min(256);
+    (t * (512 - t)) >> 8
+}
+
+/// The share of the sky, in 1/256, at a tilt `m = |dx| + |dy|`: `q = min((m·reflection) >> 8,
+/// 256)`, `(q·q) >> 8`, rising with the square of the tilt as a Fresnel reflection does.
+#[inline(always)]
+fn sky_share(m: i32, reflection: i32) -> i32 {
+    let q = ((m * reflection) >> 8).min(256);
+    (q * q) >> 8
 }
 
 impl Pen {
@@ -45,6 +83,12 @@ impl Pen {
             width: width as i64,
             height: height as i64,
             wrap: [false; 2],
+            water: look.has_water_terms().then(|| WaterTerms {
+                soft: look.tone == Tone::Soft,
+                caustics: look.caustics,
+                sky: look.sky.map(i64::from),
+                reflection: look.reflection,
+            }),
         }
     }
 
@@ -55,8 +99,8 @@ impl Pen {
     }
 
     /// [`Pen::pixel`] from a backdrop.
-    pub(crate) fn draw(&self, x: i64, y: i64, dx: i64, dy: i64, backdrop: &Backdrop) -> [u8; 3] {
-        self.pixel(x, y, dx, dy, &backdrop.0)
+    pub(crate) fn draw(&self, x: i64, y: i64, slope: Slope, backdrop: &Backdrop) -> [u8; 3] {
+        self.pixel(x, y, slope, &backdrop.0)
     }
 
     /// Unpacks a backdrop pixel.
@@ -64,9 +108,10 @@ impl Pen {
         unpack(backdrop.0[index])
     }
 
-    /// The colour of a pixel at (x, y) with slopes `dx`, `dy`, in i64 exactly as §9 says:
-    /// how steep runs are drawn, and what the fast passes are checked against.
-    fn pixel(&self, x: i64, y: i64, dx: i64, dy: i64, rgbx: &[u32]) -> [u8; 3] {
+    /// The colour of a pixel at (x, y) with slopes `dx`, `dy` and curvature `k`, in i64
+    /// exactly as §9 and the water terms say: how steep runs are drawn, and what the fast
+    /// passes are checked against.
+    fn pixel(&self, x: i64, y: i64, Slope { dx, dy, k }: Slope, rgbx: &[u32]) -> [u8; 3] {
         let (w, h) = (self.width, self.height);
         let place = |p: i64, size: i64, wraps: bool| {
             if wraps { p.rem_euclid(256 * size) } else { p.clamp(0, 256 * (size - 1)) }
@@ -94,8 +139,38 @@ impl Pen {
         let shade = ((s * self.shading) >> 8).clamp(-255, 255);
         let p = ((s.max(0) * self.highlight) >> 8).clamp(0, 255);
         let add = shade + ((p * p) >> 8);
-        value.map(|v| (i64::from(v) + add).clamp(0, 255) as u8)
+        let Some(water) = self.water else {
+            return value.map(|v| (i64::from(v) + add).clamp(0, 255) as u8);
+        };
+        let a = add + ((k.max(0) * water.caustics) >> 8).clamp(0, 255);
+        let toned = value.map(|v| {
+            let v = i64::from(v);
+            if !water.soft {
+                (v + a).clamp(0, 255)
+            } else {
+                let t = a.abs().min(256);
+                let t = (t * (512 - t)) >> 8;
+                if a >= 0 { v + (((TONE_TOP - v).max(0) * t) >> 8) } else { v - (((v - TONE_BOTTOM).max(0) * t) >> 8) }
+            }
+        });
+        let q = (((dx.abs() + dy.abs()) * water.reflection) >> 8).min(256);
+        let f = (q * q) >> 8;
+        let mut out = [0u8; 3];
+        for ((o, u), sky) in out.iter_mut().zip(toned).zip(water.sky) {
+            *o = (u + (((sky - u) * f) >> 8)) as u8;
+        }
+        out
     }
+}
+
+/// What a pixel is drawn with: the slopes `dx = h(x−1, y) − h(x+1, y)`,
+/// `dy = h(x, y−1) − h(x, y+1)` and the curvature
+/// `k = h(x−1, y) + h(x+1, y) + h(x, y−1) + h(x, y+1) − 4·h(x, y)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Slope {
+    pub dx: i64,
+    pub dy: i64,
+    pub k: i64,
 }
 
 /// The background as a look reads it: one `u32` per pixel, `r | g << 8 | b << 16`, followed by
@@ -151,8 +226,14 @@ struct Row {
     /// The fractions, 0..=255 (0 for nearest sampling).
     fx: Vec<u32>,
     fy: Vec<u32>,
-    /// Light added to every channel, −255..=509.
+    /// Light added to every channel, −255..=764.
     add: Vec<i32>,
+    /// The water terms, each two 16-bit halves of a word (so that the kernel multiplies them
+    /// with 16-bit products): the soft tone's fractions toward the top (low half) and toward
+    /// the bottom (high half), one of them 0; and the weights of the toned colour, `256 − f`
+    /// (low), and of the sky, `f` (high), all in 1/256.
+    tone: Vec<u32>,
+    mix: Vec<u32>,
 }
 
 /// The four taps of each pixel of a span, `r | g << 8 | b << 16`: upper left, upper right,
@@ -161,7 +242,14 @@ struct Taps(Vec<[u32; 4]>);
 
 impl Row {
     fn new(pixels: usize) -> Row {
-        Row { index: vec![0; pixels], fx: vec![0; pixels], fy: vec![0; pixels], add: vec![0; pixels] }
+        Row {
+            index: vec![0; pixels],
+            fx: vec![0; pixels],
+            fy: vec![0; pixels],
+            add: vec![0; pixels],
+            tone: vec![0; pixels],
+            mix: vec![0; pixels],
+        }
     }
 }
 
@@ -182,9 +270,13 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
     let longest = passes.span();
     let mut dx = vec![0i32; width];
     let mut dy = vec![0i32; width];
+    let mut k = vec![0i32; width];
     for (y, out_row) in (y0 as i64..).zip(out.chunks_exact_mut(width)) {
         let (up, mid, down) = (row_of(y - 1), row_of(y), row_of(y + 1));
         slopes(up, mid, down, &mut dx, &mut dy);
+        if pen.water.is_some() {
+            curvatures(up, mid, down, &mut k);
+        }
         let background = &rgbx[y as usize * width..][..width];
         // Moving runs not yet drawn: where they start, and their magnitudes or-ed.
         let mut pending: Option<(usize, u32)> = None;
@@ -192,22 +284,28 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
             let span = start..(start + RUN).min(width);
             // The magnitudes of the run's slopes, or-ed: at least the largest, and under a power
             // of two exactly when the largest is.
-            let magnitude = dx[span.clone()]
+            let mut magnitude = dx[span.clone()]
                 .iter()
                 .zip(&dy[span.clone()])
                 .fold(0, |m, (&a, &b)| m | a.unsigned_abs() | b.unsigned_abs());
+            if pen.water.is_some() {
+                // Water is calm only where it is flat, not merely level (caustics).
+                magnitude |= k[span.clone()].iter().fold(0, |m, &c| m | c.unsigned_abs());
+            }
             if magnitude != 0 && magnitude < STEEP as u32 {
                 let (from, before) = pending.unwrap_or((start, 0));
                 pending = Some((from, before | magnitude));
                 if span.end - from + RUN > longest {
                     let at = from..span.end;
-                    passes.draw(y, from, &dx[at.clone()], &dy[at.clone()], before | magnitude, &mut out_row[at]);
+                    let slopes = Slopes { dx: &dx[at.clone()], dy: &dy[at.clone()], k: &k[at.clone()] };
+                    passes.draw(y, from, slopes, before | magnitude, &mut out_row[at]);
                     pending = None;
                 }
                 continue;
             }
             if let Some((from, magnitude)) = pending.take() {
-                passes.draw(y, from, &dx[from..start], &dy[from..start], magnitude, &mut out_row[from..start]);
+                let slopes = Slopes { dx: &dx[from..start], dy: &dy[from..start], k: &k[from..start] };
+                passes.draw(y, from, slopes, magnitude, &mut out_row[from..start]);
             }
             if magnitude == 0 {
                 store_rgb(&background[span.clone()], &mut out_row[span]);
@@ -215,13 +313,15 @@ fn look_rows<H: Height>(h: &[H], width: usize, look: &Look, r: i64, rgbx: &[u32]
                 for x in span {
                     let left = if x > 0 { mid[x - 1].wide() } else { 0 };
                     let right = if x + 1 < width { mid[x + 1].wide() } else { 0 };
-                    let dy = up[x].wide() - down[x].wide();
-                    out_row[x] = pen.pixel(x as i64, y, left - right, dy, rgbx);
+                    let (above, below) = (up[x].wide(), down[x].wide());
+                    let k = left + right + above + below - 4 * mid[x].wide();
+                    out_row[x] = pen.pixel(x as i64, y, Slope { dx: left - right, dy: above - below, k }, rgbx);
                 }
             }
         }
         if let Some((from, magnitude)) = pending {
-            passes.draw(y, from, &dx[from..], &dy[from..], magnitude, &mut out_row[from..]);
+            let slopes = Slopes { dx: &dx[from..], dy: &dy[from..], k: &k[from..] };
+            passes.draw(y, from, slopes, magnitude, &mut out_row[from..]);
         }
     }
 }
@@ -265,9 +365,19 @@ impl<'a> Passes<'a> {
     /// the blend into packed pixels (vectorized again) and their unpacking to RGB; where the CPU
     /// has AVX2, bilinear pixels are gathered and blended eight at a time by `avx2`.
     #[inline(always)]
-    fn draw(&mut self, y: i64, x0: usize, dx: &[i32], dy: &[i32], magnitude: u32, out: &mut [[u8; 3]]) {
+    fn draw(&mut self, y: i64, x0: usize, slopes: Slopes<'_>, magnitude: u32, out: &mut [[u8; 3]]) {
         let (pen, limit, rgbx, width) = (self.pen, self.limit, self.rgbx, self.pen.width as usize);
+        let Slopes { dx, dy, k } = slopes;
         let (n, row) = (dx.len(), &mut self.row);
+        if let Some(water) = &pen.water {
+            arithmetic::<true>(pen, x0, y, limit, dx, dy, row);
+            if water.soft {
+                water_arithmetic::<true>(water, dx, dy, k, row);
+            } else {
+                water_arithmetic::<false>(water, dx, dy, k, row);
+            }
+            return self.draw_water(water, n, out);
+        }
         if gentle(pen, limit, magnitude) {
             arithmetic::<false>(pen, x0, y, limit, dx, dy, row);
         } else {
@@ -296,6 +406,47 @@ impl<'a> Passes<'a> {
         }
         store_rgb(&blended[rest.clone()], &mut out[rest]);
     }
+}
+
+impl Passes<'_> {
+    /// The gather and blend of `n` pixels whose arithmetic, water terms included, is done.
+    #[inline(always)]
+    fn draw_water(&mut self, water: &WaterTerms, n: usize, out: &mut [[u8; 3]]) {
+        let (pen, rgbx, width, row) = (self.pen, self.rgbx, self.pen.width as usize, &self.row);
+        let sky = water.sky.map(|c| c as i32);
+        let mut rest = 0..n;
+        #[cfg(target_arch = "x86_64")]
+        if let (true, Some(token)) = (pen.bilinear, self.avx2) {
+            let run = avx2::Run {
+                index: &row.index[..n],
+                fx: &row.fx[..n],
+                fy: &row.fy[..n],
+                add: &row.add[..n],
+                rgbx,
+                width,
+            };
+            let terms = avx2::Water { tone: &row.tone[..n], mix: &row.mix[..n], sky };
+            rest.start = crate::base::simd::avx2_call!(token => avx2::bilinear_water(&run, &terms, out));
+        }
+        let (taps, blended) = (&mut self.taps, &mut self.blended);
+        if pen.bilinear {
+            gather::<true>(row, rgbx, width, rest.clone(), taps);
+            blend_water::<true>(row, taps, sky, rest.clone(), &mut blended[rest.clone()]);
+        } else {
+            gather::<false>(row, rgbx, width, rest.clone(), taps);
+            blend_water::<false>(row, taps, sky, rest.clone(), &mut blended[rest.clone()]);
+        }
+        store_rgb(&blended[rest.clone()], &mut out[rest]);
+    }
+}
+
+/// The slopes and curvatures of a span of pixels (the curvatures only for a look with water
+/// terms), each clamped as [`slopes`] and [`curvatures`] say.
+#[derive(Clone, Copy)]
+struct Slopes<'a> {
+    dx: &'a [i32],
+    dy: &'a [i32],
+    k: &'a [i32],
 }
 
 /// Whether the arithmetic of a run may leave out its clamps of the slopes and the light sum:
@@ -333,6 +484,54 @@ fn slopes<H: Height>(up: &[H], mid: &[H], down: &[H], dx: &mut [i32], dy: &mut [
     dx[width - 1] = narrow(mid[width - 2].wide());
     for (d, (&left, &right)) in dx[1..width - 1].iter_mut().zip(mid.iter().zip(&mid[2..])) {
         *d = narrow(left.wide() - right.wide());
+    }
+}
+
+/// The curvatures of a row, `left + right + up + down − 4·mid`, clamped to ±`TERM_LIMIT`
+/// (where the caustics saturate).
+#[inline(always)]
+fn curvatures<H: Height>(up: &[H], mid: &[H], down: &[H], k: &mut [i32]) {
+    let width = mid.len();
+    let limit = i64::from(TERM_LIMIT);
+    let at = |x: usize| if x < width { mid[x].wide() } else { 0 };
+    let one = |x: usize, left: i64, right: i64| {
+        (left + right + up[x].wide() + down[x].wide() - 4 * mid[x].wide()).clamp(-limit, limit) as i32
+    };
+    k[0] = one(0, 0, at(1));
+    if width > 1 {
+        k[width - 1] = one(width - 1, mid[width - 2].wide(), 0);
+    }
+    if width > 2 {
+        let sides = mid.iter().zip(&mid[2..]);
+        let centre = mid[1..].iter().zip(&up[1..]).zip(&down[1..]);
+        for (k, ((&l, &r), ((&m, &u), &d))) in k[1..width - 1].iter_mut().zip(sides.zip(centre)) {
+            let sum = H::curvature(l, r, u, d, m);
+            *k = sum.clamp(-TERM_LIMIT, TERM_LIMIT);
+        }
+    }
+}
+
+/// The water terms of a span whose light sums [`arithmetic`] has put in `row.add`: the
+/// caustics join the light; with the soft tone the light becomes the knee's fractions toward
+/// the top and the bottom; and the sky's share from the tilt.
+#[inline(always)]
+fn water_arithmetic<const SOFT: bool>(water: &WaterTerms, dx: &[i32], dy: &[i32], k: &[i32], row: &mut Row) {
+    let (caustics, reflection) = (water.caustics as i32, water.reflection as i32);
+    let n = dx.len();
+    let (dy, k) = (&dy[..n], &k[..n]);
+    let (add, tone, mix) = (&mut row.add[..n], &mut row.tone[..n], &mut row.mix[..n]);
+    for i in 0..n {
+        let a = add[i] + ((k[i].max(0) * caustics) >> 8).min(255);
+        if SOFT {
+            let t = knee(a) as u32;
+            add[i] = 0;
+            tone[i] = if a > 0 { t } else { t << 16 };
+        } else {
+            add[i] = a;
+            tone[i] = 0;
+        }
+        let f = sky_share((dx[i].abs() + dy[i].abs()).min(TERM_LIMIT), reflection) as u32;
+        mix[i] = (256 - f) | f << 16;
     }
 }
 
@@ -408,6 +607,42 @@ fn blend<const BILINEAR: bool>(row: &Row, taps: &Taps, span: std::ops::Range<usi
             (value as i32 + add).clamp(0, 255) as u32
         };
         *o = channel(0) | channel(8) << 8 | channel(16) << 16;
+    }
+}
+
+/// [`blend`] with the water terms: the light added (clamp tone) or the knee's fractions of the
+/// way toward `TONE_TOP` and `TONE_BOTTOM` (soft tone), then the sky's share of `sky`.
+#[inline(always)]
+fn blend_water<const BILINEAR: bool>(
+    row: &Row,
+    taps: &Taps,
+    sky: [i32; 3],
+    span: std::ops::Range<usize>,
+    out: &mut [u32],
+) {
+    let terms = row.tone[span.clone()].iter().zip(&row.mix[span.clone()]);
+    let weights = row.fx[span.clone()].iter().zip(&row.fy[span.clone()]).zip(&row.add[span.clone()]).zip(terms);
+    for (o, ((((&fx, &fy), &add), (&tone, &mix)), &[c00, c10, c01, c11])) in
+        out.iter_mut().zip(weights.zip(&taps.0[span]))
+    {
+        let (up, down) = ((tone & 0xffff) as i32, (tone >> 16) as i32);
+        let (keep, share) = ((mix & 0xffff) as i32, (mix >> 16) as i32);
+        let channel = |shift: u32, sky: i32| -> u32 {
+            let at = |c: u32| (c >> shift) & 255;
+            let value = if BILINEAR {
+                let top = at(c00) * (256 - fx) + at(c10) * fx;
+                let bottom = at(c01) * (256 - fx) + at(c11) * fx;
+                (top * (256 - fy) + bottom * fy + 32768) >> 16
+            } else {
+                at(c00)
+            } as i32;
+            let lighter = ((TONE_TOP as i32 - value).max(0) * up) >> 8;
+            let darker = ((value - TONE_BOTTOM as i32).max(0) * down) >> 8;
+            let toned = (value + add + lighter - darker).clamp(0, 255);
+            // u + ((sky − u)·f) >> 8 is (u·(256 − f) + sky·f) >> 8: u·256 is a multiple of 256.
+            ((toned * keep + sky * share) >> 8) as u32
+        };
+        *o = channel(0, sky[0]) | channel(8, sky[1]) << 8 | channel(16, sky[2]) << 16;
     }
 }
 

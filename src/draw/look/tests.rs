@@ -3,7 +3,18 @@
 use super::*;
 
 fn look(sampling: Sampling, shading: i64, highlight: i64, light: [i64; 2]) -> Look {
-    Look { sampling, shading, highlight, light }
+    Look { sampling, shading, highlight, light, ..Look::default() }
+}
+
+/// A look with the water terms: the tone, caustics, a sky and its reflection.
+fn water(look: Look, soft: bool, caustics: i64, sky: [u8; 3], reflection: i64) -> Look {
+    let tone = if soft { Tone::Soft } else { Tone::Clamp };
+    Look { tone, caustics, sky, reflection, ..look }
+}
+
+/// A slope without curvature.
+fn slope(dx: i64, dy: i64) -> Slope {
+    Slope { dx, dy, k: 0 }
 }
 
 /// A 2×2 background with distinct channels, so a weighted sample can be worked by hand.
@@ -23,22 +34,22 @@ fn bilinear_weighs_the_four_pixels_by_the_fractions() {
     //      (25600·128 + 12800·128 + 32768) >> 16 = 4947968 >> 16 = 75.
     // Blue: top = 200·192 = 38400; bottom = 80·192 + 10·64 = 16000;
     //      (38400·128 + 16000·128 + 32768) >> 16 = 6996000 >> 16 = 106.
-    assert_eq!(pen.pixel(0, 0, 1, 2, &patch()), [77, 75, 106]);
+    assert_eq!(pen.pixel(0, 0, slope(1, 2), &patch()), [77, 75, 106]);
     // No fractions: the pixel itself, as nearest sampling gives.
-    assert_eq!(pen.pixel(1, 1, 0, 0, &patch()), PATCH[3]);
+    assert_eq!(pen.pixel(1, 1, slope(0, 0), &patch()), PATCH[3]);
     // Clamped at the far edge: sx = 256 + 256·64 → 256, so (1, ·) with fx = 0.
-    assert_eq!(pen.pixel(1, 0, 256, 0, &patch()), PATCH[1]);
+    assert_eq!(pen.pixel(1, 0, slope(256, 0), &patch()), PATCH[1]);
     // Clamped at 0 from a negative position.
-    assert_eq!(pen.pixel(0, 0, -10, -10, &patch()), PATCH[0]);
+    assert_eq!(pen.pixel(0, 0, slope(-10, -10), &patch()), PATCH[0]);
 }
 
 #[test]
 fn nearest_takes_the_pixel_the_position_falls_in() {
     let pen = Pen::new(&look(Sampling::Nearest, 0, 0, [-1, -1]), 64, 2, 2);
     // sx = 64 + 64·5 = 384 → x0 = 1; sy = 0 → row 0.
-    assert_eq!(pen.pixel(0, 0, 5, 0, &patch()), PATCH[1]);
+    assert_eq!(pen.pixel(0, 0, slope(5, 0), &patch()), PATCH[1]);
     // The floor: sx = 256 − 64 = 192 → x0 = 0.
-    assert_eq!(pen.pixel(1, 0, -1, 0, &patch()), PATCH[0]);
+    assert_eq!(pen.pixel(1, 0, slope(-1, 0), &patch()), PATCH[0]);
 }
 
 #[test]
@@ -48,17 +59,49 @@ fn shading_and_highlight_on_a_known_slope() {
     let pen = Pen::new(&lit, 0, 2, 2);
     // dx = −20, dy = −10: s = 30; shade = (30·512) >> 8 = 60; p = (30·1024) >> 8 = 120,
     // glint = 14400 >> 8 = 56: +116 on every channel, clamped at 255.
-    assert_eq!(pen.pixel(0, 0, -20, -10, &patch()), [116, 216, 255]);
+    assert_eq!(pen.pixel(0, 0, slope(-20, -10), &patch()), [116, 216, 255]);
     // The other side: s = −30; shade = (−30·512) >> 8 = −60; no glint; clamped at 0.
-    assert_eq!(pen.pixel(0, 0, 20, 10, &patch()), [0, 40, 140]);
+    assert_eq!(pen.pixel(0, 0, slope(20, 10), &patch()), [0, 40, 140]);
     // A floor on the way: s = −1: (−512) >> 8 = −2.
-    assert_eq!(pen.pixel(0, 0, 1, 0, &patch()), [0, 98, 198]);
+    assert_eq!(pen.pixel(0, 0, slope(1, 0), &patch()), [0, 98, 198]);
     // Steep slopes saturate: shade ±255, p = 255 and glint (255·255) >> 8 = 254.
-    assert_eq!(pen.pixel(1, 1, -100_000, 0, &patch()), [255, 255, 255]);
-    assert_eq!(pen.pixel(1, 1, 100_000, 0, &patch()), [0, 0, 0]);
+    assert_eq!(pen.pixel(1, 1, slope(-100_000, 0), &patch()), [255, 255, 255]);
+    assert_eq!(pen.pixel(1, 1, slope(100_000, 0), &patch()), [0, 0, 0]);
     // The light's length scales both terms: [-2, 0] doubles s.
     let pen = Pen::new(&look(Sampling::Nearest, 256, 0, [-2, 0]), 0, 2, 2);
-    assert_eq!(pen.pixel(0, 0, -5, 0, &patch()), [10, 110, 210]);
+    assert_eq!(pen.pixel(0, 0, slope(-5, 0), &patch()), [10, 110, 210]);
+}
+
+#[test]
+fn the_water_terms_on_known_slopes() {
+    let lit = look(Sampling::Nearest, 512, 1024, [-1, -1]);
+    let soft = Pen::new(&water(lit, true, 0, [0; 3], 0), 0, 2, 2);
+    // dx = −20, dy = −10: a = 116 as above; the knee: t = (116·(512 − 116)) >> 8 = 179.
+    // Each channel moves 179/256 of its way to 245: 0 + (245·179) >> 8 = 171,
+    // 100 + (145·179) >> 8 = 201, 200 + (45·179) >> 8 = 231 (where clamping gave 255).
+    assert_eq!(soft.pixel(0, 0, slope(-20, -10), &patch()), [171, 201, 231]);
+    // a = −60: t = (60·452) >> 8 = 105, toward 10: 0 stays, 100 − (90·105) >> 8 = 64,
+    // 200 − (190·105) >> 8 = 123.
+    assert_eq!(soft.pixel(0, 0, slope(20, 10), &patch()), [0, 64, 123]);
+    // However steep, never past 245 or 10: a = 509 gives t = 256, all the way up; a = −255
+    // gives t = (255·257) >> 8 = 255: 255 − (245·255) >> 8 = 11, 100 − (90·255) >> 8 = 11,
+    // and 0 stays.
+    assert_eq!(soft.pixel(1, 1, slope(-100_000, 0), &patch()), [245, 245, 245]);
+    assert_eq!(soft.pixel(1, 0, slope(100_000, 0), &patch()), [11, 11, 0]);
+    // Caustics join the light: k = 10 at strength 512 adds (10·512) >> 8 = 20; a trough
+    // (k < 0) adds nothing.
+    let caustic = Pen::new(&water(look(Sampling::Nearest, 0, 0, [-1, -1]), false, 512, [0; 3], 0), 0, 2, 2);
+    assert_eq!(caustic.pixel(0, 0, Slope { dx: 0, dy: 0, k: 10 }, &patch()), [20, 120, 220]);
+    assert_eq!(caustic.pixel(0, 0, Slope { dx: 0, dy: 0, k: -10 }, &patch()), PATCH[0]);
+    // The sky: tilt m = 30 at reflection 256, q = 30, share (30·30) >> 8 = 3:
+    // 0 + (255·3) >> 8 = 2, 100 + (−100·3) >> 8 = 98, 200 + (−200·3) >> 8 = 197 (floors).
+    let sky = Pen::new(&water(look(Sampling::Nearest, 0, 0, [-1, -1]), false, 0, [255, 0, 0], 256), 0, 2, 2);
+    assert_eq!(sky.pixel(0, 0, slope(-20, -10), &patch()), [2, 98, 197]);
+    // Steep enough, all sky: q = (30·4096) >> 8 = 480 → 256.
+    let mirror = Pen::new(&water(look(Sampling::Nearest, 0, 0, [-1, -1]), false, 0, [255, 0, 0], 4096), 0, 2, 2);
+    assert_eq!(mirror.pixel(0, 0, slope(-20, -10), &patch()), [255, 0, 0]);
+    // Calm water is the background, whatever the terms.
+    assert_eq!(mirror.pixel(0, 0, slope(0, 0), &patch()), PATCH[0]);
 }
 
 /// Heights of every kind a kernel meets: calm stretches longer and shorter than a run,
@@ -77,7 +120,7 @@ fn field(w: usize, h: usize, extreme: bool) -> Vec<i32> {
         .collect()
 }
 
-/// Draws every pixel with `Pen::pixel` (i64, straight from §9).
+/// Draws every pixel with `Pen::pixel` (i64, straight from §9 and the water terms).
 fn by_formula(heights: &[i64], w: usize, pen: &Pen, rgbx: &[u32]) -> Vec<[u8; 3]> {
     let h = heights.len() / w;
     let at = |x: i64, y: i64| {
@@ -86,7 +129,9 @@ fn by_formula(heights: &[i64], w: usize, pen: &Pen, rgbx: &[u32]) -> Vec<[u8; 3]
     (0..(w * h) as i64)
         .map(|i| {
             let (x, y) = (i % w as i64, i / w as i64);
-            pen.pixel(x, y, at(x - 1, y) - at(x + 1, y), at(x, y - 1) - at(x, y + 1), rgbx)
+            let (left, right, up, down) = (at(x - 1, y), at(x + 1, y), at(x, y - 1), at(x, y + 1));
+            let k = left + right + up + down - 4 * at(x, y);
+            pen.pixel(x, y, Slope { dx: left - right, dy: up - down, k }, rgbx)
         })
         .collect()
 }
@@ -99,6 +144,11 @@ fn the_fast_passes_match_the_formula_pixel_by_pixel_on_both_paths() {
         look(Sampling::Bilinear, 1, 0, [0, 1]),
         look(Sampling::Nearest, 300, 2000, [-3, 7]),
         look(Sampling::Bilinear, 0, 0, [-1, -1]),
+        water(look(Sampling::Bilinear, 96, 320, [-1, -1]), true, 200, [200, 220, 240], 64),
+        water(look(Sampling::Bilinear, 4096, 4096, [256, -256]), true, 4096, [0, 255, 9], 4096),
+        water(look(Sampling::Bilinear, 300, 700, [-2, 1]), false, 30, [255, 255, 255], 1),
+        water(look(Sampling::Nearest, 96, 320, [-1, -1]), true, 1, [10, 20, 30], 0),
+        water(look(Sampling::Nearest, 0, 0, [-1, -1]), false, 0, [90, 0, 250], 700),
     ];
     for (w, h) in [(1, 5), (2, 2), (3 * RUN + 37, 9), (61, 40), (SPAN + 3 * RUN + 11, 4)] {
         let background: Vec<[u8; 3]> =

@@ -385,6 +385,13 @@ impl Shore {
         (h(x - 1, y) - h(x + 1, y), h(x, y - 1) - h(x, y + 1))
     }
 
+    /// The curvature `h(x−1, y) + h(x+1, y) + h(x, y−1) + h(x, y+1) − 4·h(x, y)` at a pixel.
+    #[inline]
+    pub(crate) fn curvature_at<C: Cell>(&self, heights: &[C], x: i64, y: i64) -> i64 {
+        let h = |x, y| self.height_at(heights, x, y);
+        h(x - 1, y) + h(x + 1, y) + h(x, y - 1) + h(x, y + 1) - 4 * h(x, y)
+    }
+
     /// The background pixel a nearest-pixel sample at `(x + ox, y + oy)` reads: clamped to the
     /// canvas, or taken modulo along a wrapped axis.
     #[inline]
