@@ -254,6 +254,11 @@ pub(crate) fn warn(message: &str) {
     tell(&format!("warning: {message}"));
 }
 
+/// Prints a hint line on stderr: a suggestion, not a problem.
+pub(crate) fn hint(message: &str) {
+    tell(&format!("hint: {message}"));
+}
+
 fn report(e: &Error) -> ExitCode {
     tell(&format!("error: {e}"));
     for hint in e.hints() {
@@ -268,7 +273,9 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             let detail = if events { Detail::Events } else { Detail::Summary };
             let scene = load_scene(&scene, &set, max_memory)?;
             advice::for_scene(&scene).iter().for_each(|w| warn(w));
-            print_plan(&scene, json, detail, max_memory, walls.as_deref()).map(|()| ExitCode::SUCCESS)
+            print_plan(&scene, json, detail, max_memory, walls.as_deref())?;
+            advice::hints(&scene).iter().for_each(|h| hint(h));
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::New { picture, output, model, force }) => {

@@ -66,6 +66,8 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     if !request.quiet {
         super::tell(&summary(&job, request, &written, &files, started));
     }
+    // Suggestions last, after what was made.
+    advice::hints(&job.scene).iter().for_each(|h| super::hint(h));
     Ok(())
 }
 
@@ -119,14 +121,15 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     };
     estimate.check(request.max_memory)?;
     let decoded = Inputs::for_scene_within(&scene, request.max_memory)?;
-    let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(&scene, &decoded.background));
-    warnings.chain(advice::for_walls(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
     let output = match (output_path, format) {
         (Some(_), Some(_)) if stdout => Some(Staged::stdout()?),
         (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
         _ => None,
     };
     let hashes = request.hashes.map(|h| Staged::begin(h, false, request.force, &inputs)).transpose()?;
+    // Advice only for a render that goes ahead: a refused one gets its one error alone.
+    let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(&scene, &decoded.background));
+    warnings.chain(advice::for_walls(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
     Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes })
 }
 

@@ -65,3 +65,43 @@ impl<'a> Lens<'a> {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Edge, Edges, Sampling, Tone};
+
+    #[test]
+    fn the_water_terms_across_edges_match_the_formula() {
+        let (w, h) = (40, 12);
+        let heights: Vec<i16> = (0..w * h).map(|i| ((i * 7919 % 4001) as i64 - 2000) as i16).collect();
+        let background: Vec<[u8; 3]> = (0..w * h).map(|i| [(i * 5) as u8, (i * 3) as u8, 200]).collect();
+        let backdrop = Backdrop::new(&background, w);
+        let look = Look {
+            sampling: Sampling::Bilinear,
+            shading: 96,
+            highlight: 320,
+            tone: Tone::Soft,
+            caustics: 300,
+            reflection: 200,
+            ..Look::PLAIN
+        };
+        let source = format!("[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[water]\nrefraction = 0.05\n");
+        let scene = Scene::from_toml_str(&source, std::path::Path::new("edges.toml")).unwrap();
+        for edge in [Edge::Absorb, Edge::Wrap] {
+            let shore = Shore::new(w, h, Edges { left: edge, right: edge, top: edge, bottom: edge }, None);
+            let lens = Lens::new(&scene, &shore, Threads::new(1));
+            let mut out = vec![[0u8; 3]; w * h];
+            lens.look(&heights, &look, &backdrop, &mut out);
+            let pen = Pen::new(&look, 13, w, h).wrapping(edge == Edge::Wrap, edge == Edge::Wrap);
+            for y in 0..h as i64 {
+                for x in 0..w as i64 {
+                    let (dx, dy) = shore.slopes_at(&heights, x, y);
+                    let slope = Slope { dx, dy, k: shore.curvature_at(&heights, x, y) };
+                    let expected = pen.draw(x, y, slope, &backdrop);
+                    assert_eq!(out[y as usize * w + x as usize], expected, "{edge:?} ({x}, {y})");
+                }
+            }
+        }
+    }
+}

@@ -2,15 +2,22 @@
 //! picture where moving it cannot be seen.
 
 use crate::draw::background::Background;
-use crate::scene::Scene;
+use crate::scene::{Look, Scene, starter};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::{Drop, Event, Source, for_each_event};
 
-/// What would make the render show no water, or a loop jump, from the scene alone (as `plan`
-/// sees it).
+/// What would make the render show no water, or a loop jump, or the canvas black by default,
+/// from the scene alone (as `plan` sees it).
 pub fn for_scene(scene: &Scene) -> Vec<String> {
     let mut warnings = still_water(scene);
     warnings.extend(for_seamless(scene));
+    if !scene.background.given {
+        warnings.push(
+            "the scene has no background, so the canvas is black: set [background] image = \"picture.png\", \
+             color = \"#rrggbb\" or pattern = \"tiles\" (or \"checker\")"
+                .to_string(),
+        );
+    }
     warnings
 }
 
@@ -89,18 +96,36 @@ fn still_water(scene: &Scene) -> Vec<String> {
     )]
 }
 
-/// What would make the water invisible on this background: one flat colour, drawn without light,
-/// looks the same however it is bent.
-/// Only a background the scene chose (an image, or a colour other than the default black) is
-/// judged: the format's plain scenes are black on purpose.
-pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
-    let chosen = scene.background.image.is_some() || scene.background.color != [0, 0, 0];
-    if !chosen || scene.background.pattern.is_some() {
+/// Hints for a scene that draws a picture with the default look and refraction, which bend it
+/// by whole pixels (speckles, not rings): the values `new` would write.
+pub fn hints(scene: &Scene) -> Vec<String> {
+    let model = scene.water.model;
+    let default_refraction = (model.default_refraction() * 256.0 + 0.5).floor() as i64;
+    if scene.background.image.is_none()
+        || scene.look != Look::default()
+        || scene.water.refraction_q8 != default_refraction
+    {
         return Vec::new();
     }
-    let light = scene.look.shading > 0 || scene.look.highlight > 0;
+    vec![format!(
+        "the look and refraction are at their defaults, which move the picture by whole pixels; for rings that \
+         read as water try {} (what `ripple-render new` writes)",
+        starter::suggestion(model)
+    )]
+}
+
+/// What would make the water invisible on this background: one flat colour, drawn without light,
+/// looks the same however it is bent.
+pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
+    let chosen = scene.background.image.is_some() || scene.background.color != [0, 0, 0];
+    if scene.background.pattern.is_some() {
+        return Vec::new();
+    }
+
+    let look = &scene.look;
+    let light = look.shading > 0 || look.highlight > 0 || look.caustics > 0 || look.reflection > 0;
     let flat = background.pixels.split_first().is_some_and(|(first, rest)| rest.iter().all(|p| p == first));
-    if flat && !light {
+    if chosen && flat && !light {
         let [r, g, b] = background.pixels[0];
         return vec![format!(
             "the background is one flat colour (#{r:02x}{g:02x}{b:02x}), so bending it shows nothing: \

@@ -49,6 +49,8 @@ struct Tuning {
     rain_weight: [u32; 2],
     shading: u32,
     highlight: u32,
+    /// Passes of the smoothing filter: the spring model's finer rings need two.
+    smooth: u32,
 }
 
 const CLASSIC: Tuning = Tuning {
@@ -59,6 +61,7 @@ const CLASSIC: Tuning = Tuning {
     rain_weight: [12, 24],
     shading: 96,
     highlight: 320,
+    smooth: 1,
 };
 
 const SPRING: Tuning = Tuning {
@@ -69,15 +72,31 @@ const SPRING: Tuning = Tuning {
     rain_weight: [12, 24],
     shading: 64,
     highlight: 240,
+    smooth: 2,
 };
+
+fn tuning(model: Model) -> &'static Tuning {
+    match model {
+        Model::Classic => &CLASSIC,
+        Model::Spring => &SPRING,
+    }
+}
+
+/// The refraction and look a starter scene of `model` has, as keys on one line: what a scene
+/// that leaves them at their defaults is pointed to.
+pub fn suggestion(model: Model) -> String {
+    let t = tuning(model);
+    format!(
+        "[water] refraction = {}; [look] sampling = \"bilinear\", shading = {}, highlight = {}, smooth = {}, \
+         tone = \"soft\"",
+        t.refraction, t.shading, t.highlight, t.smooth
+    )
+}
 
 /// The scene's TOML text, with comments that say what each part does.
 pub fn scene_text(starter: &Starter<'_>) -> String {
     let (w, h) = canvas(starter.picture);
-    let tuning = match starter.model {
-        Model::Classic => &CLASSIC,
-        Model::Spring => &SPRING,
-    };
+    let tuning = tuning(starter.model);
     let s = w.min(h);
     let radius = (s / 40).clamp(2, 256);
     let (wf, hf) = (f64::from(w), f64::from(h));
@@ -113,17 +132,22 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
          refraction = {refraction}\n\
          \n\
          # Smooth sampling and light from the upper left: shading darkens the far side of each\n\
-         # wave, highlight adds glints where it faces the light.\n\
+         # wave, highlight adds glints where it faces the light. The heights are smoothed before\n\
+         # they are drawn (no grid in the rings), and the light bends softly toward white and\n\
+         # black instead of burning into them.\n\
          [look]\n\
          sampling = \"bilinear\"\n\
          shading = {shading}\n\
          highlight = {highlight}\n\
-         light = [-1, -1]\n",
+         light = [-1, -1]\n\
+         smooth = {smooth}\n\
+         tone = \"soft\"\n",
         image = toml::Value::String(starter.image.to_string()),
         model = tuning.model,
         refraction = tuning.refraction,
         shading = tuning.shading,
         highlight = tuning.highlight,
+        smooth = tuning.smooth,
     );
     for (at, (x, y), radius) in stones {
         let weight = (tuning.stone_weight * radius).min(16384);

@@ -399,4 +399,16 @@ fn the_look_table_is_checked_and_defaults_to_a_gather() {
     assert_eq!(look("light = [300, 0]"), "4:10: look.light[0] = 300 is out of range: allowed -256..=256");
     assert!(look("light = [1]").starts_with("4:9: look.light = [1] is not an [x, y] pair"));
     assert!(look("glow = 1").starts_with("4:1: unknown key `look.glow`: allowed keys in [look] are sampling, shading"));
+    // The water look's keys.
+    assert_eq!(look("smooth = 5"), "4:10: look.smooth = 5 is out of range: allowed 0..=4");
+    assert_eq!(look("tone = \"hard\""), "4:8: look.tone = \"hard\" is not allowed: expected \"clamp\" or \"soft\"");
+    assert_eq!(look("caustics = 4097"), "4:12: look.caustics = 4097 is out of range: allowed 0..=4096");
+    assert_eq!(look("sky = \"blue\""), "4:7: look.sky = \"blue\" is not a colour: expected \"#rrggbb\" or \"#rgb\"");
+    let with = |body: &str| parse(&format!("[video]\nframes = 2\n[look]\n{body}\n")).unwrap().look;
+    // A sky named alone is mirrored at the default strength; a reflection alone mirrors the
+    // default sky; smoothing alone still gathers background pixels.
+    assert_eq!((with("sky = \"#102030\"").sky, with("sky = \"#102030\"").reflection), ([16, 32, 48], 256));
+    assert_eq!((with("reflection = 9").sky, with("reflection = 9").reflection), ([0xc8, 0xdc, 0xf0], 9));
+    assert!(with("smooth = 2").is_gather());
+    assert!(!with("caustics = 1").is_gather() && !with("tone = \"soft\"").is_gather());
 }

@@ -18,13 +18,14 @@ pub(super) fn read_water(t: Option<&Table<'_, '_>>, fps: u32) -> Result<WaterSpe
         },
         None => Model::Classic,
     };
-    let (shift, refraction) = match model {
-        Model::Classic => (5, 1.0),
-        Model::Spring => (6, 0.1),
+    let shift = match model {
+        Model::Classic => 5,
+        Model::Spring => 6,
     };
     let damping_shift = opt(t, "damping_shift").map(|v| v.int(SHIFT)).transpose()?.unwrap_or(shift) as u32;
     let clock = read_clock(t, model, fps)?;
-    let refraction = opt(t, "refraction").map(|v| v.number_in(0.0, 16.0)).transpose()?.unwrap_or(refraction);
+    let refraction =
+        opt(t, "refraction").map(|v| v.number_in(0.0, 16.0)).transpose()?.unwrap_or(model.default_refraction());
     let refraction_q8 = (refraction * 256.0 + 0.5).floor() as i64;
     let settle = match opt(t, "settle") {
         Some(v) if model == Model::Classic && v.bool()? => {

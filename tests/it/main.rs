@@ -20,6 +20,7 @@ mod starter;
 mod streams;
 mod support;
 mod time;
+mod water_look;
 
 /// The command-line helpers, shared with the diff tests.
 mod cli_support {

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::cli::{ripple, scene_dir, temporaries};
 use crate::support::decode_gif;
 
-const SMALL: &str = "[video]\nwidth = 24\nheight = 16\nfps = 25\nframes = 5\n[[stone]]\nat = 0\nx = 12\ny = 8\n";
+const SMALL: &str = "[video]\nwidth = 24\nheight = 16\nfps = 25\nframes = 5\n[background]\ncolor = \"#000\"\n[[stone]]\nat = 0\nx = 12\ny = 8\n";
 
 /// Every file in `dir` with its bytes, to show that a refused run changed nothing.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
