@@ -4,8 +4,13 @@
     cargo build --release && python3 docs/make_images.py target/release/ripple-render
 
 - docs/pond.gif: scenes/pond.toml as it is;
-- docs/gallery-nearest.png, gallery-bilinear.png, gallery-lit.png: one frame of it drawn three
-  ways (nearest pixels and no light; smooth sampling; smooth and lit);
+- docs/gallery-nearest.png, gallery-bilinear.png, gallery-lit.png, gallery-water.png: one frame
+  of it drawn four ways (nearest pixels and no light; smooth sampling; smooth and lit by §9
+  alone; the water look as the scene has it: smoothed, soft light, caustics and a sky);
+- docs/gallery-pool.png: a frame of scenes/pool.toml;
+- docs/water-before-after.png: 4× crops of the pond, the lit look above and the water look
+  below: a stone's first frames (burnt rims) and a ring's centre (the grid), and the spring
+  model's rings (the moiré) before and after smoothing;
 - docs/dither.png: a crop of a sky (bench/make_pictures.py) in a GIF, without and with --dither;
 - docs/edges.png: one stone near the left edge, three frames, with that edge reflecting (top row)
   and absorbing (bottom row);
@@ -41,15 +46,21 @@ def main():
     pond = os.path.join(ROOT, "scenes", "pond.toml")
     render(binary, pond, os.path.join(docs, "pond.gif"))
     tmp = tempfile.mkdtemp()
+    plain = ["look.smooth=0", "look.tone=clamp", "look.caustics=0", "look.reflection=0"]
     looks = {
-        "nearest": ["look.sampling=nearest", "look.shading=0", "look.highlight=0"],
-        "bilinear": ["look.shading=0", "look.highlight=0"],
-        "lit": [],
+        "nearest": ["look.sampling=nearest", "look.shading=0", "look.highlight=0", *plain],
+        "bilinear": ["look.shading=0", "look.highlight=0", *plain],
+        "lit": plain,
+        "water": [],
     }
     for name, sets in looks.items():
         folder = os.path.join(tmp, name) + "/"
         render(binary, pond, folder, *sets)
         Image.open(os.path.join(folder, "frame_0040.png")).save(os.path.join(docs, f"gallery-{name}.png"))
+    pool = os.path.join(tmp, "pool") + "/"
+    render(binary, os.path.join(ROOT, "scenes", "pool.toml"), pool)
+    Image.open(os.path.join(pool, "frame_0080.png")).save(os.path.join(docs, "gallery-pool.png"))
+    before_after(binary, tmp, plain, os.path.join(docs, "water-before-after.png"))
     # A sky, calm water with one stone far from the crop: the GIF's banding is what shows.
     import numpy as np
 
@@ -75,9 +86,37 @@ def main():
     loop = os.path.join(ROOT, "scenes", "loop.toml")
     render(binary, loop, os.path.join(docs, "loop.gif"), "video.fps=15")
     seam_strip(binary, loop, tmp, os.path.join(docs, "loop-seam.png"))
-    names = ["pond.gif", "dither.png", "edges.png", "slit.png", "loop.gif", "loop-seam.png"]
+    names = ["gallery-pool.png", "water-before-after.png", "pond.gif", "dither.png", "edges.png", "slit.png", "loop.gif", "loop-seam.png"]
     for name in names + [f"gallery-{n}.png" for n in looks]:
         print(f"docs/{name}: {os.path.getsize(os.path.join(docs, name)) // 1024} KiB")
+
+
+def before_after(binary, tmp, plain, out):
+    """4x crops, nearest-neighbour: columns are pond frame 5 (a stone's first rim), pond frame 40
+    (a ring's centre) and spring frame 30 (fine rings); the top row is drawn with §9 alone, the
+    bottom row with the water look the scenes have."""
+    shots = [("pond", 5, (140, 62)), ("pond", 40, (140, 62)), ("spring", 30, (120, 60))]
+    rows = []
+    for sets in [plain, []]:
+        row = []
+        for name, frame, (x, y) in shots:
+            folder = os.path.join(tmp, f"ba-{name}-{len(sets)}") + "/"
+            if not os.path.isdir(folder):
+                render(binary, os.path.join(ROOT, "scenes", f"{name}.toml"), folder, *sets)
+            image = Image.open(os.path.join(folder, f"frame_{frame:04d}.png")).crop((x, y, x + 60, y + 60))
+            row.append(image.resize((240, 240), Image.NEAREST))
+        rows.append(row)
+    gap, label = 6, 18
+    sheet = Image.new("RGB", (3 * 240 + 2 * gap + 60, 2 * (240 + label) + gap), (255, 255, 255))
+    draw = ImageDraw.Draw(sheet)
+    for r, (title, row) in enumerate(zip(["lit look", "water look"], rows)):
+        y = r * (240 + label + gap)
+        draw.text((4, y + label + 110), title, fill=(0, 0, 0))
+        for k, image in enumerate(row):
+            name, frame, _ = shots[k]
+            draw.text((60 + k * (240 + gap) + 4, y + 3), f"{name} frame {frame}", fill=(0, 0, 0))
+            sheet.paste(image, (60 + k * (240 + gap), y + label))
+    sheet.save(out)
 
 
 def edges(binary, tmp, out):
