@@ -366,54 +366,31 @@ impl<'a> Passes<'a> {
     /// has AVX2, bilinear pixels are gathered and blended eight at a time by `avx2`.
     #[inline(always)]
     fn draw(&mut self, y: i64, x0: usize, slopes: Slopes<'_>, magnitude: u32, out: &mut [[u8; 3]]) {
-        let (pen, limit, rgbx, width) = (self.pen, self.limit, self.rgbx, self.pen.width as usize);
+        let (pen, limit) = (self.pen, self.limit);
         let Slopes { dx, dy, k } = slopes;
         let (n, row) = (dx.len(), &mut self.row);
-        if let Some(water) = &pen.water {
-            arithmetic::<true>(pen, x0, y, limit, dx, dy, row);
-            if water.soft {
-                water_arithmetic::<true>(water, dx, dy, k, row);
-            } else {
-                water_arithmetic::<false>(water, dx, dy, k, row);
+        match &pen.water {
+            Some(water) => {
+                arithmetic::<true>(pen, x0, y, limit, dx, dy, row);
+                if water.soft {
+                    water_arithmetic::<true>(water, dx, dy, k, row);
+                } else {
+                    water_arithmetic::<false>(water, dx, dy, k, row);
+                }
             }
-            return self.draw_water(water, n, out);
+            None if gentle(pen, limit, magnitude) => arithmetic::<false>(pen, x0, y, limit, dx, dy, row),
+            None => arithmetic::<true>(pen, x0, y, limit, dx, dy, row),
         }
-        if gentle(pen, limit, magnitude) {
-            arithmetic::<false>(pen, x0, y, limit, dx, dy, row);
-        } else {
-            arithmetic::<true>(pen, x0, y, limit, dx, dy, row);
-        }
-        let mut rest = 0..n;
-        #[cfg(target_arch = "x86_64")]
-        if let (true, Some(token)) = (pen.bilinear, self.avx2) {
-            let run = avx2::Run {
-                index: &row.index[..n],
-                fx: &row.fx[..n],
-                fy: &row.fy[..n],
-                add: &row.add[..n],
-                rgbx,
-                width,
-            };
-            rest.start = crate::base::simd::avx2_call!(token => avx2::bilinear(&run, out));
-        }
-        let (taps, blended) = (&mut self.taps, &mut self.blended);
-        if pen.bilinear {
-            gather::<true>(row, rgbx, width, rest.clone(), taps);
-            blend::<true>(row, taps, rest.clone(), &mut blended[rest.clone()]);
-        } else {
-            gather::<false>(row, rgbx, width, rest.clone(), taps);
-            blend::<false>(row, taps, rest.clone(), &mut blended[rest.clone()]);
-        }
-        store_rgb(&blended[rest.clone()], &mut out[rest]);
+        self.gather_and_blend(n, out);
     }
-}
 
-impl Passes<'_> {
-    /// The gather and blend of `n` pixels whose arithmetic, water terms included, is done.
+    /// The gather and blend of the first `n` pixels of the row buffers, whose arithmetic (the
+    /// water terms' included) is done, into `out`.
     #[inline(always)]
-    fn draw_water(&mut self, water: &WaterTerms, n: usize, out: &mut [[u8; 3]]) {
+    fn gather_and_blend(&mut self, n: usize, out: &mut [[u8; 3]]) {
         let (pen, rgbx, width, row) = (self.pen, self.rgbx, self.pen.width as usize, &self.row);
-        let sky = water.sky.map(|c| c as i32);
+        let water = pen.water.as_ref();
+        let sky = water.map_or([0; 3], |w| w.sky.map(|c| c as i32));
         let mut rest = 0..n;
         #[cfg(target_arch = "x86_64")]
         if let (true, Some(token)) = (pen.bilinear, self.avx2) {
@@ -425,18 +402,27 @@ impl Passes<'_> {
                 rgbx,
                 width,
             };
-            let terms = avx2::Water { tone: &row.tone[..n], mix: &row.mix[..n], sky };
-            rest.start = crate::base::simd::avx2_call!(token => avx2::bilinear_water(&run, &terms, out));
+            rest.start = match water {
+                Some(_) => {
+                    let terms = avx2::Water { tone: &row.tone[..n], mix: &row.mix[..n], sky };
+                    crate::base::simd::avx2_call!(token => avx2::bilinear_water(&run, &terms, out))
+                }
+                None => crate::base::simd::avx2_call!(token => avx2::bilinear(&run, out)),
+            };
         }
-        let (taps, blended) = (&mut self.taps, &mut self.blended);
+        let (taps, blended) = (&mut self.taps, &mut self.blended[rest.clone()]);
         if pen.bilinear {
             gather::<true>(row, rgbx, width, rest.clone(), taps);
-            blend_water::<true>(row, taps, sky, rest.clone(), &mut blended[rest.clone()]);
         } else {
             gather::<false>(row, rgbx, width, rest.clone(), taps);
-            blend_water::<false>(row, taps, sky, rest.clone(), &mut blended[rest.clone()]);
         }
-        store_rgb(&blended[rest.clone()], &mut out[rest]);
+        match (pen.bilinear, water.is_some()) {
+            (true, false) => blend::<true>(row, taps, rest.clone(), blended),
+            (false, false) => blend::<false>(row, taps, rest.clone(), blended),
+            (true, true) => blend_water::<true>(row, taps, sky, rest.clone(), blended),
+            (false, true) => blend_water::<false>(row, taps, sky, rest.clone(), blended),
+        }
+        store_rgb(blended, &mut out[rest]);
     }
 }
 
