@@ -100,10 +100,9 @@ fn still_water(scene: &Scene) -> Vec<String> {
 /// by whole pixels (speckles, not rings): the values `new` would write.
 pub fn hints(scene: &Scene) -> Vec<String> {
     let model = scene.water.model;
-    let default_refraction = (model.default_refraction() * 256.0 + 0.5).floor() as i64;
     if scene.background.image.is_none()
         || scene.look != Look::default()
-        || scene.water.refraction_q8 != default_refraction
+        || scene.water.refraction_q8 != model.default_refraction_q8()
     {
         return Vec::new();
     }
@@ -121,7 +120,6 @@ pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
     if scene.background.pattern.is_some() {
         return Vec::new();
     }
-
     let look = &scene.look;
     let light = look.shading > 0 || look.highlight > 0 || look.caustics > 0 || look.reflection > 0;
     let flat = background.pixels.split_first().is_some_and(|(first, rest)| rest.iter().all(|p| p == first));

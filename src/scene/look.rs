@@ -41,12 +41,13 @@ pub(super) fn read_look(t: &Table<'_, '_>) -> Result<Look> {
         };
     }
     look.caustics = t.get("caustics").map(|v| v.int(STRENGTH)).transpose()?.unwrap_or(0);
-    if let Some(v) = t.get("sky") {
-        look.sky = color_value(&v)?;
+    let sky = t.get("sky");
+    if let Some(v) = &sky {
+        look.sky = color_value(v)?;
     }
     // A sky named without a reflection is mirrored at a moderate strength: naming it is asking
     // to see it.
-    let sky_default = if t.get("sky").is_some() { DEFAULT_REFLECTION } else { 0 };
+    let sky_default = if sky.is_some() { DEFAULT_REFLECTION } else { 0 };
     look.reflection = t.get("reflection").map(|v| v.int(STRENGTH)).transpose()?.unwrap_or(sky_default);
     Ok(look)
 }

@@ -230,6 +230,11 @@ impl Model {
         }
     }
 
+    /// [`Model::default_refraction`] as R, in 1/256.
+    pub fn default_refraction_q8(self) -> i64 {
+        water::refraction_q8(self.default_refraction())
+    }
+
     /// The model a scene file names `name`, if any.
     pub fn from_name(name: &str) -> Option<Model> {
         Model::ALL.into_iter().find(|model| model.name() == name)

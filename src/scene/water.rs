@@ -26,7 +26,7 @@ pub(super) fn read_water(t: Option<&Table<'_, '_>>, fps: u32) -> Result<WaterSpe
     let clock = read_clock(t, model, fps)?;
     let refraction =
         opt(t, "refraction").map(|v| v.number_in(0.0, 16.0)).transpose()?.unwrap_or(model.default_refraction());
-    let refraction_q8 = (refraction * 256.0 + 0.5).floor() as i64;
+    let refraction_q8 = refraction_q8(refraction);
     let settle = match opt(t, "settle") {
         Some(v) if model == Model::Classic && v.bool()? => {
             return Err(v.error(
@@ -71,6 +71,11 @@ fn read_clock(t: Option<&Table<'_, '_>>, model: Model, fps: u32) -> Result<Clock
     }
     let steps_per_frame = opt(t, "steps_per_frame").map(|v| v.int(1..=16)).transpose()?.unwrap_or(1) as u32;
     Ok(Clock::Frames { steps_per_frame })
+}
+
+/// R, a refraction in 1/256: `floor(refraction·256 + 0.5)` (§5).
+pub(super) fn refraction_q8(refraction: f64) -> i64 {
+    (refraction * 256.0 + 0.5).floor() as i64
 }
 
 #[cfg(test)]
