@@ -34,7 +34,7 @@ fn limits() -> image::Limits {
 pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
     if kind == Kind::Png {
         let (width, height, rgb, provenance) = decode_png(path, true)?;
-        let info = Info { path: path.into(), kind, width, height, provenance, colours: PixelKind::Rgb };
+        let info = Info { path: path.into(), kind, width, height, provenance, colours: PixelKind::Rgb, palette: None };
         let frame = Frame { pixels: Pixels::Rgb(rgb), delay: None };
         return Ok((info, Box::new(Decoded::ready(vec![Ok(frame)]))));
     }
@@ -54,7 +54,7 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
         (w, h, None)
     };
     check_size(path, (width, height))?;
-    let info = Info { path: path.into(), kind, width, height, provenance, colours: PixelKind::Rgb };
+    let info = Info { path: path.into(), kind, width, height, provenance, colours: PixelKind::Rgb, palette: None };
     let (tx, rx) = sync_channel(2);
     let (file, path) = (reader()?, path.to_path_buf());
     std::thread::spawn(move || {

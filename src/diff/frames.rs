@@ -148,6 +148,9 @@ pub struct Info {
     pub provenance: Option<Provenance>,
     /// Whether its frames show the exact render's colours or a GIF's palette colours.
     pub colours: PixelKind,
+    /// A GIF's colours as its encoder chose among them: the global palette before the
+    /// transparent index (which only marks unchanged pixels).
+    pub palette: Option<Vec<[u8; 3]>>,
 }
 
 /// Reads an input's frames in order.

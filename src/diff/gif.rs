@@ -27,9 +27,8 @@ struct GifFrames {
 
 pub(super) fn open(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
     let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
-    let mut head = vec![0u8; 4096];
-    let n = (&file).read(&mut head).map_err(|e| bad(path, e))?;
-    let provenance = comments(&head[..n]).iter().find_map(|c| Provenance::parse(c));
+    let head = Head::read(BufReader::new(&file));
+    let provenance = head.comments.iter().find_map(|c| Provenance::parse(c));
     let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
     let mut options = gif::DecodeOptions::new();
     options.set_color_output(gif::ColorOutput::RGBA);
@@ -39,7 +38,11 @@ pub(super) fn open(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
     let decoder = options.read_info(BufReader::new(file)).map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
     let (width, height) = (u32::from(decoder.width()), u32::from(decoder.height()));
     check_size(path, (width, height))?;
-    let info = Info { path: path.into(), kind: Kind::Gif, width, height, provenance, colours: PixelKind::Gif };
+    let palette = head.palette.map(|mut colours| {
+        colours.truncate(head.transparent.map_or(usize::MAX, usize::from));
+        colours
+    });
+    let info = Info { path: path.into(), kind: Kind::Gif, width, height, provenance, colours: PixelKind::Gif, palette };
     let pixels = width as usize * height as usize * 4;
     let frames = GifFrames {
         path: path.into(),
@@ -115,39 +118,85 @@ impl FrameSource for GifFrames {
     }
 }
 
-/// The comment extensions of a GIF that come before its first image, read from its first
-/// bytes without decoding anything.
-pub fn comments(bytes: &[u8]) -> Vec<String> {
-    let mut comments = Vec::new();
-    if bytes.len() < 13 || !bytes.starts_with(b"GIF8") {
-        return comments;
+/// What a GIF says before and between its first images, read block by block without
+/// decoding any: its global palette, its comments, and the index its frames mark transparent.
+#[derive(Debug, Default, PartialEq)]
+pub struct Head {
+    /// The global palette, every entry.
+    pub palette: Option<Vec<[u8; 3]>>,
+    /// The comment extensions' texts.
+    pub comments: Vec<String>,
+    /// The index the first frames' graphic controls mark transparent, if any does.
+    pub transparent: Option<u8>,
+}
+
+/// Images the head reader passes over looking for a transparent index (a first frame drawn
+/// whole may have none; the next one, of changes only, does).
+const HEAD_IMAGES: usize = 2;
+
+impl Head {
+    /// Reads the head of a GIF (a file cut short gives what is complete).
+    pub fn read(mut input: impl Read) -> Head {
+        let mut head = Head::default();
+        let _ = head.read_blocks(&mut input);
+        head
     }
-    let flags = bytes[10];
-    let mut at = 13;
-    if flags & 0x80 != 0 {
-        at += 3 * (2usize << (flags & 7));
-    }
-    // Extensions (0x21 label sub-blocks…) until an image (0x2C) or the trailer.
-    while bytes.get(at) == Some(&0x21) {
-        let Some(&label) = bytes.get(at + 1) else { break };
-        at += 2;
-        let mut data = Vec::new();
-        loop {
-            // A missing terminator means the file is cut short: keep only complete comments.
-            let Some(&len) = bytes.get(at) else { return comments };
-            at += 1;
-            if len == 0 {
-                break;
+
+    fn read_blocks(&mut self, input: &mut impl Read) -> std::io::Result<()> {
+        let mut screen = [0u8; 13];
+        input.read_exact(&mut screen)?;
+        if !screen.starts_with(b"GIF8") {
+            return Ok(());
+        }
+        if screen[10] & 0x80 != 0 {
+            let mut table = vec![0u8; 3 * (2usize << (screen[10] & 7))];
+            input.read_exact(&mut table)?;
+            self.palette = Some(table.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect());
+        }
+        let mut images = 0;
+        while images < HEAD_IMAGES && self.transparent.is_none() {
+            let mut introducer = [0u8; 1];
+            input.read_exact(&mut introducer)?;
+            match introducer[0] {
+                0x21 => {
+                    let mut label = [0u8; 1];
+                    input.read_exact(&mut label)?;
+                    let data = sub_blocks(input)?;
+                    match label[0] {
+                        0xFE => self.comments.push(String::from_utf8_lossy(&data).into_owned()),
+                        0xF9 if data.len() == 4 && data[0] & 1 == 1 => self.transparent = Some(data[3]),
+                        _ => {}
+                    }
+                }
+                0x2C => {
+                    let mut descriptor = [0u8; 10];
+                    input.read_exact(&mut descriptor)?;
+                    if descriptor[8] & 0x80 != 0 {
+                        std::io::copy(&mut input.take(3 * (2u64 << (descriptor[8] & 7))), &mut std::io::sink())?;
+                    }
+                    sub_blocks(input)?;
+                    images += 1;
+                }
+                _ => return Ok(()),
             }
-            let Some(block) = bytes.get(at..at + usize::from(len)) else { return comments };
-            data.extend_from_slice(block);
-            at += usize::from(len);
         }
-        if label == 0xFE {
-            comments.push(String::from_utf8_lossy(&data).into_owned());
-        }
+        Ok(())
     }
-    comments
+}
+
+/// The data of a run of sub-blocks, up to its terminator.
+fn sub_blocks(input: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let mut data = Vec::new();
+    loop {
+        let mut len = [0u8; 1];
+        input.read_exact(&mut len)?;
+        if len[0] == 0 {
+            return Ok(data);
+        }
+        let at = data.len();
+        data.resize(at + usize::from(len[0]), 0);
+        input.read_exact(&mut data[at..])?;
+    }
 }
 
 #[cfg(test)]
@@ -162,10 +211,18 @@ mod tests {
         gif.extend_from_slice(b"\x21\xFE\x03abc\x02de\x00");
         gif.extend_from_slice(b"\x21\xF9\x04\x00\x00\x00\x00\x00");
         gif.extend_from_slice(b"\x2C");
-        assert_eq!(comments(&gif), vec!["abcde".to_string()]);
-        assert!(comments(b"GIF8").is_empty());
-        assert!(comments(b"\x89PNG\r\n\x1a\n").is_empty());
-        // Truncated inside a sub-block: no panic, nothing read.
-        assert!(comments(&gif[..25]).is_empty());
+        let head = Head::read(&gif[..]);
+        assert_eq!(head.comments, vec!["abcde".to_string()]);
+        assert_eq!(head.palette, Some(vec![[0, 0, 0], [255, 255, 255]]));
+        assert_eq!(head.transparent, None);
+        assert_eq!(Head::read(&b"GIF8"[..]), Head::default());
+        assert_eq!(Head::read(&b"\x89PNG\r\n\x1a\n"[..]), Head::default());
+        // Truncated inside a sub-block: no panic, no comment read.
+        assert!(Head::read(&gif[..25]).comments.is_empty());
+        // The first image (1×1, code size 2, one data block), then a graphic control that marks
+        // index 1 transparent before the second.
+        gif.extend_from_slice(b"\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x4C\x01\x00");
+        gif.extend_from_slice(b"\x21\xF9\x04\x01\x00\x00\x01\x00\x2C");
+        assert_eq!(Head::read(&gif[..]).transparent, Some(1));
     }
 }

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels, bad, decode_png};
+use super::scene::Through;
 use crate::base::error::{Result, os_reason};
 use crate::base::files::file_kind;
 use crate::base::limits::MAX_FRAMES;
@@ -46,14 +47,13 @@ pub fn kind_of(path: &Path) -> Result<Kind> {
     }
 }
 
-/// Opens an input. A scene is rendered as a GIF would show it when `gif_pixels` is true (to
-/// compare with a GIF or a GIF manifest), else exactly.
-pub fn open(path: &Path, kind: Kind, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>)> {
+/// Opens an input; a scene is shown as `through` says.
+pub fn open(path: &Path, kind: Kind, through: Through) -> Result<(Info, Box<dyn FrameSource>)> {
     match kind {
         Kind::Gif => super::gif::open(path),
         Kind::Apng | Kind::Webp | Kind::Png => super::animated::open(path, kind),
         Kind::PngSequence => open_png_folder(path),
-        Kind::Scene => super::scene::open(path, gif_pixels),
+        Kind::Scene => super::scene::open(path, through),
         Kind::Manifest => {
             let m = manifest::read(path)?;
             let info = Info {
@@ -63,6 +63,7 @@ pub fn open(path: &Path, kind: Kind, gif_pixels: bool) -> Result<(Info, Box<dyn 
                 height: m.height,
                 provenance: m.provenance,
                 colours: m.pixels,
+                palette: None,
             };
             let frames = m
                 .frames
@@ -133,7 +134,8 @@ fn open_png_folder(dir: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
     };
     let (w, h, _, provenance) = decode_png(first, true)?;
     let colours = PixelKind::Rgb;
-    let info = Info { path: dir.into(), kind: Kind::PngSequence, width: w, height: h, provenance, colours };
+    let info =
+        Info { path: dir.into(), kind: Kind::PngSequence, width: w, height: h, provenance, colours, palette: None };
     Ok((info, Box::new(PngFrames { files: files.into_iter().peekable(), next: 0, size: (w, h) })))
 }
 

@@ -7,6 +7,7 @@ pub mod frames;
 pub mod gif;
 pub mod input;
 pub mod json;
+mod palettes;
 pub mod report;
 mod scene;
 
@@ -16,6 +17,7 @@ use std::sync::mpsc;
 use crate::base::error::Result;
 use crate::encode::manifest::{self, PixelKind};
 use frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
+use scene::Through;
 
 /// How strict the comparison is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -98,6 +100,9 @@ pub struct Summary {
     /// pixel: how many colours the exact side's first frame has (counted up to 257). Over 256,
     /// a GIF cannot show it exactly.
     pub exact_colours: Option<usize>,
+    /// Whether two GIFs with different palettes were compared past them: a pixel counts as
+    /// changed only where no one colour could show as both sides' colours.
+    pub past_palettes: bool,
 }
 
 impl Summary {
@@ -226,21 +231,37 @@ pub fn diff(
     observe: &mut dyn FnMut(&Compared<'_>) -> Result<()>,
 ) -> Result<Summary> {
     let (kind_a, kind_b) = (input::kind_of(a)?, input::kind_of(b)?);
-    // A scene compared with a GIF is shown through a GIF palette, as its GIF would be.
-    // Only a scene side needs to know (and only then is the other side's manifest read early).
-    let gif_like = |kind: Kind, other: &Path, other_kind: Kind| -> Result<bool> {
-        Ok(match (kind, other_kind) {
-            (Kind::Scene, Kind::Gif) => true,
-            (Kind::Scene, Kind::Manifest) => input::manifest_pixels(other)? == PixelKind::Gif,
-            _ => false,
+    // A scene compared with a GIF is shown through that GIF's palette, as the GIF encoder maps
+    // colours to it; compared with a manifest of GIF colours, through its own GIF's palette.
+    // The other side is opened first so that its palette is known.
+    let through = |other: &Info, other_kind: Kind, other_path: &Path| -> Result<Through> {
+        Ok(match (other_kind, &other.palette) {
+            (Kind::Gif, Some(palette)) => Through::Palette(palette.clone()),
+            (Kind::Manifest, _) if input::manifest_pixels(other_path)? == PixelKind::Gif => Through::OwnGif,
+            _ => Through::Exact,
         })
     };
-    let (info_a, source_a) = input::open(a, kind_a, gif_like(kind_a, b, kind_b)?)?;
-    let (info_b, source_b) = input::open(b, kind_b, gif_like(kind_b, a, kind_a)?)?;
+    let (info_a, source_a, info_b, source_b) = if kind_a == Kind::Scene {
+        let (info_b, source_b) = input::open(b, kind_b, Through::Exact)?;
+        let (info_a, source_a) = input::open(a, kind_a, through(&info_b, kind_b, b)?)?;
+        (info_a, source_a, info_b, source_b)
+    } else {
+        let (info_a, source_a) = input::open(a, kind_a, Through::Exact)?;
+        let (info_b, source_b) = input::open(b, kind_b, through(&info_a, kind_a, a)?)?;
+        (info_a, source_a, info_b, source_b)
+    };
     let same_canvas = (info_a.width, info_a.height) == (info_b.width, info_b.height);
     let timing_compared = kind_a.timing_error().is_some() && kind_b.timing_error().is_some();
     let mut clock = Clock::new(kind_a, kind_b);
     let by_hash = kind_a == Kind::Manifest || kind_b == Kind::Manifest;
+    // Two GIFs with different palettes are compared past them (see `palettes`).
+    let shared = match (&info_a.palette, &info_b.palette) {
+        (Some(pa), Some(pb)) if kind_a == Kind::Gif && kind_b == Kind::Gif && pa != pb => {
+            Some(palettes::Shared::new(pa, pb))
+        }
+        _ => None,
+    };
+    let mut seen_b = Vec::new();
 
     std::thread::scope(|scope| {
         let (tx_a, rx_a) = mpsc::sync_channel(4);
@@ -253,7 +274,7 @@ pub fn diff(
         let channels = u64::from(info_a.width) * u64::from(info_a.height) * 3;
         loop {
             let fa = rx_a.recv().ok().transpose()?;
-            let fb = rx_b.recv().ok().transpose()?;
+            let mut fb = rx_b.recv().ok().transpose()?;
             if fa.is_none() && fb.is_none() {
                 break;
             }
@@ -284,6 +305,12 @@ pub fn diff(
                 pixels_pass: false,
                 delay_differs,
             };
+            if let (Some(shared), Some(Frame { pixels: Pixels::Rgb(x), .. }), Some(fb)) = (&shared, &fa, &mut fb) {
+                if let Pixels::Rgb(y) = &mut fb.pixels {
+                    shared.see_past(x, y, &mut seen_b);
+                    std::mem::swap(y, &mut seen_b);
+                }
+            }
             if let (Some(fa), Some(fb), true, Presence::Both) = (&fa, &fb, same_canvas, &result.presence) {
                 match (&fa.pixels, &fb.pixels) {
                     (Pixels::Rgb(x), Pixels::Rgb(y)) => {
@@ -325,6 +352,7 @@ pub fn diff(
             by_hash,
             results,
             exact_colours,
+            past_palettes: shared.is_some(),
         })
     })
 }

@@ -11,7 +11,7 @@ use crate::draw::background::image_header;
 use crate::draw::look::Backdrop;
 use crate::draw::refract::Height;
 use crate::encode::manifest::PixelKind;
-use crate::encode::palette::Palette;
+use crate::encode::palette::{ColourIndex, Palette};
 use crate::encode::provenance::Provenance;
 use crate::render::Inputs;
 use crate::render::budget::Estimate;
@@ -31,11 +31,65 @@ struct SceneFrames<W: Water> {
     /// A scene with a `[look]` draws from this, in RGB.
     backdrop: Option<Backdrop>,
     frame: Vec<[u8; 3]>,
+    /// The palette a GIF maps each drawn colour to, when the frames are shown through one.
+    palette: Option<PaletteMap>,
 }
 
-/// Opens a scene: rendered as a GIF would show it when `gif_pixels` is true (to compare with a
-/// GIF or a GIF manifest), else exactly.
-pub fn open(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>)> {
+/// Each colour's nearest colour in a GIF's palette, as the encoder finds it.
+struct PaletteMap {
+    /// The palette's distinct colours, first occurrences in order (a later equal entry, such as
+    /// padding, is never the lowest index among equals).
+    colours: Vec<[u8; 3]>,
+    /// The encoder's own map, for up to 255 colours; a full palette of 256 is a background's
+    /// exact colours, which frames drawn without a look only move: looked up exactly.
+    index: Option<ColourIndex>,
+}
+
+impl PaletteMap {
+    fn new(palette: &[[u8; 3]]) -> PaletteMap {
+        let mut colours: Vec<[u8; 3]> = Vec::with_capacity(palette.len());
+        for c in palette {
+            if !colours.contains(c) {
+                colours.push(*c);
+            }
+        }
+        let index = (colours.len() <= 255).then(|| ColourIndex::new(&colours));
+        PaletteMap { colours, index }
+    }
+
+    fn colour(&mut self, c: [u8; 3]) -> [u8; 3] {
+        match &mut self.index {
+            Some(index) => self.colours[usize::from(index.index(c))],
+            None => {
+                let d = |p: &[u8; 3]| (0..3).map(|k| (i32::from(p[k]) - i32::from(c[k])).pow(2)).sum::<i32>();
+                let mut best = self.colours[0];
+                for p in &self.colours {
+                    if d(p) < d(&best) {
+                        best = *p;
+                    }
+                }
+                best
+            }
+        }
+    }
+}
+
+/// How a scene's frames are shown.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Through {
+    /// Exactly, as a PNG shows them.
+    Exact,
+    /// Through a GIF's palette (before its transparent index), each colour mapped to its
+    /// nearest entry as the GIF encoder maps it: what that GIF shows of the scene, if it was made
+    /// from it.
+    Palette(Vec<[u8; 3]>),
+    /// Through the palette the scene's own GIF would have, for a scene without a look (what a
+    /// manifest of GIF colours, from earlier versions, hashed).
+    OwnGif,
+}
+
+/// Opens a scene, rendered in memory and shown as `through` says.
+pub fn open(path: &Path, through: Through) -> Result<(Info, Box<dyn FrameSource>)> {
     let bytes = Scene::read_file(path)?;
     Estimate::for_scene_text(bytes.len() as u64).check(DEFAULT_BUDGET)?;
     let scene = Scene::from_bytes(bytes, path)?;
@@ -43,31 +97,41 @@ pub fn open(path: &Path, gif_pixels: bool) -> Result<(Info, Box<dyn FrameSource>
     Estimate::for_render(&scene, header.as_ref(), None, 1).check(DEFAULT_BUDGET)?;
     let inputs = Inputs::for_scene_within(&scene, DEFAULT_BUDGET)?;
     let provenance = Some(Provenance::of(scene.source_hash, &inputs.background.pixels));
-    // As a GIF shows it: each background pixel replaced by its palette colour. A look's frames
-    // are its exact colours (a GIF of them differs by its palette's error).
+    // As its own GIF shows it: each background pixel replaced by its palette colour. (A look's
+    // frames are left exact: such manifests were of GIFs without a look.)
     let backdrop = (!scene.look.is_gather()).then(|| Backdrop::new(&inputs.background.pixels, scene.width as usize));
-    let gif = gif_pixels && backdrop.is_none();
+    let gif = through == Through::OwnGif && backdrop.is_none();
     let pixels = if gif {
         let palette = Palette::for_background(&inputs.background.pixels);
         palette.indices.iter().map(|&i| palette.colors[usize::from(i)]).collect()
     } else {
         inputs.background.pixels.clone()
     };
-    let colours = if gif { PixelKind::Gif } else { PixelKind::Rgb };
+    let palette = match through {
+        Through::Palette(colours) => Some(PaletteMap::new(&colours)),
+        _ => None,
+    };
+    let colours = if gif || palette.is_some() { PixelKind::Gif } else { PixelKind::Rgb };
     let (width, height) = (scene.width, scene.height);
-    let info = Info { path: path.into(), kind: Kind::Scene, width, height, provenance, colours };
+    let info = Info { path: path.into(), kind: Kind::Scene, width, height, provenance, colours, palette: None };
     let frames: Box<dyn FrameSource> = match scene.water.model {
-        Model::Classic => Box::new(SceneFrames::<Classic>::new(scene, inputs, pixels, backdrop)),
-        Model::Spring => Box::new(SceneFrames::<Spring>::new(scene, inputs, pixels, backdrop)),
+        Model::Classic => Box::new(SceneFrames::<Classic>::new(scene, inputs, pixels, backdrop, palette)),
+        Model::Spring => Box::new(SceneFrames::<Spring>::new(scene, inputs, pixels, backdrop, palette)),
     };
     Ok((info, frames))
 }
 
 impl<W: Water> SceneFrames<W> {
-    fn new(scene: Scene, inputs: Inputs, pixels: Vec<[u8; 3]>, backdrop: Option<Backdrop>) -> Self {
+    fn new(
+        scene: Scene,
+        inputs: Inputs,
+        pixels: Vec<[u8; 3]>,
+        backdrop: Option<Backdrop>,
+        palette: Option<PaletteMap>,
+    ) -> Self {
         let water = Simulation::new(&scene, Schedule::new(&scene), &inputs.shore, Threads::default());
         let surface = Surface::new(&scene, water, &inputs.shore);
-        SceneFrames { frame: pixels.clone(), scene, inputs, surface, pixels, backdrop }
+        SceneFrames { frame: pixels.clone(), scene, inputs, surface, pixels, backdrop, palette }
     }
 }
 
@@ -87,6 +151,11 @@ where
         match &self.backdrop {
             Some(backdrop) => lens.look(self.surface.heights(), &self.scene.look, backdrop, &mut self.frame),
             None => lens.refract(self.surface.heights(), &self.pixels, &mut self.frame),
+        }
+        if let Some(map) = &mut self.palette {
+            for p in &mut self.frame {
+                *p = map.colour(*p);
+            }
         }
         // Exactly 1/fps: each format's rounding is allowed for when compared.
         let delay = Delay { num: 1, den: self.scene.fps };

@@ -459,3 +459,97 @@ fn gif_frames_are_composed_as_a_viewer_shows_them() {
     let run = ripple(&["diff", "composed.gif", "expected"], &dir);
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
+
+/// A copy of a bundled scene in `dir`, `frames` frames long, its picture named by full path.
+fn bundled_copy(name: &str, dir: &Path, frames: u32) -> String {
+    let scenes = root().join("scenes");
+    let text = std::fs::read_to_string(scenes.join(format!("{name}.toml"))).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("duration =") {
+            out.push_str(&format!("frames = {frames}\n"));
+        } else if let Some(image) = line.strip_prefix("image = \"") {
+            out.push_str(&format!("image = \"{}\n", scenes.join(image).display()));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let file = format!("{name}.toml");
+    std::fs::write(dir.join(&file), out).unwrap();
+    file
+}
+
+#[test]
+fn a_gif_matches_its_scene_through_its_own_palette() {
+    // Every bundled scene has a look, so its GIF's palette is chosen, not the background's: the
+    // scene is shown through that palette, mapped as the encoder maps, and matches exactly.
+    let dir = scene_dir("diff-gif-scene", SCENE);
+    let mut names: Vec<String> = std::fs::read_dir(root().join("scenes"))
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().to_str().and_then(|n| n.strip_suffix(".toml")).map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 7, "{names:?}");
+    for name in &names {
+        let scene = bundled_copy(name, &dir, 25);
+        let gif = format!("{name}.gif");
+        let run = ripple(&[&scene, "-o", &gif, "-q"], &dir);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let run = ripple(&["diff", &gif, &scene], &dir);
+        assert_eq!(run.code, 0, "{name}: {}", run.stdout);
+        // The GIF's colours are not the exact render's: against exact frames it differs.
+        assert_eq!(ripple(&[&scene, "-o", &format!("{name}/"), "-q"], &dir).code, 0);
+        assert_eq!(ripple(&["diff", &gif, &format!("{name}/"), "-q"], &dir).code, 1, "{name}");
+    }
+    // And a scene `new` writes for a many-coloured photo.
+    let photo: Vec<u8> =
+        (0..96 * 64).flat_map(|i| [(i * 7 % 256) as u8, (i / 96 * 4) as u8, (i * 13 % 251) as u8]).collect();
+    write_png(&dir.join("photo.png"), 96, 64, &photo);
+    let run = ripple(&["new", "photo.png", "-o", "fresh.toml"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(dir.join("fresh.toml")).unwrap();
+    let short: String = text
+        .lines()
+        .map(|l| if l.starts_with("duration =") { "frames = 10\n".into() } else { format!("{l}\n") })
+        .collect();
+    assert_ne!(short, text, "new's scene should say how long it lasts");
+    std::fs::write(dir.join("fresh.toml"), short).unwrap();
+    assert_eq!(ripple(&["fresh.toml", "-o", "fresh.gif", "-q"], &dir).code, 0);
+    let run = ripple(&["diff", "fresh.gif", "fresh.toml"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+/// The first differing frame and the differing frames `diff --json` reports.
+fn differing_frames(dir: &Path, a: &str, b: &str) -> Vec<u64> {
+    let run = ripple(&["diff", a, b, "--json"], dir);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let frames = report["frames"].as_array().unwrap();
+    frames.iter().filter(|f| f["differs"] == true).map(|f| f["frame"].as_u64().unwrap()).collect()
+}
+
+#[test]
+fn gifs_of_scenes_that_differ_from_a_frame_on_differ_from_that_frame() {
+    // Moving a stone that falls at 1.2 s (frame 30) re-makes a look's palette, so every
+    // frame's colours move a little; diff sees past that to the frames the exact formats name.
+    let dir = scene_dir("diff-moved-stone", SCENE);
+    let scene = bundled_copy("pond", &dir, 40);
+    for (out, set) in [("a", "stone[1].x=97"), ("b", "stone[1].x=99")] {
+        for ext in ["gif", "apng"] {
+            let run = ripple(&[&scene, "-o", &format!("{out}.{ext}"), "-q", "--set", set], &dir);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+        }
+    }
+    let palette = |name: &str| {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        ripple_render::diff::gif::Head::read(&bytes[..]).palette
+    };
+    assert_ne!(palette("a.gif"), palette("b.gif"), "the palettes should differ, or this test shows nothing");
+    let exact = differing_frames(&dir, "a.apng", "b.apng");
+    assert_eq!(exact.first(), Some(&30));
+    let gif = differing_frames(&dir, "a.gif", "b.gif");
+    assert_eq!(gif.first(), Some(&30), "{gif:?}");
+    // Every frame the GIFs call different truly is.
+    assert!(gif.iter().all(|f| exact.contains(f)), "{gif:?} vs {exact:?}");
+}
