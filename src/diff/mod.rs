@@ -305,11 +305,14 @@ pub fn diff(
                 pixels_pass: false,
                 delay_differs,
             };
-            if let (Some(shared), Some(Frame { pixels: Pixels::Rgb(x), .. }), Some(fb)) = (&shared, &fa, &mut fb) {
-                if let Pixels::Rgb(y) = &mut fb.pixels {
-                    shared.see_past(x, y, &mut seen_b);
-                    std::mem::swap(y, &mut seen_b);
-                }
+            if let (
+                Some(shared),
+                Some(Frame { pixels: Pixels::Rgb(x), .. }),
+                Some(Frame { pixels: Pixels::Rgb(y), .. }),
+            ) = (&shared, &fa, &mut fb)
+            {
+                shared.see_past(x, y, &mut seen_b);
+                std::mem::swap(y, &mut seen_b);
             }
             if let (Some(fa), Some(fb), true, Presence::Both) = (&fa, &fb, same_canvas, &result.presence) {
                 match (&fa.pixels, &fb.pixels) {
