@@ -9,7 +9,8 @@
 //! - [`draw`]: the background, and a frame drawn from the heights (refraction, looks);
 //! - [`encode`]: the codecs, over plain pixels; [`output`]: formats and staged, atomic writes;
 //! - [`render`](mod@render): the pipeline that puts them together, the encoder for each format,
-//!   the memory estimate; [`inspect`]: `plan` and warnings; [`diff`]: comparing two renders.
+//!   the memory estimate; [`inspect`]: `plan` and warnings; [`diff`]: comparing two renders;
+//!   [`check`]: scenes against their references, the CI job.
 //!
 //! The pipeline is [`render::render_with`]: scene → timeline → water (walls, edges) → heights
 //! to draw → look → encoder. `docs/design.md` says how the layers are cut, and why.
@@ -29,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod base;
+pub mod check;
 pub mod diff;
 pub mod draw;
 pub mod encode;

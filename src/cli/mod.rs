@@ -1,5 +1,6 @@
 //! The command line: arguments, messages on stderr, the progress bar and exit codes.
 
+mod check;
 mod diff;
 mod new;
 mod render;
@@ -34,10 +35,11 @@ Examples:
   ripple-render scenes/pond.toml --hashes pond.txt  write only a hash manifest of the frames
   ripple-render plan scenes/pond.toml               show the timeline without rendering
   ripple-render diff new.gif refs/pond.gif          compare two renders
+  ripple-render check scenes/*.toml --refs refs     check every scene against its reference
 
 Exit codes:
-  0  success (diff: the same)
-  1  diff: different
+  0  success (diff, check: the same)
+  1  diff, check: different (check: or a scene has no reference)
   2  bad usage or bad input (scene, background, output path, unreadable render)
   3  I/O or internal failure";
 
@@ -136,6 +138,15 @@ enum Command {
     /// delays (when both sides have them, allowing each format's rounding) and pixels, as a
     /// viewer sees them.
     Diff(diff::DiffArgs),
+    /// Render every scene and compare it with its reference in --refs DIR: exit 0 if all are
+    /// the same, 1 if any differs or lacks a reference.
+    ///
+    /// A reference (DIR/NAME.gif for NAME.toml) is a small GIF of the render carrying the hashes
+    /// of its exact frames; `--bless` writes or replaces the references of the scenes that
+    /// differ or have none, and nothing else ever does. One line per scene and a summary; a
+    /// report page (--report), JUnit XML (--junit), JSON (--json), and a Markdown summary
+    /// appended to $GITHUB_STEP_SUMMARY when it is set.
+    Check(check::CheckArgs),
     /// Validate a scene and print its resolved timeline, without rendering.
     Plan {
         /// The scene file (TOML).
@@ -278,6 +289,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Diff(args)) => diff::run(&args),
+        Some(Command::Check(args)) => check::run(&args),
         Some(Command::New { picture, output, model, force }) => {
             new::run(&picture, &output, model, force).map(|()| ExitCode::SUCCESS)
         }

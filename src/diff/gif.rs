@@ -25,7 +25,8 @@ struct GifFrames {
     frames: u64,
 }
 
-pub(super) fn open(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
+/// Opens a GIF: its frames composed as a viewer shows them.
+pub fn open(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
     let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
     let head = Head::read(BufReader::new(&file));
     let provenance = head.comments.iter().find_map(|c| Provenance::parse(c));

@@ -7,9 +7,10 @@ pub mod frames;
 pub mod gif;
 pub mod input;
 pub mod json;
-mod palettes;
+pub mod page;
+pub mod palettes;
 pub mod report;
-mod scene;
+pub mod scene;
 
 use std::path::Path;
 use std::sync::mpsc;

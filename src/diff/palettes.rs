@@ -11,6 +11,49 @@
 
 use std::collections::HashMap;
 
+use crate::encode::palette::ColourIndex;
+
+/// Each colour's nearest colour in a GIF's palette, as the encoder finds it.
+pub struct PaletteMap {
+    /// The palette's distinct colours, first occurrences in order (a later equal entry, such as
+    /// padding, is never the lowest index among equals).
+    colours: Vec<[u8; 3]>,
+    /// The encoder's own map, for up to 255 colours; a full palette of 256 is a background's
+    /// exact colours, which frames drawn without a look only move: looked up exactly.
+    index: Option<ColourIndex>,
+}
+
+impl PaletteMap {
+    /// The map into `palette` (a GIF's colours before its transparent index).
+    pub fn new(palette: &[[u8; 3]]) -> PaletteMap {
+        let mut colours: Vec<[u8; 3]> = Vec::with_capacity(palette.len());
+        for c in palette {
+            if !colours.contains(c) {
+                colours.push(*c);
+            }
+        }
+        let index = (colours.len() <= 255).then(|| ColourIndex::new(&colours));
+        PaletteMap { colours, index }
+    }
+
+    /// The palette colour `c` is shown as.
+    pub fn colour(&mut self, c: [u8; 3]) -> [u8; 3] {
+        match &mut self.index {
+            Some(index) => self.colours[usize::from(index.index(c))],
+            None => {
+                let d = |p: &[u8; 3]| (0..3).map(|k| (i32::from(p[k]) - i32::from(c[k])).pow(2)).sum::<i32>();
+                let mut best = self.colours[0];
+                for p in &self.colours {
+                    if d(p) < d(&best) {
+                        best = *p;
+                    }
+                }
+                best
+            }
+        }
+    }
+}
+
 /// The pairs of colours of two palettes that some colour maps to.
 pub struct Shared {
     ids_a: HashMap<[u8; 3], usize>,

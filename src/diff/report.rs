@@ -41,7 +41,7 @@ const MARK: [u8; 3] = [0, 220, 255];
 
 /// The heat-map colour of one pixel: within tolerance a dimmed grey of A, else a ramp from red
 /// (small differences) through yellow to white (large).
-fn heat(a: &[u8], delta: u8, tolerance: u8) -> [u8; 3] {
+pub(super) fn heat(a: &[u8], delta: u8, tolerance: u8) -> [u8; 3] {
     if delta <= tolerance {
         let luma = (u32::from(a[0]) * 3 + u32::from(a[1]) * 6 + u32::from(a[2])) / 10;
         let g = (luma / 4) as u8;
@@ -74,7 +74,7 @@ fn heat_index(h: &[u8], delta: u8, tolerance: u8) -> u8 {
 /// An even sample of a stream of unknown length: every `stride`-th item is kept, and when twice
 /// `cap` are kept the stride doubles and every other one goes. At the end at most `cap` are
 /// chosen evenly from those kept.
-struct Sample<T> {
+pub(super) struct Sample<T> {
     cap: usize,
     stride: u64,
     seen: u64,
@@ -82,17 +82,17 @@ struct Sample<T> {
 }
 
 impl<T> Sample<T> {
-    fn new(cap: usize) -> Self {
+    pub(super) fn new(cap: usize) -> Self {
         Sample { cap, stride: 1, seen: 0, kept: Vec::new() }
     }
 
     /// Whether the next item offered will be kept (so it is worth making).
-    fn wants_next(&self) -> bool {
+    pub(super) fn wants_next(&self) -> bool {
         self.seen.is_multiple_of(self.stride)
     }
 
     /// Offers the next item; `make` runs only if it is kept.
-    fn offer(&mut self, make: impl FnOnce() -> T) {
+    pub(super) fn offer(&mut self, make: impl FnOnce() -> T) {
         if self.wants_next() {
             self.kept.push((self.seen, make()));
             if self.kept.len() > 2 * self.cap {
@@ -105,13 +105,13 @@ impl<T> Sample<T> {
     }
 
     /// Passes over the next item, which the sample does not want.
-    fn skip(&mut self) {
+    pub(super) fn skip(&mut self) {
         debug_assert!(!self.wants_next());
         self.seen += 1;
     }
 
     /// At most `cap` of the kept items, evenly spread over them.
-    fn finish(self) -> Vec<T> {
+    pub(super) fn finish(self) -> Vec<T> {
         let n = self.kept.len();
         if n <= self.cap {
             return self.kept.into_iter().map(|(_, t)| t).collect();

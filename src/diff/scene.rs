@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
+use super::palettes::PaletteMap;
 use crate::base::error::Result;
 use crate::base::limits::DEFAULT_BUDGET;
 use crate::draw::Lens;
@@ -11,7 +12,7 @@ use crate::draw::background::image_header;
 use crate::draw::look::Backdrop;
 use crate::draw::refract::Height;
 use crate::encode::manifest::PixelKind;
-use crate::encode::palette::{ColourIndex, Palette};
+use crate::encode::palette::Palette;
 use crate::encode::provenance::Provenance;
 use crate::render::Inputs;
 use crate::render::budget::Estimate;
@@ -33,45 +34,6 @@ struct SceneFrames<W: Water> {
     frame: Vec<[u8; 3]>,
     /// The palette a GIF maps each drawn colour to, when the frames are shown through one.
     palette: Option<PaletteMap>,
-}
-
-/// Each colour's nearest colour in a GIF's palette, as the encoder finds it.
-struct PaletteMap {
-    /// The palette's distinct colours, first occurrences in order (a later equal entry, such as
-    /// padding, is never the lowest index among equals).
-    colours: Vec<[u8; 3]>,
-    /// The encoder's own map, for up to 255 colours; a full palette of 256 is a background's
-    /// exact colours, which frames drawn without a look only move: looked up exactly.
-    index: Option<ColourIndex>,
-}
-
-impl PaletteMap {
-    fn new(palette: &[[u8; 3]]) -> PaletteMap {
-        let mut colours: Vec<[u8; 3]> = Vec::with_capacity(palette.len());
-        for c in palette {
-            if !colours.contains(c) {
-                colours.push(*c);
-            }
-        }
-        let index = (colours.len() <= 255).then(|| ColourIndex::new(&colours));
-        PaletteMap { colours, index }
-    }
-
-    fn colour(&mut self, c: [u8; 3]) -> [u8; 3] {
-        match &mut self.index {
-            Some(index) => self.colours[usize::from(index.index(c))],
-            None => {
-                let d = |p: &[u8; 3]| (0..3).map(|k| (i32::from(p[k]) - i32::from(c[k])).pow(2)).sum::<i32>();
-                let mut best = self.colours[0];
-                for p in &self.colours {
-                    if d(p) < d(&best) {
-                        best = *p;
-                    }
-                }
-                best
-            }
-        }
-    }
 }
 
 /// How a scene's frames are shown.

@@ -96,6 +96,13 @@ impl<W: Write> GifEncoder<W> {
         })
     }
 
+    /// Adds a comment after the provenance, before any frame: text a reader of the file may
+    /// want besides the picture (a reference's frame hashes), in sub-blocks of 255 bytes.
+    pub fn note(&mut self, text: &str) -> Result<()> {
+        let blocks: Vec<&[u8]> = text.as_bytes().chunks(255).collect();
+        self.encoder.write_raw_extension(::gif::AnyExtension(0xFE), &blocks).map_err(gif_error)
+    }
+
     /// Compresses frames on `threads` threads (1: all on the caller's thread).
     pub fn threads(mut self, threads: usize) -> Self {
         self.workers.set_threads(threads);

@@ -98,13 +98,19 @@ fn io(path: &Path, source: std::io::Error) -> Error {
     Error::io(path, source)
 }
 
-impl<W: Write> Sink for Writer<W> {
-    fn add(&mut self, rgb: &[u8]) -> Result<()> {
-        let hash = frame_hash(rgb);
+impl<W: Write> Writer<W> {
+    /// Writes the next frame's line from its hash (see [`frame_hash`]).
+    pub fn add_hash(&mut self, hash: u64) -> Result<()> {
         let delay = delay_cs(self.index, self.fps);
         writeln!(self.out, "{:04} {hash:016x} {delay}", self.index).map_err(|e| io(&self.path, e))?;
         self.index += 1;
         Ok(())
+    }
+}
+
+impl<W: Write> Sink for Writer<W> {
+    fn add(&mut self, rgb: &[u8]) -> Result<()> {
+        self.add_hash(frame_hash(rgb))
     }
 
     fn finish(&mut self) -> Result<()> {

@@ -276,14 +276,15 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
             }
         }
         Policy::Report if !meta.is_dir() => Err(usage(
-            format!("--out {} is a file, not a folder", given.display()),
+            format!("the report folder {} is a file, not a folder", given.display()),
             Some("name a new or empty folder for the report, or the folder of an earlier report"),
         )),
         Policy::Report => match foreign_entry(target, is_report_name) {
             None => Ok(()),
             Some(entry) => Err(usage(
                 format!(
-                    "--out {} holds {entry}, which is not part of a diff report: a report folder is replaced whole",
+                    "the report folder {} holds {entry}, which is not part of a report: a report folder is replaced \
+                     whole",
                     given.display()
                 ),
                 Some("name a new or empty folder for the report, or the folder of an earlier report"),
@@ -303,7 +304,20 @@ pub(super) enum Policy {
     Report,
 }
 
-/// The files a diff report is made of: an earlier report's folder holds nothing else.
-fn is_report_name(name: &str) -> bool {
-    matches!(name, "report.json" | "contact.png" | "heat.gif") || is_frame_name(name)
+/// The files a report is made of: an earlier report's folder holds nothing else. Its page
+/// `index.html`, whose pictures are `sNN-fNNNN-SIDE.png` (SIDE `a`, `b` or `heat`), and a diff's
+/// `report.json`, panels `frame_NNNN.png`, `contact.png` and `heat.gif`.
+pub fn is_report_name(name: &str) -> bool {
+    matches!(name, "index.html" | "report.json" | "contact.png" | "heat.gif")
+        || is_frame_name(name)
+        || is_picture_name(name)
+}
+
+/// Whether `name` is a report page's picture: `s` digits `-f` digits `-` (`a`|`b`|`heat`) `.png`.
+fn is_picture_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('s').and_then(|r| r.strip_suffix(".png")) else { return false };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = rest.splitn(3, '-').collect();
+    matches!(parts[..], [n, f, side] if digits(n) && f.strip_prefix('f').is_some_and(digits)
+        && matches!(side, "a" | "b" | "heat"))
 }

@@ -5,7 +5,7 @@ mod checks;
 mod format;
 mod sys;
 
-pub use checks::{Identity, check_distinct, follow_links};
+pub use checks::{Identity, check_distinct, follow_links, is_report_name};
 pub use format::{Format, Named, every_format, folder_named_as_file, is_stdout, resolve};
 
 use std::fs;

@@ -153,12 +153,16 @@ fn a_report_folder_holds_exactly_one_report() {
     std::fs::write(dir.join("report/notes.txt"), b"mine").unwrap();
     let run = ripple(&["diff", "a", "b", "--out", "report"], &dir);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("error: --out report holds notes.txt, which is not part of a diff report"));
+    assert!(run.stderr.starts_with("error: the report folder report holds notes.txt, which is not part of a report"));
     assert_eq!(std::fs::read(dir.join("report/notes.txt")).unwrap(), b"mine");
     // A file is not a folder.
     let run = ripple(&["diff", "a", "b", "--out", "scene.toml"], &dir);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.starts_with("error: --out scene.toml is a file, not a folder\nhint: "), "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("error: the report folder scene.toml is a file, not a folder\nhint: "),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

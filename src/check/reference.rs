@@ -1,0 +1,145 @@
+//! A reference: what `check` compares a scene's render with. One GIF per scene, small enough to
+//! commit and to look at in any viewer or code review:
+//!
+//! - its picture is the render shrunk so that its longer side is at most [`PREVIEW_SIDE`]
+//!   pixels (each pixel the mean of a square block, as `--max-size` shrinks), every frame,
+//!   through one palette chosen from those frames;
+//! - a second comment holds the hash manifest of the full-size exact render (the format of
+//!   `--hashes`): the canvas, and per frame the XXH3-64 of its RGB pixels and its delay.
+//!
+//! A frame is the same as its reference when its hash is; the picture shows what a differing
+//! frame was, and is what `--tolerance` and `--max-pixels` are judged on: the new frame is
+//! shrunk the same way and mapped through the reference's own palette, so a frame that did not
+//! change shows exactly as its reference does.
+
+use std::io::{BufReader, Write};
+use std::path::Path;
+
+use crate::base::error::{Error, Result};
+use crate::diff::frames::FrameSource;
+use crate::diff::gif::Head;
+use crate::diff::palettes::PaletteMap;
+use crate::encode::gif::GifEncoder;
+use crate::encode::manifest::{self, Manifest};
+use crate::encode::palette::{Palette, SAMPLE};
+use crate::encode::quantize::Histogram;
+use crate::encode::reduce::shrink;
+use crate::encode::{Encoder, Stream};
+
+/// The longest side of a reference's picture.
+pub const PREVIEW_SIDE: u32 = 320;
+
+/// How many times a canvas is shrunk for its reference's picture.
+pub fn preview_scale(width: u32, height: u32) -> u32 {
+    width.max(height).div_ceil(PREVIEW_SIDE).max(1)
+}
+
+/// A reference read back: the exact hashes, and the picture's palette.
+pub struct Reference {
+    /// The full-size render's canvas, frame hashes and delays.
+    pub manifest: Manifest,
+    /// How many times the picture is shrunk.
+    pub scale: u32,
+    /// The picture's palette, as its encoder mapped colours to it.
+    pub palette: PaletteMap,
+}
+
+impl Reference {
+    /// Reads a reference's head: its manifest comment and palette. A GIF without the manifest
+    /// is not a reference.
+    pub fn read(path: &Path) -> Result<Reference> {
+        let bad = |reason: String| Error::Input { path: path.to_path_buf(), reason };
+        let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+        let head = Head::read(BufReader::new(file));
+        let Some(palette) = head.palette else {
+            return Err(bad("not a ripple-render reference: it is not a GIF with a palette".into()));
+        };
+        let text = head.comments.iter().find(|c| manifest::looks_like_manifest(c.as_bytes()));
+        let Some(text) = text else {
+            return Err(bad(
+                "not a ripple-render reference: it holds no frame hashes (references are written by `check --bless`)"
+                    .into(),
+            ));
+        };
+        let manifest = manifest::parse(text).map_err(|e| bad(format!("its frame hashes cannot be read: {e}")))?;
+        let colours = &palette[..head.transparent.map_or(palette.len(), usize::from).min(palette.len())];
+        let scale = preview_scale(manifest.width, manifest.height);
+        Ok(Reference { manifest, scale, palette: PaletteMap::new(colours) })
+    }
+
+    /// A new frame as the reference's picture would show it: shrunk, through its palette.
+    pub fn show(&mut self, rgb: &[u8], width: u32, out: &mut Vec<u8>) {
+        let pixels: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+        let mut small = Vec::new();
+        shrink(&pixels, width as usize, self.scale as usize, &mut small);
+        out.clear();
+        out.extend(small.into_iter().flat_map(|p| self.palette.colour(p)));
+    }
+}
+
+/// Collects a render's frames for a new reference: each frame's hash and its shrunk picture.
+pub struct Recorder {
+    width: u32,
+    height: u32,
+    fps: u32,
+    scale: u32,
+    hashes: Vec<u64>,
+    frames: Vec<Vec<[u8; 3]>>,
+}
+
+impl Recorder {
+    /// A recorder for a render of `width`×`height` at `fps`.
+    pub fn new(width: u32, height: u32, fps: u32) -> Recorder {
+        let scale = preview_scale(width, height);
+        Recorder { width, height, fps, scale, hashes: Vec::new(), frames: Vec::new() }
+    }
+
+    /// Takes the next frame's exact RGB bytes.
+    pub fn add(&mut self, rgb: &[u8]) {
+        self.hashes.push(manifest::frame_hash(rgb));
+        let pixels: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+        let mut small = Vec::new();
+        shrink(&pixels, self.width as usize, self.scale as usize, &mut small);
+        self.frames.push(small);
+    }
+
+    /// Writes the reference GIF into `out`; `comment` is the render's provenance.
+    pub fn write(self, out: impl Write, comment: &str) -> Result<()> {
+        let (w, h) = (self.width.div_ceil(self.scale), self.height.div_ceil(self.scale));
+        let frames = self.frames.len() as u64;
+        let stream = Stream {
+            width: w,
+            height: h,
+            fps: self.fps,
+            step: 1,
+            render_frames: frames,
+            looping: true,
+            comment: comment.to_string(),
+        };
+        let mut histogram = Histogram::default();
+        let per_frame = SAMPLE / self.frames.len().max(1);
+        for frame in &self.frames {
+            histogram.add_sample(frame, per_frame);
+        }
+        let palette = Palette::for_look(histogram, &[]);
+        let mut manifest = Vec::new();
+        let full = Stream { width: self.width, height: self.height, ..stream.clone() };
+        let mut writer = manifest::Writer::new(&mut manifest, Path::new("reference"), &full)?;
+        for hash in &self.hashes {
+            writer.add_hash(*hash)?;
+        }
+        drop(writer);
+        let mut gif = GifEncoder::new(out, &stream, palette)?.threads(1);
+        gif.note(&String::from_utf8_lossy(&manifest))?;
+        for frame in &self.frames {
+            gif.write_rgb(frame)?;
+        }
+        gif.finish()?;
+        Ok(())
+    }
+}
+
+/// The frames of a reference's picture, in RGB.
+pub fn preview_frames(path: &Path) -> Result<Box<dyn FrameSource>> {
+    Ok(crate::diff::gif::open(path)?.1)
+}
