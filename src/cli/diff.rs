@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use ripple_render::Error;
 use ripple_render::diff::frames::{Delay, Info, Kind};
 use ripple_render::diff::json::{self, Contents};
+use ripple_render::diff::page::{self, Entry, PAGE_WIDTH, Status, Stretch};
 use ripple_render::diff::report::ReportWriter;
 use ripple_render::diff::{self, FrameResult, Options, Presence, Summary};
 use ripple_render::encode::manifest::PixelKind;
@@ -40,9 +41,10 @@ pub struct DiffArgs {
     #[arg(short, long)]
     quiet: bool,
 
-    /// Write pictures of the differences into this folder (new, empty, or an earlier report's,
-    /// which is replaced whole): A | heat map | B for the first 20 differing frames,
-    /// contact.png (at most 40 frames), heat.gif (the differing stretch) and report.json.
+    /// Write a report into this folder (new, empty, or an earlier report's, which is replaced
+    /// whole): index.html, the page `check --report` writes, for this pair; A | heat map | B for
+    /// the first 20 differing frames, contact.png (at most 40 frames), heat.gif (the differing
+    /// stretch) and report.json.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
@@ -54,11 +56,17 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
     let staged = args.out.as_deref().map(|dir| Staged::begin_report(dir, &[&args.a, &args.b])).transpose()?;
     let names = (args.a.display().to_string(), args.b.display().to_string());
     let mut writer: Option<ReportWriter> = None;
+    let mut stretch: Option<Stretch> = None;
     let summary = diff::diff(&args.a, &args.b, options, &mut |compared| {
         let Some(staged) = &staged else { return Ok(()) };
         let w = writer.get_or_insert_with(|| {
             ReportWriter::new(staged.path(), staged.target(), names.clone(), compared.size, options.tolerance)
         });
+        if let (Some(a), Some(b)) = (compared.a, compared.b) {
+            let s = stretch.get_or_insert_with(|| Stretch::new(compared.size, options.tolerance).shrunk_to(PAGE_WIDTH));
+            let differs = compared.result.differs() && compared.result.presence == Presence::Both;
+            s.observe(compared.result.frame, differs, a, b)?;
+        }
         w.observe(compared)
     })?;
     let contents = match (writer, &staged) {
@@ -71,6 +79,26 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
         (None, None) => None,
     };
     if let Some(staged) = staged {
+        let entry = Entry {
+            name: format!("{} and {}", names.0, names.1),
+            status: if summary.same() { Status::Same } else { Status::Different },
+            line: {
+                let text = human(&summary, None, None);
+                let details: Vec<&str> = text.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()).collect();
+                if details.is_empty() {
+                    text.lines().next().unwrap_or_default().to_string()
+                } else {
+                    details.join("; ")
+                }
+            },
+            labels: (format!("A: {}", names.0), format!("B: {}", names.1)),
+            size: stretch.as_ref().map_or((summary.a.width, summary.a.height), Stretch::size),
+            frames: summary.results.iter().map(|r| (r.differs(), r.differing_pixels)).collect(),
+            shots: stretch.map(Stretch::finish).unwrap_or_default(),
+        };
+        let title = format!("ripple-render diff: {}", if summary.same() { "the same" } else { "different" });
+        let verdict = human(&summary, None, None).lines().next().unwrap_or_default().to_string();
+        page::write(staged.path(), &title, &verdict, !summary.same(), &[entry])?;
         staged.commit()?;
     }
     if args.json {
@@ -219,7 +247,8 @@ fn human(s: &Summary, out: Option<&Path>, contents: Option<&Contents>) -> String
         }
     }
     if let (Some(dir), Some(contents)) = (out, contents) {
-        text += &format!("report: {} files in {}", contents.files.len(), dir.display());
+        let page = dir.join("index.html");
+        text += &format!("report: {} (open it in a browser), and {} panel files", page.display(), contents.files.len());
         let mut left_out = Vec::new();
         if contents.drawable > contents.sheet.len() as u64 {
             left_out.push(format!(

@@ -17,12 +17,16 @@ use std::path::Path;
 use super::report::{Sample, heat};
 use crate::base::error::{Error, Result};
 use crate::encode::png::write_png;
+use crate::encode::reduce::shrink;
 
 /// Pictures kept of a differing stretch at most.
 pub const SHOTS: usize = 30;
 
 /// Pictures narrower than this are shown enlarged (pixelated), to a whole multiple.
 const SHOW_MIN: u32 = 240;
+
+/// Frames wider than this are shrunk for the page (the diff's panels keep the detail).
+pub const PAGE_WIDTH: u32 = 640;
 
 /// One frame's pictures, as PNG bytes.
 pub struct Shot {
@@ -41,6 +45,8 @@ pub struct Shot {
 pub struct Stretch {
     width: u32,
     height: u32,
+    /// Frames are shrunk this many times (each pixel the mean of a block) for the pictures.
+    scale: u32,
     tolerance: u8,
     sample: Sample<Shot>,
     first: Option<u64>,
@@ -50,7 +56,18 @@ pub struct Stretch {
 impl Stretch {
     /// Pictures of `width`×`height` frames; the heat map marks channels beyond `tolerance`.
     pub fn new((width, height): (u32, u32), tolerance: u8) -> Stretch {
-        Stretch { width, height, tolerance, sample: Sample::new(SHOTS), first: None, last: None }
+        Stretch { width, height, scale: 1, tolerance, sample: Sample::new(SHOTS), first: None, last: None }
+    }
+
+    /// The same, with frames wider than `most` shrunk (by a whole factor) for the pictures.
+    pub fn shrunk_to(mut self, most: u32) -> Stretch {
+        self.scale = self.width.div_ceil(most.max(1)).max(1);
+        self
+    }
+
+    /// The pictures' size.
+    pub fn size(&self) -> (u32, u32) {
+        (self.width.div_ceil(self.scale), self.height.div_ceil(self.scale))
     }
 
     /// Takes a compared frame: `a` and `b` are its RGB bytes, `differs` the verdict.
@@ -71,10 +88,19 @@ impl Stretch {
             self.sample.skip();
             return Ok(());
         }
+        let (w, h) = self.size();
+        let small = |rgb: &[u8]| -> Vec<u8> {
+            let pixels: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+            let mut out = Vec::new();
+            shrink(&pixels, self.width as usize, self.scale as usize, &mut out);
+            out.into_iter().flatten().collect()
+        };
+        let (a, b) = if self.scale > 1 { (small(a), small(b)) } else { (a.to_vec(), b.to_vec()) };
+        let (a, b) = (a.as_slice(), b.as_slice());
         let picture = |rgb: &[u8]| -> Result<Vec<u8>> {
             let pixels: Vec<[u8; 3]> = rgb.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
             let mut png = Vec::new();
-            write_png(&mut png, self.width, self.height, &pixels, None)?;
+            write_png(&mut png, w, h, &pixels, None)?;
             Ok(png)
         };
         let heat_map: Vec<u8> = a
@@ -357,9 +383,16 @@ const SCRIPT: &str = r#"
         show(best);
       });
     });
-    show(0);
+    // A link may open a given picture of every pair: index.html#picture=3.
+    var asked = /picture=(\d+)/.exec(location.hash);
+    show(asked ? Number(asked[1]) : 0);
   });
   document.body.dataset.ready = "yes";
+  window.addEventListener("load", function () {
+    var all = document.querySelectorAll("img"), loaded = 0;
+    all.forEach(function (im) { if (im.complete && im.naturalWidth > 0) loaded++; });
+    document.body.dataset.images = loaded + "/" + all.length;
+  });
 })();
 "#;
 

@@ -12,10 +12,18 @@ pub struct Run {
 }
 
 pub fn ripple(args: &[&str], cwd: &Path) -> Run {
+    ripple_with(args, cwd, &[])
+}
+
+/// [`ripple`] with environment variables set (a CI job's summary file, say). The tests' own
+/// `GITHUB_STEP_SUMMARY`, when they run in such a job, is never handed on.
+pub fn ripple_with(args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
         .args(args)
         .current_dir(cwd)
         .env_remove("RUST_BACKTRACE")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .envs(env.iter().map(|(k, v)| (*k, *v)))
         .output()
         .expect("run ripple-render");
     let run = Run {

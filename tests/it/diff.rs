@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::cli_support::{ripple, scene_dir};
-use crate::support::{flip_channel, names, read_png, root, write_png};
+use crate::support::{bundled_copy, flip_channel, names, read_png, root, write_png};
 
 /// 24×16, 7 frames at 30 fps, one stone: small and fast, with a one-colour (exact) palette.
 const SCENE: &str =
@@ -91,7 +91,16 @@ fn one_changed_pixel_is_found_and_named() {
     // --out: a panel for the frame, a contact sheet, a heat-map GIF and the report.
     let run = ripple(&["diff", "a", "b", "--out", "report"], &dir);
     assert_eq!(run.code, 1);
-    assert!(run.stdout.ends_with("report: 4 files in report\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.ends_with("report: report/index.html (open it in a browser), and 4 panel files\n"),
+        "{}",
+        run.stdout
+    );
+    // The page: frame 4 as A | heat | B, and the plot's one bar.
+    let page = std::fs::read_to_string(dir.join("report/index.html")).unwrap();
+    assert!(page.contains("src=\"s00-f0004-heat.png\""), "{page}");
+    assert_eq!(page.matches("<rect class=\"bar\"").count(), 1);
+    assert!(dir.join("report/s00-f0004-a.png").exists() && dir.join("report/s00-f0004-b.png").exists());
     // A 24-pixel-wide render is enlarged to be seen: three panels side by side, at least 160
     // pixels each, under a title and the names.
     let (pw, ph, _) = read_png(&dir.join("report/frame_0004.png"));
@@ -147,7 +156,7 @@ fn a_report_folder_holds_exactly_one_report() {
     // The next run's report replaces the last one whole: a "same" report leaves no panels behind.
     let run = ripple(&["diff", "a", "a", "--out", "report"], &dir);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(names(&dir.join("report")), ["report.json"]);
+    assert_eq!(names(&dir.join("report")), ["index.html", "report.json"]);
     assert!(crate::cli::temporaries(&dir).is_empty());
     // A folder with anything else in it is not a report's to replace.
     std::fs::write(dir.join("report/notes.txt"), b"mine").unwrap();
@@ -462,26 +471,6 @@ fn gif_frames_are_composed_as_a_viewer_shows_them() {
     }
     let run = ripple(&["diff", "composed.gif", "expected"], &dir);
     assert_eq!(run.code, 0, "{}", run.stdout);
-}
-
-/// A copy of a bundled scene in `dir`, `frames` frames long, its picture named by full path.
-fn bundled_copy(name: &str, dir: &Path, frames: u32) -> String {
-    let scenes = root().join("scenes");
-    let text = std::fs::read_to_string(scenes.join(format!("{name}.toml"))).unwrap();
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.starts_with("duration =") {
-            out.push_str(&format!("frames = {frames}\n"));
-        } else if let Some(image) = line.strip_prefix("image = \"") {
-            out.push_str(&format!("image = \"{}\n", scenes.join(image).display()));
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    let file = format!("{name}.toml");
-    std::fs::write(dir.join(&file), out).unwrap();
-    file
 }
 
 #[test]

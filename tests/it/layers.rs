@@ -16,6 +16,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("render", &["draw", "encode", "output", "sim", "scene", "base"]),
     ("inspect", &["draw", "sim", "scene", "base"]),
     ("diff", &["render", "draw", "encode", "output", "sim", "scene", "base"]),
+    ("check", &["diff", "render", "draw", "encode", "output", "sim", "scene", "base"]),
 ];
 
 /// Every `.rs` file under `dir`.

@@ -1,6 +1,7 @@
 //! The integration tests: golden renders of the bundled scenes, the command line as users run it,
 //! hostile input, SIGKILL, property tests and the fuzzers' kept inputs.
 
+mod check;
 mod cli;
 mod diff;
 mod docs;
@@ -24,5 +25,5 @@ mod water_look;
 
 /// The command-line helpers, shared with the diff tests.
 mod cli_support {
-    pub use crate::cli::{ripple, scene_dir};
+    pub use crate::cli::{ripple, ripple_with, scene_dir};
 }

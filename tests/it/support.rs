@@ -138,3 +138,23 @@ pub fn render_rgb(src: &str) -> Vec<Vec<u8>> {
     ripple_render::render(&scene, &inputs, collector, &mut |_| {}).expect("render");
     kept
 }
+
+/// A copy of a bundled scene in `dir`, `frames` frames long, its picture named by full path.
+pub fn bundled_copy(name: &str, dir: &Path, frames: u32) -> String {
+    let scenes = root().join("scenes");
+    let text = std::fs::read_to_string(scenes.join(format!("{name}.toml"))).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("duration =") {
+            out.push_str(&format!("frames = {frames}\n"));
+        } else if let Some(image) = line.strip_prefix("image = \"") {
+            out.push_str(&format!("image = \"{}\n", scenes.join(image).display()));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let file = format!("{name}.toml");
+    std::fs::write(dir.join(&file), out).unwrap();
+    file
+}
