@@ -1,4 +1,4 @@
-//! The documentation as a user meets it: the CI script of docs/diff-and-ci.md, run exactly as
+//! The documentation as a user meets it: the CI commands of docs/diff-and-ci.md, run exactly as
 //! printed on a fresh project of scenes; every relative link of every page resolving, anchors
 //! included; and every scene snippet reading as a scene.
 
@@ -9,14 +9,30 @@ use ripple_render::Scene;
 
 use crate::support::{root, scratch};
 
-/// The shell block of the "Regression testing in CI" section of docs/diff-and-ci.md that is
-/// the script.
-fn readme_script() -> String {
-    let readme = std::fs::read_to_string(root().join("docs/diff-and-ci.md")).unwrap();
-    let section = &readme[readme.find("## Regression testing in CI").expect("the CI section")..];
-    let start = section.find("```sh\n#!/usr/bin/env bash\n").expect("the script's block") + "```sh\n".len();
-    let end = start + section[start..].find("```").expect("the block's end");
-    section[start..end].to_string()
+/// The CI section of docs/diff-and-ci.md.
+fn ci_section() -> String {
+    let doc = std::fs::read_to_string(root().join("docs/diff-and-ci.md")).unwrap();
+    doc[doc.find("## Regression testing in CI").expect("the CI section")..].to_string()
+}
+
+/// The lines of the section's fenced blocks in `language` that start with `prefix` (YAML list
+/// items and `run:` keys stripped), as printed.
+fn commands(section: &str, language: &str, prefix: &str) -> Vec<String> {
+    let fence = format!("```{language}\n");
+    let mut out = Vec::new();
+    let mut rest = section;
+    while let Some(start) = rest.find(&fence) {
+        let block = &rest[start + fence.len()..];
+        let end = block.find("```").expect("the block's end");
+        for line in block[..end].lines() {
+            let line = line.trim().trim_start_matches("- ").trim_start_matches("run: ");
+            if line.starts_with(prefix) {
+                out.push(line.split(" #").next().unwrap().trim().to_string());
+            }
+        }
+        rest = &block[end..];
+    }
+    out
 }
 
 struct Run {
@@ -25,12 +41,15 @@ struct Run {
     stderr: String,
 }
 
-fn run_script(project: &Path, args: &[&str]) -> Run {
+/// Runs a command line as printed, in bash, with `ripple-render` on the PATH.
+fn run_printed(project: &Path, line: &str) -> Run {
+    let bin = Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let out = Command::new("bash")
-        .arg("ci/renders.sh")
-        .args(args)
+        .args(["-c", line])
         .current_dir(project)
-        .env("RIPPLE_RENDER", env!("CARGO_BIN_EXE_ripple-render"))
+        .env("PATH", path)
+        .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .expect("run bash");
     Run {
@@ -46,47 +65,54 @@ const TILES: &str = "[video]\nwidth = 40\nheight = 30\nframes = 5\n[background]\
                      [[stone]]\nat = 0.04\nx = 20\ny = 15\nweight = 400\n";
 
 #[test]
-fn the_ci_script_fails_without_references_blesses_and_catches_a_change() {
-    let project = scratch("readme-ci");
-    std::fs::create_dir_all(project.join("ci")).unwrap();
+fn the_ci_commands_as_printed_fail_without_references_bless_and_catch_a_change() {
+    let section = ci_section();
+    let checks = commands(&section, "sh", "ripple-render check");
+    let [job, look, bless] = &checks[..] else { panic!("expected the job, a look and a bless: {checks:?}") };
+    assert!(bless.ends_with("--bless") && !job.contains("--bless"), "{checks:?}");
+    // The GitHub Actions and GitLab CI jobs run the same command as printed above them.
+    for language in ["yaml"] {
+        let in_yaml = commands(&section, language, "ripple-render check");
+        assert_eq!(in_yaml, [job.clone(), job.clone()], "{language}");
+    }
+    let project = scratch("docs-ci");
     std::fs::create_dir_all(project.join("scenes")).unwrap();
-    std::fs::write(project.join("ci/renders.sh"), readme_script()).unwrap();
     std::fs::write(project.join("scenes/checker.toml"), CHECKER).unwrap();
     std::fs::write(project.join("scenes/tiles.toml"), TILES).unwrap();
 
-    // A fresh checkout without references fails loudly, naming each scene.
-    let run = run_script(&project, &[]);
+    // A fresh checkout without references fails, naming each scene, and writes none.
+    let run = run_printed(&project, job);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("error: scenes/checker.toml has no reference refs/checker.hashes"), "{}", run.stderr);
-    assert!(run.stderr.contains("error: scenes/tiles.toml has no reference"), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("scene scenes/checker.toml ... FAILED: no reference refs/checker.gif"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("scene scenes/tiles.toml ... FAILED: no reference"), "{}", run.stdout);
+    assert!(!project.join("refs").exists());
+    assert!(project.join("junit.xml").exists() && project.join("report/index.html").exists());
 
-    // Blessing on purpose makes refs/ and the references; then the check passes.
-    let run = run_script(&project, &["--bless"]);
+    // Blessing on purpose makes refs/ and the references; then the job passes.
+    let run = run_printed(&project, bless);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(project.join("refs/checker.hashes").exists() && project.join("refs/tiles.gif").exists());
-    let run = run_script(&project, &[]);
+    assert!(project.join("refs/checker.gif").exists() && project.join("refs/tiles.gif").exists());
+    let run = run_printed(&project, job);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
 
-    // A changed scene fails, with a report to look at; a new scene without a reference fails.
+    // A changed scene fails, with a page to look at, which the look before blessing writes too.
     std::fs::write(project.join("scenes/tiles.toml"), TILES.replace("x = 20", "x = 12")).unwrap();
-    let run = run_script(&project, &[]);
+    let run = run_printed(&project, job);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("different: out/tiles.hashes (A) and refs/tiles.hashes (B)"), "{}", run.stdout);
-    assert!(project.join("reports/tiles/report.json").exists());
-    assert!(project.join("reports/tiles/contact.png").exists());
-    std::fs::write(project.join("scenes/third.toml"), CHECKER).unwrap();
-    let run = run_script(&project, &["--bless"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    std::fs::remove_file(project.join("refs/third.hashes")).unwrap();
-    let run = run_script(&project, &[]);
-    assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("scenes/third.toml has no reference"), "{}", run.stderr);
-
-    // The next passing run leaves the earlier report replaced, not beside a stale one.
-    let run = run_script(&project, &["--bless"]);
-    assert_eq!(run.code, 0);
-    assert_eq!(run_script(&project, &[]).code, 0);
-    assert_eq!(crate::support::names(&project.join("reports/tiles")), ["report.json"]);
+    assert!(
+        run.stdout.contains("scene scenes/tiles.toml ... FAILED: 4 of 5 frames differ, the first is frame 1"),
+        "{}",
+        run.stdout
+    );
+    let page = std::fs::read_to_string(project.join("report/index.html")).unwrap();
+    assert!(page.contains("scenes/tiles.toml") && page.contains("-f0001-heat.png"), "{page}");
+    assert_eq!(run_printed(&project, look).code, 1);
+    assert_eq!(run_printed(&project, bless).code, 0);
+    assert_eq!(run_printed(&project, job).code, 0);
 }
 
 /// The pages of the documentation: the README, CONTRIBUTING and every page under docs/.
