@@ -262,8 +262,8 @@ fn section(html: &mut String, n: usize, entry: &Entry) {
         img("a", "a"),
         img("heat", "heat"),
         img("b", "b"),
-        img("a", "a"),
         img("b", "b"),
+        img("a", "a"),
         img("blinking", "a"),
     );
     let last = entry.shots.last().map_or(first.frame, |s| s.frame);
@@ -383,8 +383,10 @@ const SCRIPT: &str = r#"
         show(best);
       });
     });
-    // A link may open a given picture of every pair: index.html#picture=3.
-    var asked = /picture=(\d+)/.exec(location.hash);
+    // A link may open a given picture of every pair, in a given mode:
+    // index.html#picture=3&mode=slider.
+    var asked = /picture=(\d+)/.exec(location.hash), mode = /mode=(side|slider|blink)/.exec(location.hash);
+    if (mode) sec.querySelector('.modes button[data-mode="' + mode[1] + '"]').click();
     show(asked ? Number(asked[1]) : 0);
   });
   document.body.dataset.ready = "yes";
