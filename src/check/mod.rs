@@ -1,5 +1,5 @@
 //! `check`: the CI job in one call. Every scene is rendered in memory and compared with its
-//! reference ([`reference`]) frame by frame; `--bless` writes the references of scenes that
+//! reference ([`mod@reference`]) frame by frame; `--bless` writes the references of scenes that
 //! differ or have none. Scenes are checked on every core, each rendered exactly as a single
 //! render makes it.
 
