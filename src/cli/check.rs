@@ -74,6 +74,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
     for scene in &args.scenes {
         Scene::load(scene)?;
     }
+    if std::fs::metadata(&args.refs).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::Output {
+            message: format!("--refs {} is a file, not a folder of references", args.refs.display()),
+            hint: Some("name the folder that holds (or will hold, with --bless) NAME.gif for each NAME.toml".into()),
+        });
+    }
     check::distinct_references(&args.scenes, &args.refs)?;
     let mut inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).collect();
     inputs.push(&args.refs);
@@ -126,11 +132,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
             let _ = writeln!(text, "report: {}", page.display());
         }
         if tally.fails() {
-            let _ = writeln!(
-                text,
-                "hint: if the change is intended, bless it on purpose: ripple-render check … --refs {} --bless",
-                args.refs.display()
-            );
+            let what = if tally.different > 0 {
+                "if the change is intended, bless it on purpose"
+            } else {
+                "write the missing references on purpose"
+            };
+            let _ = writeln!(text, "hint: {what}: ripple-render check SCENE… --refs {} --bless", args.refs.display());
         }
         super::print_out(&text)?;
     }
