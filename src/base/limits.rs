@@ -25,3 +25,6 @@ pub const DEFAULT_BUDGET: u64 = 1 << 30;
 pub const fn decode_budget(budget: u64) -> u64 {
     budget / 4
 }
+
+/// The largest WebP `diff` reads (it holds the file while composing its frames).
+pub const MAX_WEBP_BYTES: u64 = 1 << 30;

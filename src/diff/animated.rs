@@ -1,17 +1,19 @@
-//! The APNG and WebP sides of a diff (and a single PNG still): decoded and composed by the
-//! image crate, as a viewer composes them, on a thread of their own that runs a few frames
-//! ahead.
+//! The APNG and WebP sides of a diff (and a single PNG still), decoded and composed as a viewer
+//! composes them on a thread of their own that runs a few frames ahead: APNGs by the image
+//! crate, WebPs by [`super::webp`] as libwebp composes them.
 
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, sync_channel};
 
-use image::{AnimationDecoder, ImageDecoder};
+use image::AnimationDecoder;
 
 use super::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels, bad, check_size, decode_png};
+use super::webp::WebpFrames;
 use crate::base::error::{Result, os_reason};
-use crate::base::limits::{MAX_AREA, MAX_FRAMES};
+use crate::base::files::read_limited;
+use crate::base::limits::{MAX_AREA, MAX_FRAMES, MAX_WEBP_BYTES};
 use crate::encode::manifest::PixelKind;
 use crate::encode::provenance::Provenance;
 
@@ -38,7 +40,6 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
         let frame = Frame { pixels: Pixels::Rgb(rgb), delay: None };
         return Ok((info, Box::new(Decoded::ready(vec![Ok(frame)]))));
     }
-    let cannot = |e: image::ImageError| bad(path, format!("cannot decode it: {e}"));
     let reader =
         || File::open(path).map(BufReader::new).map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))));
     // The size and provenance first, then the frames on their own thread.
@@ -49,9 +50,40 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
         let provenance = info.uncompressed_latin1_text.iter().find_map(|t| Provenance::parse(&t.text));
         (info.width, info.height, provenance)
     } else {
-        let decoder = image::codecs::webp::WebPDecoder::new(reader()?).map_err(cannot)?;
-        let (w, h) = decoder.dimensions();
-        (w, h, None)
+        let bytes = read_limited(path, MAX_WEBP_BYTES, "WebP files")
+            .map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))))?;
+        let frames = WebpFrames::parse(path, bytes)?;
+        let (w, h) = frames.size();
+        check_size(path, (w, h))?;
+        let info = Info {
+            path: path.into(),
+            kind,
+            width: w,
+            height: h,
+            provenance: None,
+            colours: PixelKind::Rgb,
+            palette: None,
+        };
+        let (tx, rx) = sync_channel(2);
+        let path = path.to_path_buf();
+        std::thread::spawn(move || {
+            let mut frames = frames;
+            loop {
+                let frame = match frames.next_frame(&path) {
+                    Ok(None) => return,
+                    Ok(Some(c)) => Ok(Frame {
+                        pixels: Pixels::Rgb(visible(&c.rgba)),
+                        delay: Some(Delay::fraction(c.duration_ms, 1000)),
+                    }),
+                    Err(e) => Err(e),
+                };
+                let stop = frame.is_err();
+                if tx.send(frame).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        return Ok((info, Box::new(Decoded { frames: Source::Thread(rx) })));
     };
     check_size(path, (width, height))?;
     let info = Info { path: path.into(), kind, width, height, provenance, colours: PixelKind::Rgb, palette: None };
@@ -63,10 +95,7 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
             Kind::Apng => image::codecs::png::PngDecoder::with_limits(file, limits())
                 .and_then(|d| d.apng())
                 .map(|a| a.into_frames()),
-            _ => image::codecs::webp::WebPDecoder::new(file).and_then(|mut d| {
-                d.set_limits(limits())?;
-                Ok(d.into_frames())
-            }),
+            _ => unreachable!("WebPs are composed by diff::webp"),
         };
         let frames = match frames {
             Ok(frames) => frames,
@@ -84,11 +113,7 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
                 let (num, den) = frame.delay().numer_denom_ms();
                 // A fraction of milliseconds, as seconds.
                 let delay = Delay::fraction(num, den.saturating_mul(1000));
-                // What shows where the canvas is transparent is black, as for a GIF.
-                let rgba = frame.into_buffer().into_raw();
-                let rgb =
-                    rgba.chunks_exact(4).flat_map(|p| if p[3] == 0 { [0, 0, 0] } else { [p[0], p[1], p[2]] }).collect();
-                Frame { pixels: Pixels::Rgb(rgb), delay: Some(delay) }
+                Frame { pixels: Pixels::Rgb(visible(&frame.into_buffer().into_raw())), delay: Some(delay) }
             });
             if !send(frame) {
                 return;
@@ -96,6 +121,11 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
         }
     });
     Ok((info, Box::new(Decoded { frames: Source::Thread(rx) })))
+}
+
+/// RGBA as RGB: what shows where the canvas is transparent is black, as for a GIF.
+fn visible(rgba: &[u8]) -> Vec<u8> {
+    rgba.chunks_exact(4).flat_map(|p| if p[3] == 0 { [0, 0, 0] } else { [p[0], p[1], p[2]] }).collect()
 }
 
 enum Source {

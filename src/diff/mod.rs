@@ -11,6 +11,7 @@ pub mod page;
 pub mod palettes;
 pub mod report;
 pub mod scene;
+pub mod webp;
 
 use std::path::Path;
 use std::sync::mpsc;

@@ -3,9 +3,11 @@
 //! milliseconds by the pinned rule.
 //!
 //! Each rectangle is compressed losslessly by our VP8L encoder (`vp8l.rs`) on a worker thread;
-//! the RIFF container around them is written here. Frames replace their rectangle (no alpha
-//! blending): blending opaque pixels is exact in libwebp, but not in every decoder (image-webp's
-//! is one level low).
+//! the RIFF container around them is written here. The first frame replaces the canvas; each
+//! later one blends: a pixel it leaves unchanged is transparent (alpha 0, shows what was there),
+//! a changed one opaque (alpha 255, shows itself), which libwebp's animation decoder and
+//! browsers compose exactly. (image-webp composes a blended opaque pixel one level low, so
+//! `diff` composes WebP frames itself.)
 
 use std::io::{Seek, SeekFrom, Write};
 use std::time::Instant;
@@ -26,10 +28,12 @@ pub fn bytes_per_pixel(threads: usize) -> u64 {
     3 + 3 + super::workers::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
-/// One frame for a worker: its rectangle and the rectangle's RGB pixels.
+/// One frame for a worker: its rectangle and the rectangle's pixels as ARGB, and whether they
+/// blend (unchanged pixels transparent) or replace what was there (all opaque).
 struct Job {
     rect: Rect,
-    pixels: Vec<[u8; 3]>,
+    pixels: Vec<u32>,
+    blend: bool,
     duration: u32,
 }
 
@@ -84,7 +88,8 @@ impl<W: Write + Seek> Webp<W> {
     fn write_header(&mut self) -> Result<()> {
         let mut header = Vec::with_capacity(64);
         header.extend_from_slice(b"RIFF\0\0\0\0WEBP");
-        let mut vp8x = vec![0x02, 0, 0, 0]; // animated
+        // Animated, and with alpha: frames after the first are transparent where unchanged.
+        let mut vp8x = vec![0x12, 0, 0, 0];
         vp8x.extend_from_slice(&(self.stream.width - 1).to_le_bytes()[..3]);
         vp8x.extend_from_slice(&(self.stream.height - 1).to_le_bytes()[..3]);
         chunk(&mut header, b"VP8X", &vp8x);
@@ -109,11 +114,25 @@ impl<W: Write + Seek> Webp<W> {
                 None => Rect::PIXEL,
             }
         };
-        let cut = rect::cut(pixels, &self.previous, width, rect, None);
+        let opaque = |[r, g, b]: [u8; 3]| 0xff00_0000 | u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b);
+        // After the first frame, a pixel the frame leaves as it was is transparent and the frame
+        // blends: runs of transparent pixels cost almost nothing.
+        let blend = !self.previous.is_empty();
+        let (x0, y0, w) = (rect.x as usize, rect.y as usize, rect.width as usize);
+        let mut cut = Vec::with_capacity(w * rect.height as usize);
+        for y in y0..y0 + rect.height as usize {
+            let row = y * width + x0..y * width + x0 + w;
+            if blend {
+                let old = &self.previous[row.clone()];
+                cut.extend(pixels[row].iter().zip(old).map(|(&p, &o)| if p == o { 0 } else { opaque(p) }));
+            } else {
+                cut.extend(pixels[row].iter().map(|&p| opaque(p)));
+            }
+        }
         self.previous.clear();
         self.previous.extend_from_slice(pixels);
         self.written += 1;
-        Job { rect, pixels: cut, duration }
+        Job { rect, pixels: cut, blend, duration }
     }
 }
 
@@ -160,7 +179,7 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
 fn compress(job: Job) -> Result<Compressed> {
     let started = Instant::now();
     let Rect { x, y, width, height } = job.rect;
-    let vp8l = super::vp8l::encode(&job.pixels, width as usize, height as usize);
+    let vp8l = super::vp8l::encode(&job.pixels, width as usize, height as usize, job.blend);
     let mut vp8l_chunk = Vec::with_capacity(vp8l.len() + 9);
     chunk(&mut vp8l_chunk, b"VP8L", &vp8l);
     let vp8l = &vp8l_chunk;
@@ -168,8 +187,8 @@ fn compress(job: Job) -> Result<Compressed> {
     for v in [x / 2, y / 2, width - 1, height - 1, job.duration] {
         anmf.extend_from_slice(&v.to_le_bytes()[..3]);
     }
-    // Do not blend (the rectangle replaces what was there); do not dispose.
-    anmf.push(0b10);
+    // Blend (bit 1 clear: transparent pixels show what was there) or replace; never dispose.
+    anmf.push(if job.blend { 0 } else { 0b10 });
     anmf.extend_from_slice(vp8l);
     let mut out = Vec::with_capacity(anmf.len() + 9);
     chunk(&mut out, b"ANMF", &anmf);

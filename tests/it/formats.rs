@@ -37,13 +37,26 @@ fn decode_animation(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
     let frames = if path.extension().unwrap() == "apng" {
         image::codecs::png::PngDecoder::new(file).unwrap().apng().unwrap().into_frames().collect_frames().unwrap()
     } else {
-        image::codecs::webp::WebPDecoder::new(file).unwrap().into_frames().collect_frames().unwrap()
+        drop(file);
+        return decode_webp(path);
     };
     let delays = frames.iter().map(|f| f.delay().numer_denom_ms()).collect();
     let rgb = frames
         .into_iter()
         .map(|f| f.into_buffer().into_raw().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect())
         .collect();
+    (rgb, delays)
+}
+
+/// A WebP's frames as libwebp composes them (our compositor, checked against libwebp itself in
+/// `webp_decodes_the_same_through_libwebp`), and their durations as (ms, 1).
+fn decode_webp(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
+    let mut frames = ripple_render::diff::webp::WebpFrames::parse(path, std::fs::read(path).unwrap()).expect("a WebP");
+    let (mut rgb, mut delays) = (Vec::new(), Vec::new());
+    while let Some(frame) = frames.next_frame(path).unwrap() {
+        rgb.push(frame.rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect());
+        delays.push((frame.duration_ms, 1));
+    }
     (rgb, delays)
 }
 
@@ -147,6 +160,63 @@ fn webp_frames_durations_and_loop_decode_to_the_exact_render() {
             let info = Command::new("webpinfo").arg("out.webp").current_dir(&dir).output().unwrap();
             assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stdout));
         }
+    }
+}
+
+/// Frames of a WebP as libwebp's animation decoder composes them, through Pillow (whose WebP
+/// reader is libwebp), or `None` without python3 and Pillow's WebP support.
+fn libwebp_frames(path: &Path) -> Option<Vec<Vec<u8>>> {
+    let script = "import sys\nfrom PIL import Image, features\nassert features.check('webp')\n\
+                  im = Image.open(sys.argv[1]); out = sys.stdout.buffer; i = 0\n\
+                  while True:\n    try: im.seek(i)\n    except EOFError: break\n    \
+                  out.write(im.convert('RGBA').tobytes()); i += 1\n";
+    let run = Command::new("python3").args(["-c", script]).arg(path).output().ok()?;
+    if !run.status.success() {
+        return None;
+    }
+    let bytes = std::fs::read(path).unwrap();
+    let frames = ripple_render::diff::webp::WebpFrames::parse(path, bytes).unwrap();
+    let (w, h) = frames.size();
+    let canvas = w as usize * h as usize * 4;
+    // Transparent pixels show black, as diff shows them.
+    Some(
+        run.stdout
+            .chunks_exact(canvas)
+            .map(|f| f.chunks_exact(4).flat_map(|p| if p[3] == 0 { [0, 0, 0] } else { [p[0], p[1], p[2]] }).collect())
+            .collect(),
+    )
+}
+
+#[test]
+fn webp_decodes_the_same_through_libwebp() {
+    // Our frames blend (unchanged pixels transparent): libwebp, the reference, composes them to
+    // exactly the render, and so does diff's compositor, on our files and on img2webp's.
+    let dir = scene_dir("webp-libwebp", LIT);
+    render(&dir, &["-o", "out.webp"]);
+    let Some(theirs) = libwebp_frames(&dir.join("out.webp")) else {
+        return skipped("webp_decodes_the_same_through_libwebp", "python3 with Pillow's WebP support is missing");
+    };
+    let exact = render_rgb(LIT);
+    assert_eq!(theirs.len(), exact.len());
+    for (i, (got, want)) in theirs.iter().zip(&exact).enumerate() {
+        assert!(got == want, "libwebp: frame {i} differs from the render");
+    }
+    let bytes = std::fs::read(dir.join("out.webp")).unwrap();
+    assert!(bytes.windows(4).any(|w| w == b"ANMF"));
+    if !have("img2webp") {
+        return skipped("webp_decodes_the_same_through_libwebp (img2webp's file)", "img2webp is not on PATH");
+    }
+    render(&dir, &["-o", "frames/"]);
+    let mut args: Vec<String> = vec!["-lossless".into(), "-d".into(), "40".into()];
+    args.extend((0..exact.len()).map(|i| format!("frames/frame_{i:04}.png")));
+    args.extend(["-o".into(), "lib.webp".into()]);
+    let made = Command::new("img2webp").args(&args).current_dir(&dir).output().unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let ours = decode_webp(&dir.join("lib.webp")).0;
+    let reference = libwebp_frames(&dir.join("lib.webp")).unwrap();
+    assert_eq!(ours.len(), reference.len());
+    for (i, (a, b)) in ours.iter().zip(&reference).enumerate() {
+        assert!(a == b, "img2webp's frame {i}: diff's compositor differs from libwebp");
     }
 }
 

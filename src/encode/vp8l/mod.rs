@@ -38,8 +38,9 @@ fn distance_code(distance: usize, width: usize) -> u32 {
 }
 
 /// The symbols for `pixels` (`width` wide): back references where at least [`MIN_MATCH`]
-/// pixels repeat, else colour-cache hits (with `cache_bits`), else literals.
-fn tokens(pixels: &[u32], width: usize, cache_bits: u32) -> Vec<Token> {
+/// pixels repeat, else literals (which [`cached`] turns into colour-cache hits).
+fn tokens(pixels: &[u32], width: usize) -> Vec<Token> {
+    let cache_bits = 0;
     let n = pixels.len();
     let mut out = Vec::with_capacity(n / 2);
     let hash_bits = 16;
@@ -120,16 +121,44 @@ fn tokens(pixels: &[u32], width: usize, cache_bits: u32) -> Vec<Token> {
     out
 }
 
-/// Writes an entropy-coded image: its colour cache flag (and, for the main image, no meta
-/// codes), its five prefix codes, and its symbols.
-fn write_image(bits: &mut Bits, pixels: &[u32], width: usize, main: bool) {
-    let cache_bits = if main { CACHE_BITS } else { 0 };
-    let tokens = tokens(pixels, width, cache_bits);
+/// `tokens` (of `pixels`) with each literal found in a colour cache of `cache_bits` (0: none)
+/// turned into a hit; the cache learns every pixel, copied ones included.
+fn cached(tokens: &[Token], pixels: &[u32], cache_bits: u32) -> Vec<Token> {
+    if cache_bits == 0 {
+        return tokens.to_vec();
+    }
+    let mut cache = vec![0u32; 1 << cache_bits];
+    let mut at = 0;
+    let mut out = Vec::with_capacity(tokens.len());
+    for &t in tokens {
+        match t {
+            Token::Literal(p) => {
+                let slot = cache_slot(p, cache_bits);
+                out.push(if cache[slot] == p { Token::Cache(slot as u32) } else { t });
+                cache[slot] = p;
+                at += 1;
+            }
+            Token::Copy { length, .. } => {
+                for &p in &pixels[at..at + length as usize] {
+                    cache[cache_slot(p, cache_bits)] = p;
+                }
+                out.push(t);
+                at += length as usize;
+            }
+            Token::Cache(_) => unreachable!("tokens come without cache hits"),
+        }
+    }
+    out
+}
+
+/// The five histograms of a symbol stream with a colour cache of `cache_bits`: green (with
+/// lengths and cache slots), red, blue, alpha, distance.
+fn histograms(tokens: &[Token], cache_bits: u32) -> [Vec<u32>; 5] {
     let cache_size = if cache_bits > 0 { 1usize << cache_bits } else { 0 };
     let mut green = vec![0u32; 256 + 24 + cache_size];
     let (mut red, mut blue, mut alpha, mut distance) =
         (vec![0u32; 256], vec![0u32; 256], vec![0u32; 256], vec![0u32; 40]);
-    for t in &tokens {
+    for t in tokens {
         match *t {
             Token::Literal(p) => {
                 green[(p >> 8 & 255) as usize] += 1;
@@ -144,6 +173,38 @@ fn write_image(bits: &mut Bits, pixels: &[u32], width: usize, main: bool) {
             }
         }
     }
+    [green, red, blue, alpha, distance]
+}
+
+/// A coding of an image: its size in bits, cache bits, symbols and histograms.
+type Choice = (u64, u32, Vec<Token>, [Vec<u32>; 5]);
+
+/// Colour cache sizes tried for a main image (0: none); the one that codes smallest is kept.
+const CACHE_CHOICES: [u32; 1] = [CACHE_BITS];
+
+/// Writes an entropy-coded image: its colour cache flag (and, for the main image, no meta
+/// codes), its five prefix codes, and its symbols. A main image takes the colour cache of
+/// [`CACHE_CHOICES`] whose codes and symbols come to the fewest bits.
+fn write_image(bits: &mut Bits, pixels: &[u32], width: usize, main: bool) {
+    let plain = tokens(pixels, width);
+    let choices: &[u32] = if main { &CACHE_CHOICES } else { &[0] };
+    let mut best: Option<Choice> = None;
+    for &cache_bits in choices {
+        let tokens = cached(&plain, pixels, cache_bits);
+        let freqs = histograms(&tokens, cache_bits);
+        // The exact size: the codes as written, and each symbol's length (extra bits of lengths
+        // and distances are the same whatever the cache).
+        let mut scratch = Bits::new();
+        let codes = freqs.each_ref().map(|f| write_code(&mut scratch, f));
+        let mut size = scratch.len();
+        for (code, f) in codes.iter().zip(&freqs) {
+            size += f.iter().enumerate().map(|(s, &n)| u64::from(n) * code.length(s)).sum::<u64>();
+        }
+        if best.as_ref().is_none_or(|b| size < b.0) {
+            best = Some((size, cache_bits, tokens, freqs));
+        }
+    }
+    let Some((_, cache_bits, tokens, [green, red, blue, alpha, distance])) = best else { return };
     if cache_bits > 0 {
         bits.put(1, 1);
         bits.put(cache_bits, 4);
@@ -221,20 +282,24 @@ const TILE_BITS: u32 = 4;
 /// (all fourteen gained 1% on a grainy render and lost on a smooth one, for half again the time).
 const MODES: [u32; 5] = [1, 2, 7, 11, 12];
 
-/// Encodes opaque RGB `pixels` (`width` × `height`, at most 16384 a side) as a VP8L bitstream.
-pub fn encode(pixels: &[[u8; 3]], width: usize, height: usize) -> Vec<u8> {
+/// Encodes ARGB `pixels` (`width` × `height`, at most 16384 a side) as a VP8L bitstream;
+/// `alpha` says whether any is not opaque.
+pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let mut bits = Bits::new();
     bits.put(0x2f, 8);
     bits.put(width as u32 - 1, 14);
     bits.put(height as u32 - 1, 14);
-    // No alpha is used; version 0.
-    bits.put(0, 1);
+    // Whether alpha is used; version 0.
+    bits.put(u32::from(alpha), 1);
     bits.put(0, 3);
     // Subtract green.
-    let argb: Vec<u32> = pixels
+    let mut argb: Vec<u32> = pixels
         .iter()
-        .map(|&[r, g, b]| {
-            0xff00_0000 | u32::from(r.wrapping_sub(g)) << 16 | u32::from(g) << 8 | u32::from(b.wrapping_sub(g))
+        .map(|&p| {
+            let g = p >> 8 & 255;
+            let r = (p >> 16).wrapping_sub(g) & 255;
+            let b = p.wrapping_sub(g) & 255;
+            (p & 0xff00_ff00) | r << 16 | b
         })
         .collect();
     bits.put(1, 1);
@@ -255,6 +320,10 @@ pub fn encode(pixels: &[[u8; 3]], width: usize, height: usize) -> Vec<u8> {
                 let mut total = 0u64;
                 for y in (ty * tile).max(1)..((ty + 1) * tile).min(height) {
                     for x in (tx * tile).max(1)..((tx + 1) * tile).min(width) {
+                        // A transparent pixel's colour is free (below): it costs nothing.
+                        if at(x, y) >> 24 == 0 {
+                            continue;
+                        }
                         let (l, t, tl) = neighbours(x, y);
                         total += u64::from(cost(subtract(at(x, y), predict(mode, l, t, tl))));
                     }
@@ -266,19 +335,25 @@ pub fn encode(pixels: &[[u8; 3]], width: usize, height: usize) -> Vec<u8> {
             modes[ty * tiles_x + tx] = best.1;
         }
     }
+    // A transparent pixel shows nothing, so its colour is the prediction's: its residual is
+    // zero but for alpha. Later pixels are predicted from it as the decoder rebuilds it.
     let mut residuals = Vec::with_capacity(argb.len());
     for y in 0..height {
         for x in 0..width {
+            let i = y * width + x;
             let prediction = match (x, y) {
                 (0, 0) => 0xff00_0000,
-                (_, 0) => at(x - 1, 0),
-                (0, _) => at(0, y - 1),
+                (_, 0) => argb[i - 1],
+                (0, _) => argb[i - width],
                 _ => {
-                    let (l, t, tl) = neighbours(x, y);
+                    let (l, t, tl) = (argb[i - 1], argb[i - width], argb[i - width - 1]);
                     predict(modes[(y >> TILE_BITS) * tiles_x + (x >> TILE_BITS)], l, t, tl)
                 }
             };
-            residuals.push(subtract(at(x, y), prediction));
+            if argb[i] >> 24 == 0 {
+                argb[i] = prediction & 0x00ff_ffff;
+            }
+            residuals.push(subtract(argb[i], prediction));
         }
     }
     bits.put(1, 1);
@@ -297,6 +372,12 @@ mod tests {
     use super::*;
 
     fn decode(data: &[u8], width: usize, height: usize) -> Vec<u8> {
+        let rgba = decode_rgba(data, width, height);
+        rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect()
+    }
+
+    /// A still VP8L bitstream decoded by image-webp, as RGBA.
+    fn decode_rgba(data: &[u8], width: usize, height: usize) -> Vec<u8> {
         let mut file = b"RIFF\0\0\0\0WEBPVP8L".to_vec();
         file.extend((data.len() as u32).to_le_bytes());
         file.extend_from_slice(data);
@@ -309,7 +390,7 @@ mod tests {
         assert_eq!(decoder.dimensions(), (width as u32, height as u32));
         let mut out = vec![0; decoder.output_buffer_size().unwrap()];
         decoder.read_image(&mut out).unwrap_or_else(|e| panic!("{width}×{height}: {e}"));
-        if decoder.has_alpha() { out.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect() } else { out }
+        if decoder.has_alpha() { out } else { out.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect() }
     }
 
     #[test]
@@ -351,8 +432,22 @@ mod tests {
                     _ => [[0, 0, 0], [255, 0, 0], [0, 255, 0], [7, 7, 7]][(i % w / 5 + i / w / 3) % 4],
                 })
                 .collect();
-            let data = encode(&pixels, w, h);
+            let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
+            let data = encode(&argb, w, h, false);
             assert_eq!(decode(&data, w, h), pixels.as_flattened(), "{w}×{h} kind {kind}");
+            // With transparent pixels among them (every third), alpha and all.
+            let holed: Vec<u32> = argb.iter().enumerate().map(|(i, &p)| if i % 3 == 1 { 0 } else { p }).collect();
+            // A transparent pixel's colour is the encoder's to choose: only its alpha counts.
+            let rgba = decode_rgba(&encode(&holed, w, h, true), w, h);
+            let seen: Vec<u32> = rgba
+                .chunks_exact(4)
+                .map(|c| if c[3] == 0 { 0 } else { u32::from_be_bytes([c[3], c[0], c[1], c[2]]) })
+                .collect();
+            assert_eq!(seen, holed, "{w}×{h} kind {kind}, with alpha");
         }
+    }
+
+    fn opaque([r, g, b]: [u8; 3]) -> u32 {
+        0xff00_0000 | u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b)
     }
 }
