@@ -1,7 +1,10 @@
-//! A lossless WebP (VP8L) encoder for our frames: subtract green, a predictor chosen per 16×16
-//! tile, back references found through hash chains, a colour cache, and canonical prefix codes
-//! limited to 15 bits. Written from the format's description (RFC 9649); the pixels are opaque
-//! RGB, so alpha is always 255.
+//! A lossless WebP (VP8L) encoder for our frames: a colour table for images of at most 256
+//! colours (indices packed several to a pixel when there are at most 16), else subtract green
+//! and a predictor chosen per 16×16 tile; back references found through hash chains (the 120
+//! short codes for nearby pixels), a colour cache, and canonical prefix codes limited to 15
+//! bits. Written from the format's description (RFC 9649). Pixels are opaque, or transparent
+//! where a blended frame leaves the canvas as it was: a transparent pixel's colour is free, and
+//! is given the prediction's.
 
 mod prefix;
 
@@ -16,7 +19,7 @@ enum Token {
 }
 
 const CACHE_BITS: u32 = 10;
-const MIN_MATCH: usize = 4;
+const MIN_MATCH: usize = 6;
 const MAX_MATCH: usize = 4096;
 const CHAIN: usize = 24;
 const WINDOW: usize = 1 << 18;
@@ -25,15 +28,152 @@ fn cache_slot(argb: u32, bits: u32) -> usize {
     (argb.wrapping_mul(0x1e35_a7bd) >> (32 - bits)) as usize
 }
 
-/// The distance code of a back reference `distance` pixels back in an image `width` wide:
-/// the short codes for the pixel above, left, above-left and above-right, else distance + 120.
-fn distance_code(distance: usize, width: usize) -> u32 {
-    match distance {
-        d if d == width => 1,
-        1 => 2,
-        d if d == width + 1 => 3,
-        d if width > 1 && d == width - 1 => 4,
-        d => d as u32 + 120,
+/// The 120 short distance codes of VP8L (RFC 9649, 5.2.2): code `i + 1` stands for `x + y·width`
+/// pixels back, the pixel `y` rows up and `x` columns left (right when negative), with
+/// `(x, y)` the `i`th pair here.
+const NEAR: [(i8, i8); 120] = [
+    (0, 1),
+    (1, 0),
+    (1, 1),
+    (-1, 1),
+    (0, 2),
+    (2, 0),
+    (1, 2),
+    (-1, 2),
+    (2, 1),
+    (-2, 1),
+    (2, 2),
+    (-2, 2),
+    (0, 3),
+    (3, 0),
+    (1, 3),
+    (-1, 3),
+    (3, 1),
+    (-3, 1),
+    (2, 3),
+    (-2, 3),
+    (3, 2),
+    (-3, 2),
+    (0, 4),
+    (4, 0),
+    (1, 4),
+    (-1, 4),
+    (4, 1),
+    (-4, 1),
+    (3, 3),
+    (-3, 3),
+    (2, 4),
+    (-2, 4),
+    (4, 2),
+    (-4, 2),
+    (0, 5),
+    (3, 4),
+    (-3, 4),
+    (4, 3),
+    (-4, 3),
+    (5, 0),
+    (1, 5),
+    (-1, 5),
+    (5, 1),
+    (-5, 1),
+    (2, 5),
+    (-2, 5),
+    (5, 2),
+    (-5, 2),
+    (4, 4),
+    (-4, 4),
+    (3, 5),
+    (-3, 5),
+    (5, 3),
+    (-5, 3),
+    (0, 6),
+    (6, 0),
+    (1, 6),
+    (-1, 6),
+    (6, 1),
+    (-6, 1),
+    (2, 6),
+    (-2, 6),
+    (6, 2),
+    (-6, 2),
+    (4, 5),
+    (-4, 5),
+    (5, 4),
+    (-5, 4),
+    (3, 6),
+    (-3, 6),
+    (6, 3),
+    (-6, 3),
+    (0, 7),
+    (7, 0),
+    (1, 7),
+    (-1, 7),
+    (5, 5),
+    (-5, 5),
+    (7, 1),
+    (-7, 1),
+    (4, 6),
+    (-4, 6),
+    (6, 4),
+    (-6, 4),
+    (2, 7),
+    (-2, 7),
+    (7, 2),
+    (-7, 2),
+    (3, 7),
+    (-3, 7),
+    (7, 3),
+    (-7, 3),
+    (5, 6),
+    (-5, 6),
+    (6, 5),
+    (-6, 5),
+    (8, 0),
+    (4, 7),
+    (-4, 7),
+    (7, 4),
+    (-7, 4),
+    (8, 1),
+    (8, 2),
+    (6, 6),
+    (-6, 6),
+    (8, 3),
+    (5, 7),
+    (-5, 7),
+    (7, 5),
+    (-7, 5),
+    (8, 4),
+    (6, 7),
+    (-6, 7),
+    (7, 6),
+    (-7, 6),
+    (8, 5),
+    (7, 7),
+    (-7, 7),
+    (8, 6),
+    (8, 7),
+];
+
+/// The distance codes of an image `width` wide: the shortest code for each distance a short
+/// code reaches, else distance + 120.
+struct Distances {
+    near: std::collections::HashMap<usize, u32>,
+}
+
+impl Distances {
+    fn new(width: usize) -> Distances {
+        let mut near = std::collections::HashMap::new();
+        for (i, &(x, y)) in NEAR.iter().enumerate() {
+            let d = i64::from(x) + i64::from(y) * width as i64;
+            if d >= 1 {
+                near.entry(d as usize).or_insert(i as u32 + 1);
+            }
+        }
+        Distances { near }
+    }
+
+    fn code(&self, distance: usize) -> u32 {
+        self.near.get(&distance).copied().unwrap_or(distance as u32 + 120)
     }
 }
 
@@ -41,6 +181,7 @@ fn distance_code(distance: usize, width: usize) -> u32 {
 /// pixels repeat, else literals (which [`cached`] turns into colour-cache hits).
 fn tokens(pixels: &[u32], width: usize) -> Vec<Token> {
     let cache_bits = 0;
+    let distances = Distances::new(width);
     let n = pixels.len();
     let mut out = Vec::with_capacity(n / 2);
     let hash_bits = 16;
@@ -93,7 +234,7 @@ fn tokens(pixels: &[u32], width: usize) -> Vec<Token> {
             }
         }
         if best.0 >= MIN_MATCH {
-            out.push(Token::Copy { length: best.0 as u32, code: distance_code(best.1, width) });
+            out.push(Token::Copy { length: best.0 as u32, code: distances.code(best.1) });
             for k in i..i + best.0 {
                 if cache_bits > 0 {
                     cache[cache_slot(pixels[k], cache_bits)] = pixels[k];
@@ -151,60 +292,45 @@ fn cached(tokens: &[Token], pixels: &[u32], cache_bits: u32) -> Vec<Token> {
     out
 }
 
-/// The five histograms of a symbol stream with a colour cache of `cache_bits`: green (with
-/// lengths and cache slots), red, blue, alpha, distance.
-fn histograms(tokens: &[Token], cache_bits: u32) -> [Vec<u32>; 5] {
+/// The sizes of the five alphabets: green (with lengths and cache slots), red, blue, alpha,
+/// distance.
+fn alphabet_sizes(cache_bits: u32) -> [usize; 5] {
     let cache_size = if cache_bits > 0 { 1usize << cache_bits } else { 0 };
-    let mut green = vec![0u32; 256 + 24 + cache_size];
-    let (mut red, mut blue, mut alpha, mut distance) =
-        (vec![0u32; 256], vec![0u32; 256], vec![0u32; 256], vec![0u32; 40]);
-    for t in tokens {
-        match *t {
-            Token::Literal(p) => {
-                green[(p >> 8 & 255) as usize] += 1;
-                red[(p >> 16 & 255) as usize] += 1;
-                blue[(p & 255) as usize] += 1;
-                alpha[(p >> 24) as usize] += 1;
-            }
-            Token::Cache(slot) => green[256 + 24 + slot as usize] += 1,
-            Token::Copy { length, code } => {
-                green[256 + prefix(length).0] += 1;
-                distance[prefix(code).0] += 1;
-            }
-        }
-    }
-    [green, red, blue, alpha, distance]
+    [256 + 24 + cache_size, 256, 256, 256, 40]
 }
 
-/// A coding of an image: its size in bits, cache bits, symbols and histograms.
-type Choice = (u64, u32, Vec<Token>, [Vec<u32>; 5]);
-
-/// Colour cache sizes tried for a main image (0: none); the one that codes smallest is kept.
-const CACHE_CHOICES: [u32; 1] = [CACHE_BITS];
-
-/// Writes an entropy-coded image: its colour cache flag (and, for the main image, no meta
-/// codes), its five prefix codes, and its symbols. A main image takes the colour cache of
-/// [`CACHE_CHOICES`] whose codes and symbols come to the fewest bits.
-fn write_image(bits: &mut Bits, pixels: &[u32], width: usize, main: bool) {
-    let plain = tokens(pixels, width);
-    let choices: &[u32] = if main { &CACHE_CHOICES } else { &[0] };
-    let mut best: Option<Choice> = None;
-    for &cache_bits in choices {
-        let tokens = cached(&plain, pixels, cache_bits);
-        let freqs = histograms(&tokens, cache_bits);
-        // The exact size: the codes as written, and each symbol's length (extra bits of lengths
-        // and distances are the same whatever the cache).
-        let mut scratch = Bits::new();
-        let codes = freqs.each_ref().map(|f| write_code(&mut scratch, f));
-        let mut size = scratch.len();
-        for (code, f) in codes.iter().zip(&freqs) {
-            size += f.iter().enumerate().map(|(s, &n)| u64::from(n) * code.length(s)).sum::<u64>();
+/// The symbols one token adds: (alphabet, symbol).
+fn symbols(t: &Token, mut add: impl FnMut(usize, usize)) {
+    match *t {
+        Token::Literal(p) => {
+            add(0, (p >> 8 & 255) as usize);
+            add(1, (p >> 16 & 255) as usize);
+            add(2, (p & 255) as usize);
+            add(3, (p >> 24) as usize);
         }
-        if best.as_ref().is_none_or(|b| size < b.0) {
-            best = Some((size, cache_bits, tokens, freqs));
+        Token::Cache(slot) => add(0, 256 + 24 + slot as usize),
+        Token::Copy { length, code } => {
+            add(0, 256 + prefix(length).0);
+            add(4, prefix(code).0);
         }
     }
-    let Some((_, cache_bits, tokens, [green, red, blue, alpha, distance])) = best else { return };
+}
+
+/// The five histograms of `tokens`.
+fn histograms(tokens: &[Token], cache_bits: u32) -> [Vec<u32>; 5] {
+    let mut out = alphabet_sizes(cache_bits).map(|n| vec![0u32; n]);
+    for t in tokens {
+        symbols(t, |a, s| out[a][s] += 1);
+    }
+    out
+}
+
+/// Writes an entropy-coded image: its colour cache flag (and, for the main image, no meta
+/// codes), its five prefix codes, and its symbols. (Meta codes, a group of codes per tile, were
+/// tried: 1% smaller for five times the time.)
+fn write_image(bits: &mut Bits, pixels: &[u32], width: usize, main: bool) {
+    let cache_bits = if main { CACHE_BITS } else { 0 };
+    let tokens = cached(&tokens(pixels, width), pixels, cache_bits);
     if cache_bits > 0 {
         bits.put(1, 1);
         bits.put(cache_bits, 4);
@@ -214,7 +340,7 @@ fn write_image(bits: &mut Bits, pixels: &[u32], width: usize, main: bool) {
     if main {
         bits.put(0, 1);
     }
-    let codes = [&green, &red, &blue, &alpha, &distance].map(|f| write_code(bits, f));
+    let codes = histograms(&tokens, cache_bits).map(|f| write_code(bits, &f));
     let [green, red, blue, alpha, distance] = &codes;
     for t in tokens {
         match t {
@@ -283,15 +409,88 @@ const TILE_BITS: u32 = 4;
 const MODES: [u32; 5] = [1, 2, 7, 11, 12];
 
 /// Encodes ARGB `pixels` (`width` × `height`, at most 16384 a side) as a VP8L bitstream;
-/// `alpha` says whether any is not opaque.
+/// `alpha` says whether any is not opaque. An image of at most 16 colours is coded through a
+/// colour table, its indices packed several to a pixel; one of up to 256 colours both ways,
+/// the smaller kept; any other with subtract-green and predictors.
 pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
+    let Some(table) = colour_table(pixels) else { return encode_predicted(pixels, width, height, alpha) };
+    let indexed = encode_indexed(pixels, width, height, alpha, &table);
+    if table.len() <= 16 {
+        return indexed;
+    }
+    let predicted = encode_predicted(pixels, width, height, alpha);
+    if indexed.len() <= predicted.len() { indexed } else { predicted }
+}
+
+/// The header every image starts with: the signature, size, alpha hint and version 0.
+fn header(width: usize, height: usize, alpha: bool) -> Bits {
     let mut bits = Bits::new();
     bits.put(0x2f, 8);
     bits.put(width as u32 - 1, 14);
     bits.put(height as u32 - 1, 14);
-    // Whether alpha is used; version 0.
     bits.put(u32::from(alpha), 1);
     bits.put(0, 3);
+    bits
+}
+
+/// The distinct colours of `pixels`, sorted, if there are at most 256.
+fn colour_table(pixels: &[u32]) -> Option<Vec<u32>> {
+    let mut seen: Vec<u32> = Vec::with_capacity(257);
+    let mut last = None;
+    for &p in pixels {
+        if last == Some(p) {
+            continue;
+        }
+        last = Some(p);
+        if let Err(at) = seen.binary_search(&p) {
+            if seen.len() == 256 {
+                return None;
+            }
+            seen.insert(at, p);
+        }
+    }
+    Some(seen)
+}
+
+/// Codes `pixels` through the colour-indexing transform: the table (each entry as its
+/// difference from the one before), then the indices, bundled 8, 4 or 2 to a pixel's green
+/// when the table has at most 2, 4 or 16 colours.
+fn encode_indexed(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32]) -> Vec<u8> {
+    let mut bits = header(width, height, alpha);
+    bits.put(1, 1);
+    bits.put(3, 2);
+    bits.put(table.len() as u32 - 1, 8);
+    let deltas: Vec<u32> =
+        table.iter().enumerate().map(|(i, &c)| if i == 0 { c } else { subtract(c, table[i - 1]) }).collect();
+    write_image(&mut bits, &deltas, table.len(), false);
+    // No more transforms.
+    bits.put(0, 1);
+    let width_bits = match table.len() {
+        0..=2 => 3,
+        3..=4 => 2,
+        5..=16 => 1,
+        _ => 0,
+    };
+    let (per, index_bits) = (1usize << width_bits, 8 >> width_bits);
+    let packed_width = width.div_ceil(per);
+    let mut packed = Vec::with_capacity(packed_width * height);
+    for row in pixels.chunks_exact(width) {
+        for group in row.chunks(per) {
+            let mut code = 0u32;
+            for (k, p) in group.iter().enumerate() {
+                let index = table.binary_search(p).unwrap_or(0) as u32;
+                code |= index << (k * index_bits);
+            }
+            packed.push(0xff00_0000 | code << 8);
+        }
+    }
+    write_image(&mut bits, &packed, packed_width, true);
+    bits.finish()
+}
+
+/// Codes `pixels` with subtract-green and a predictor chosen per tile.
+fn encode_predicted(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
+    let mut bits = header(width, height, alpha);
     // Subtract green.
     let mut argb: Vec<u32> = pixels
         .iter()
@@ -414,9 +613,19 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for (w, h, kind) in
-            [(1, 1, 0), (2, 1, 1), (1, 5, 1), (17, 3, 1), (64, 48, 2), (97, 33, 3), (200, 120, 1), (33, 70, 0)]
-        {
+        for (w, h, kind) in [
+            (1, 1, 0),
+            (2, 1, 1),
+            (1, 5, 1),
+            (17, 3, 1),
+            (64, 48, 2),
+            (97, 33, 3),
+            (200, 120, 1),
+            (33, 70, 0),
+            (31, 9, 4),
+            (13, 17, 5),
+            (61, 40, 6),
+        ] {
             let pixels: Vec<[u8; 3]> = (0..w * h)
                 .map(|i| match kind {
                     // One colour.
@@ -429,7 +638,11 @@ mod tests {
                     // A gradient with stripes (copies, cache hits).
                     2 => [(i % w) as u8 * 3, (i / w) as u8, ((i / 7) % 5) as u8 * 40],
                     // A few colours in blocks.
-                    _ => [[0, 0, 0], [255, 0, 0], [0, 255, 0], [7, 7, 7]][(i % w / 5 + i / w / 3) % 4],
+                    3 => [[0, 0, 0], [255, 0, 0], [0, 255, 0], [7, 7, 7]][(i % w / 5 + i / w / 3) % 4],
+                    // Two colours; eleven; a hundred (a colour table of each bundling).
+                    4 => [[9, 9, 9], [250, 1, 2]][(i * 7 / 3) % 2],
+                    5 => [(i % 11) as u8 * 20, 3, 4],
+                    _ => [(i % 100) as u8, (i % 100) as u8 / 2, 77],
                 })
                 .collect();
             let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();

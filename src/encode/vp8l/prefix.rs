@@ -25,11 +25,6 @@ impl Bits {
         }
     }
 
-    /// Bits written so far.
-    pub(super) fn len(&self) -> u64 {
-        self.out.len() as u64 * 8 + u64::from(self.n)
-    }
-
     pub(super) fn finish(mut self) -> Vec<u8> {
         if self.n > 0 {
             self.out.push(self.acc as u8);
@@ -124,11 +119,6 @@ pub(super) struct Code {
 }
 
 impl Code {
-    /// The bits a symbol takes.
-    pub(super) fn length(&self, symbol: usize) -> u64 {
-        u64::from(self.lengths[symbol])
-    }
-
     pub(super) fn put(&self, bits: &mut Bits, symbol: usize) {
         bits.put(u32::from(self.codes[symbol]), u32::from(self.lengths[symbol]));
     }
