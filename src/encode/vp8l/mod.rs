@@ -329,7 +329,11 @@ fn histograms(tokens: &[Token], cache_bits: u32) -> [Vec<u32>; 5] {
 /// codes), its five prefix codes, and its symbols. (Meta codes, a group of codes per tile, were
 /// tried: 1% smaller for five times the time.)
 fn write_image(bits: &mut Bits, pixels: &[u32], width: usize, main: bool) {
-    let cache_bits = if main { CACHE_BITS } else { 0 };
+    write_image_cached(bits, pixels, width, main, if main { CACHE_BITS } else { 0 });
+}
+
+/// [`write_image`] with a colour cache of `cache_bits` (0: none).
+fn write_image_cached(bits: &mut Bits, pixels: &[u32], width: usize, main: bool, cache_bits: u32) {
     let tokens = cached(&tokens(pixels, width), pixels, cache_bits);
     if cache_bits > 0 {
         bits.put(1, 1);
@@ -413,13 +417,42 @@ const MODES: [u32; 5] = [1, 2, 7, 11, 12];
 /// colour table, its indices packed several to a pixel; one of up to 256 colours both ways,
 /// the smaller kept; any other with subtract-green and predictors.
 pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
-    let Some(table) = colour_table(pixels) else { return encode_predicted(pixels, width, height, alpha) };
-    let indexed = encode_indexed(pixels, width, height, alpha, &table);
-    if table.len() <= 16 {
-        return indexed;
+    let table = colour_table(pixels);
+    if let Some(table) = table.as_ref().filter(|t| t.len() <= 16) {
+        return encode_indexed(pixels, width, height, alpha, table);
     }
-    let predicted = encode_predicted(pixels, width, height, alpha);
-    if indexed.len() <= predicted.len() { indexed } else { predicted }
+    let mut best = encode_predicted(pixels, width, height, alpha);
+    let mut keep = |other: Vec<u8>| {
+        if other.len() < best.len() {
+            best = other;
+        }
+    };
+    keep(encode_green(pixels, width, height, alpha));
+    if let Some(table) = &table {
+        keep(encode_indexed(pixels, width, height, alpha, table));
+    }
+    best
+}
+
+/// Codes `pixels` with subtract-green alone: where neighbours predict a pixel poorly (a frame
+/// of displaced, lit water), back references and the colour cache do better on the colours
+/// themselves than on residuals.
+fn encode_green(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
+    let mut bits = header(width, height, alpha);
+    bits.put(1, 1);
+    bits.put(2, 2);
+    bits.put(0, 1);
+    let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
+    write_image(&mut bits, &argb, width, true);
+    bits.finish()
+}
+
+/// A pixel with green taken from red and blue (modulo 256).
+fn subtract_green(p: u32) -> u32 {
+    let g = p >> 8 & 255;
+    let r = (p >> 16).wrapping_sub(g) & 255;
+    let b = p.wrapping_sub(g) & 255;
+    (p & 0xff00_ff00) | r << 16 | b
 }
 
 /// The header every image starts with: the signature, size, alpha hint and version 0.
@@ -484,7 +517,8 @@ fn encode_indexed(pixels: &[u32], width: usize, height: usize, alpha: bool, tabl
             packed.push(0xff00_0000 | code << 8);
         }
     }
-    write_image(&mut bits, &packed, packed_width, true);
+    // Indices repeat as whole runs, not as scattered colours: no cache.
+    write_image_cached(&mut bits, &packed, packed_width, true, 0);
     bits.finish()
 }
 
@@ -492,15 +526,7 @@ fn encode_indexed(pixels: &[u32], width: usize, height: usize, alpha: bool, tabl
 fn encode_predicted(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let mut bits = header(width, height, alpha);
     // Subtract green.
-    let mut argb: Vec<u32> = pixels
-        .iter()
-        .map(|&p| {
-            let g = p >> 8 & 255;
-            let r = (p >> 16).wrapping_sub(g) & 255;
-            let b = p.wrapping_sub(g) & 255;
-            (p & 0xff00_ff00) | r << 16 | b
-        })
-        .collect();
+    let mut argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
     bits.put(1, 1);
     bits.put(2, 2);
     // The predictor: each tile's mode is the one with the smallest residuals.
