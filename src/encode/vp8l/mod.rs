@@ -8,7 +8,7 @@
 
 mod prefix;
 
-use prefix::{Bits, prefix, write_code};
+use prefix::{Bits, Code, prefix, write_code};
 
 /// One symbol of the pixel stream.
 #[derive(Clone, Copy)]
@@ -292,6 +292,9 @@ fn cached(tokens: &[Token], pixels: &[u32], cache_bits: u32) -> Vec<Token> {
     out
 }
 
+/// The counts of each symbol of the five alphabets (see [`alphabet_sizes`]).
+type Histograms = [Vec<u32>; 5];
+
 /// The sizes of the five alphabets: green (with lengths and cache slots), red, blue, alpha,
 /// distance.
 fn alphabet_sizes(cache_bits: u32) -> [usize; 5] {
@@ -317,7 +320,7 @@ fn symbols(t: &Token, mut add: impl FnMut(usize, usize)) {
 }
 
 /// The five histograms of `tokens`.
-fn histograms(tokens: &[Token], cache_bits: u32) -> [Vec<u32>; 5] {
+fn histograms(tokens: &[Token], cache_bits: u32) -> Histograms {
     let mut out = alphabet_sizes(cache_bits).map(|n| vec![0u32; n]);
     for t in tokens {
         symbols(t, |a, s| out[a][s] += 1);
@@ -325,29 +328,117 @@ fn histograms(tokens: &[Token], cache_bits: u32) -> [Vec<u32>; 5] {
     out
 }
 
-/// Writes an entropy-coded image: its colour cache flag (and, for the main image, no meta
-/// codes), its five prefix codes, and its symbols. (Meta codes, a group of codes per tile, were
-/// tried: 1% smaller for five times the time.)
-fn write_image(bits: &mut Bits, pixels: &[u32], width: usize, main: bool) {
-    write_image_cached(bits, pixels, width, main, if main { CACHE_BITS } else { 0 });
+/// Writes an entropy-coded sub-image (a transform's data): no colour cache, one group of codes.
+fn write_image(bits: &mut Bits, pixels: &[u32], width: usize) {
+    write_tokens(bits, &Main::new(pixels, width, 0), false);
 }
 
-/// [`write_image`] with a colour cache of `cache_bits` (0: none).
-fn write_image_cached(bits: &mut Bits, pixels: &[u32], width: usize, main: bool, cache_bits: u32) {
-    let tokens = cached(&tokens(pixels, width), pixels, cache_bits);
+/// The main image of a way of coding a picture, parsed into symbols once.
+struct Main {
+    tokens: Vec<Token>,
+    width: usize,
+    height: usize,
+    cache_bits: u32,
+    main: bool,
+}
+
+impl Main {
+    /// `pixels` parsed with a colour cache of `cache_bits` (0: none).
+    fn new(pixels: &[u32], width: usize, cache_bits: u32) -> Main {
+        let tokens = cached(&tokens(pixels, width), pixels, cache_bits);
+        Main { tokens, width, height: pixels.len() / width.max(1), cache_bits, main: cache_bits > 0 }
+    }
+}
+
+/// A way of coding a picture: its header and transforms, then its main image.
+struct Way {
+    head: Bits,
+    image: Main,
+}
+
+impl Way {
+    /// The whole bitstream, the main image's tiles sorted into groups of codes when `grouped`
+    /// and that codes smaller.
+    fn bytes(&self, grouped: bool) -> Vec<u8> {
+        let mut bits = self.head.clone();
+        write_tokens(&mut bits, &self.image, grouped);
+        bits.finish()
+    }
+
+    /// The length in bits of [`Way::bytes`] with one group of codes, without writing the symbols.
+    fn bits(&self) -> u64 {
+        let Main { ref tokens, cache_bits, main, .. } = self.image;
+        let mut codes = Bits::new();
+        let mut total = self.head.len() + 1 + if cache_bits > 0 { 4 } else { 0 } + u64::from(main);
+        total += code_bits(&mut codes, &[histograms(tokens, cache_bits)]);
+        for t in tokens {
+            if let Token::Copy { length, code } = *t {
+                total += u64::from(prefix(length).2 + prefix(code).2);
+            }
+        }
+        total + codes.len()
+    }
+}
+
+/// Writes an entropy-coded image: its colour cache flag, for a main image whether and how its
+/// tiles choose among groups of prefix codes (when `grouped`, kept if that codes smaller than
+/// one group), each group's five prefix codes, and the symbols.
+fn write_tokens(bits: &mut Bits, image: &Main, grouped: bool) {
+    let Main { ref tokens, width, height, cache_bits, main } = *image;
+    let mut starts = Vec::with_capacity(tokens.len());
+    let mut at = 0;
+    for t in tokens {
+        starts.push(at);
+        at += match *t {
+            Token::Copy { length, .. } => length as usize,
+            _ => 1,
+        };
+    }
+    let one = vec![histograms(tokens, cache_bits)];
+    let mut chosen: Option<(Groups, Vec<usize>, Vec<Histograms>)> = None;
+    if main
+        && grouped
+        && let Some(g) = groups(tokens, &starts, width, height, cache_bits)
+    {
+        let of: Vec<usize> = starts.iter().map(|&p| g.of_tile[g.tile(p, width)]).collect();
+        let mut histograms: Vec<Histograms> =
+            (0..g.count).map(|_| alphabet_sizes(cache_bits).map(|n| vec![0u32; n])).collect();
+        for (t, &k) in tokens.iter().zip(&of) {
+            symbols(t, |a, s| histograms[k][a][s] += 1);
+        }
+        // Kept only when the meta image, the groups' codes and their symbols take fewer bits.
+        let mut single = Bits::new();
+        let single = code_bits(&mut single, &one) + single.len();
+        let mut several = Bits::new();
+        write_image(&mut several, &g.meta_pixels(), g.tiles_x);
+        if code_bits(&mut several, &histograms) + several.len() < single {
+            chosen = Some((g, of, histograms));
+        }
+    }
     if cache_bits > 0 {
         bits.put(1, 1);
         bits.put(cache_bits, 4);
     } else {
         bits.put(0, 1);
     }
-    if main {
-        bits.put(0, 1);
-    }
-    let codes = histograms(&tokens, cache_bits).map(|f| write_code(bits, &f));
-    let [green, red, blue, alpha, distance] = &codes;
-    for t in tokens {
-        match t {
+    let (of, histograms) = match chosen {
+        Some((g, of, histograms)) => {
+            bits.put(1, 1);
+            bits.put(g.tile_bits - 2, 3);
+            write_image(bits, &g.meta_pixels(), g.tiles_x);
+            (of, histograms)
+        }
+        None => {
+            if main {
+                bits.put(0, 1);
+            }
+            (vec![0; tokens.len()], one)
+        }
+    };
+    let codes: Vec<[Code; 5]> = histograms.iter().map(|h| h.each_ref().map(|f| write_code(bits, f))).collect();
+    for (t, &k) in tokens.iter().zip(&of) {
+        let [green, red, blue, alpha, distance] = &codes[k];
+        match *t {
             Token::Literal(p) => {
                 green.put(bits, (p >> 8 & 255) as usize);
                 red.put(bits, (p >> 16 & 255) as usize);
@@ -365,6 +456,188 @@ fn write_image_cached(bits: &mut Bits, pixels: &[u32], width: usize, main: bool,
             }
         }
     }
+}
+
+/// Writes the codes of `histograms` into `bits` and returns the bits their symbols take (but
+/// for the extra bits of lengths and distances).
+fn code_bits(bits: &mut Bits, histograms: &[Histograms]) -> u64 {
+    let mut total = 0;
+    for h in histograms {
+        for f in h {
+            let code = write_code(bits, f);
+            total += f.iter().enumerate().map(|(s, &n)| u64::from(n) * code.length(s)).sum::<u64>();
+        }
+    }
+    total
+}
+
+/// Most groups of prefix codes a main image's tiles are sorted into.
+const MAX_GROUPS: usize = 8;
+
+/// Rounds of sorting tiles into groups.
+const ROUNDS: usize = 3;
+
+/// Tiles of a main image sorted into groups that share prefix codes.
+struct Groups {
+    tile_bits: u32,
+    tiles_x: usize,
+    of_tile: Vec<usize>,
+    count: usize,
+}
+
+impl Groups {
+    /// The tile of pixel `p` of an image `width` wide.
+    fn tile(&self, p: usize, width: usize) -> usize {
+        tile_of(p, width, self.tile_bits, self.tiles_x)
+    }
+
+    /// The meta image: each tile's group in its pixel's red (high byte) and green.
+    fn meta_pixels(&self) -> Vec<u32> {
+        self.of_tile.iter().map(|&n| ((n as u32 >> 8) << 16) | ((n as u32 & 255) << 8)).collect()
+    }
+}
+
+/// The tile, `1 << tile_bits` pixels a side and `tiles_x` to a row, of pixel `p` of an image
+/// `width` wide.
+fn tile_of(p: usize, width: usize, tile_bits: u32, tiles_x: usize) -> usize {
+    ((p / width) >> tile_bits) * tiles_x + ((p % width) >> tile_bits)
+}
+
+/// `n·log2(n)` in 1/65536 bits, in integers only (the same on every machine): a table for small
+/// counts, and for larger ones the table's value at the count's top 12 bits, shifted.
+fn nlogn(n: u64) -> u64 {
+    static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..4096u64).map(log2_q16).collect());
+    if n < 4096 {
+        return n * table[n as usize];
+    }
+    let shift = 64 - u64::from(n.leading_zeros()) - 12;
+    n * (table[(n >> shift) as usize] + (shift << 16))
+}
+
+/// `log2(n)` in 1/65536 bits, by repeated squaring.
+fn log2_q16(n: u64) -> u64 {
+    if n <= 1 {
+        return 0;
+    }
+    let whole = 63 - u64::from(n.leading_zeros());
+    let mut x: u64 = if whole >= 32 { n >> (whole - 32) } else { n << (32 - whole) };
+    let mut fraction = 0u64;
+    for bit in (0..16).rev() {
+        x = ((u128::from(x) * u128::from(x)) >> 32) as u64;
+        if x >= 1 << 33 {
+            x >>= 1;
+            fraction |= 1 << bit;
+        }
+    }
+    whole << 16 | fraction
+}
+
+/// Sorts the tiles of a main image into at most [`MAX_GROUPS`] groups of like statistics:
+/// Lloyd's rounds on the bits a tile adds to a group (its entropy there, and a few bits for each
+/// symbol the group's code must newly describe). `None` when there are too few tiles.
+fn groups(tokens: &[Token], starts: &[usize], width: usize, height: usize, cache_bits: u32) -> Option<Groups> {
+    let tile_bits = if width.max(height) <= 128 { 4 } else { 5 };
+    let (tiles_x, tiles_y) = (width.div_ceil(1 << tile_bits), height.div_ceil(1 << tile_bits));
+    let tiles = tiles_x * tiles_y;
+    if tiles < 4 {
+        return None;
+    }
+    let sizes = alphabet_sizes(cache_bits);
+    let mut offsets = [0usize; 5];
+    for a in 1..5 {
+        offsets[a] = offsets[a - 1] + sizes[a - 1];
+    }
+    let total: usize = sizes.iter().sum();
+    // Each tile's symbols, counted.
+    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); tiles];
+    for (t, &start) in tokens.iter().zip(starts) {
+        let tile = tile_of(start, width, tile_bits, tiles_x);
+        symbols(t, |a, s| lists[tile].push((offsets[a] + s) as u32));
+    }
+    let alphabet = |s: usize| offsets.iter().rposition(|&o| o <= s).unwrap_or(0);
+    let mut sparse: Vec<Vec<(usize, u64)>> = Vec::with_capacity(tiles);
+    let mut counts: Vec<[u64; 5]> = Vec::with_capacity(tiles);
+    let mut dense = vec![0u64; total];
+    for list in lists {
+        let mut touched: Vec<usize> = Vec::new();
+        let mut n = [0u64; 5];
+        for s in list {
+            let s = s as usize;
+            n[alphabet(s)] += 1;
+            if dense[s] == 0 {
+                touched.push(s);
+            }
+            dense[s] += 1;
+        }
+        sparse.push(touched.iter().map(|&s| (s, std::mem::take(&mut dense[s]))).collect());
+        counts.push(n);
+    }
+    let used: Vec<usize> = (0..tiles).filter(|&t| !sparse[t].is_empty()).collect();
+    if used.len() < 4 {
+        return None;
+    }
+    // Seeds: tiles spread over the bits per symbol they need alone.
+    let alone = |t: usize| -> u64 {
+        let whole: u64 = counts[t].iter().map(|&n| nlogn(n)).sum();
+        whole.saturating_sub(sparse[t].iter().map(|&(_, c)| nlogn(c)).sum()) / counts[t].iter().sum::<u64>().max(1)
+    };
+    let mut order = used.clone();
+    order.sort_by_key(|&t| (alone(t), t));
+    let k = MAX_GROUPS.min(order.len());
+    let mut hist = vec![vec![0u64; total]; k];
+    let mut totals = vec![[0u64; 5]; k];
+    for g in 0..k {
+        let t = order[g * (order.len() - 1) / (k - 1)];
+        for &(s, c) in &sparse[t] {
+            hist[g][s] += c;
+        }
+        totals[g] = counts[t];
+    }
+    let mut of_tile = vec![0usize; tiles];
+    for _ in 0..ROUNDS {
+        for &t in &used {
+            let mut best = (u64::MAX, 0);
+            for g in 0..k {
+                let mut added: u64 = (0..5).map(|a| nlogn(totals[g][a] + counts[t][a]) - nlogn(totals[g][a])).sum();
+                let mut removed = 0u64;
+                for &(s, c) in &sparse[t] {
+                    let had = hist[g][s];
+                    removed += nlogn(had + c) - nlogn(had);
+                    if had == 0 {
+                        added += 5 << 16;
+                    }
+                }
+                let cost = added.saturating_sub(removed);
+                if cost < best.0 {
+                    best = (cost, g);
+                }
+            }
+            of_tile[t] = best.1;
+        }
+        hist.iter_mut().for_each(|h| h.iter_mut().for_each(|n| *n = 0));
+        totals.iter_mut().for_each(|n| *n = [0; 5]);
+        for &t in &used {
+            let g = of_tile[t];
+            for &(s, c) in &sparse[t] {
+                hist[g][s] += c;
+            }
+            for a in 0..5 {
+                totals[g][a] += counts[t][a];
+            }
+        }
+    }
+    // The groups in use, numbered in order of first use.
+    let mut number = vec![usize::MAX; k];
+    let mut count = 0;
+    for g in of_tile.iter_mut() {
+        if number[*g] == usize::MAX {
+            number[*g] = count;
+            count += 1;
+        }
+        *g = number[*g];
+    }
+    (count > 1).then_some(Groups { tile_bits, tiles_x, of_tile, count })
 }
 
 fn channel(p: u32, shift: u32) -> i32 {
@@ -402,49 +675,82 @@ fn subtract(a: u32, b: u32) -> u32 {
     out
 }
 
-/// How large a residual is: each channel's distance from 0, modulo 256.
-fn cost(residual: u32) -> u32 {
-    (0..4).map(|c| (residual >> (8 * c) & 255).min(256 - (residual >> (8 * c) & 255))).sum()
-}
-
 const TILE_BITS: u32 = 4;
+
+/// For each tile, the size of its residuals under each of [`MODES`] (the sum of each channel's
+/// distance from 0, modulo 256), in one pass: pixels of the first row and column, and
+/// transparent ones, cost nothing.
+fn mode_costs(argb: &[u32], width: usize, height: usize) -> Vec<[u64; 5]> {
+    let tiles_x = width.div_ceil(1 << TILE_BITS);
+    let mut totals = vec![[0u64; 5]; tiles_x * height.div_ceil(1 << TILE_BITS)];
+    // A residual byte's distance from 0, modulo 256.
+    let size = |d: i32| {
+        let d = d & 255;
+        d.min(256 - d) as u64
+    };
+    for y in 1..height {
+        let row = &mut totals[(y >> TILE_BITS) * tiles_x..][..tiles_x];
+        for x in 1..width {
+            let i = y * width + x;
+            let p = argb[i];
+            if p >> 24 == 0 {
+                continue;
+            }
+            let (l, t, tl) = (argb[i - 1], argb[i - width], argb[i - width - 1]);
+            let (mut left, mut top, mut mean, mut gradient, mut from_top, mut from_left) = (0, 0, 0, 0, 0, 0);
+            for shift in [0, 8, 16, 24] {
+                let (p, l, t, tl) = (channel(p, shift), channel(l, shift), channel(t, shift), channel(tl, shift));
+                left += size(p - l);
+                top += size(p - t);
+                mean += size(p - ((l + t) >> 1));
+                gradient += size(p - (l + t - tl).clamp(0, 255));
+                from_top += (t - tl).abs();
+                from_left += (l - tl).abs();
+            }
+            // Select (mode 11) picks left or top as [`predict`] does.
+            let select = if from_top < from_left { left } else { top };
+            let total = &mut row[x >> TILE_BITS];
+            for (sum, c) in total.iter_mut().zip([left, top, mean, select, gradient]) {
+                *sum += c;
+            }
+        }
+    }
+    totals
+}
 /// The predictors tried for each tile: left, top, their mean, select and the clamped gradient
 /// (all fourteen gained 1% on a grainy render and lost on a smooth one, for half again the time).
 const MODES: [u32; 5] = [1, 2, 7, 11, 12];
 
 /// Encodes ARGB `pixels` (`width` × `height`, at most 16384 a side) as a VP8L bitstream;
 /// `alpha` says whether any is not opaque. An image of at most 16 colours is coded through a
-/// colour table, its indices packed several to a pixel; one of up to 256 colours both ways,
-/// the smaller kept; any other with subtract-green and predictors.
+/// colour table, its indices packed several to a pixel; any other with subtract-green and
+/// predictors, with subtract-green alone, and (up to 256 colours) through the table, the way of
+/// fewest bits kept; its tiles then sorted into groups of codes if that is smaller still.
 pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let table = colour_table(pixels);
     if let Some(table) = table.as_ref().filter(|t| t.len() <= 16) {
-        return encode_indexed(pixels, width, height, alpha, table);
+        return indexed_way(pixels, width, height, alpha, table).bytes(true);
     }
-    let mut best = encode_predicted(pixels, width, height, alpha);
-    let mut keep = |other: Vec<u8>| {
-        if other.len() < best.len() {
-            best = other;
-        }
-    };
-    keep(encode_green(pixels, width, height, alpha));
+    let mut ways = vec![predicted_way(pixels, width, height, alpha), green_way(pixels, width, height, alpha)];
     if let Some(table) = &table {
-        keep(encode_indexed(pixels, width, height, alpha, table));
+        ways.push(indexed_way(pixels, width, height, alpha, table));
     }
-    best
+    let Some(way) = ways.iter().min_by_key(|way| way.bits()) else {
+        return Vec::new();
+    };
+    way.bytes(true)
 }
 
 /// Codes `pixels` with subtract-green alone: where neighbours predict a pixel poorly (a frame
 /// of displaced, lit water), back references and the colour cache do better on the colours
 /// themselves than on residuals.
-fn encode_green(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
-    let mut bits = header(width, height, alpha);
-    bits.put(1, 1);
-    bits.put(2, 2);
-    bits.put(0, 1);
+fn green_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
+    let mut head = header(width, height, alpha);
+    head.put(1, 1);
+    head.put(2, 2);
+    head.put(0, 1);
     let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
-    write_image(&mut bits, &argb, width, true);
-    bits.finish()
+    Way { head, image: Main::new(&argb, width, CACHE_BITS) }
 }
 
 /// A pixel with green taken from red and blue (modulo 256).
@@ -488,14 +794,14 @@ fn colour_table(pixels: &[u32]) -> Option<Vec<u32>> {
 /// Codes `pixels` through the colour-indexing transform: the table (each entry as its
 /// difference from the one before), then the indices, bundled 8, 4 or 2 to a pixel's green
 /// when the table has at most 2, 4 or 16 colours.
-fn encode_indexed(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32]) -> Vec<u8> {
+fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32]) -> Way {
     let mut bits = header(width, height, alpha);
     bits.put(1, 1);
     bits.put(3, 2);
     bits.put(table.len() as u32 - 1, 8);
     let deltas: Vec<u32> =
         table.iter().enumerate().map(|(i, &c)| if i == 0 { c } else { subtract(c, table[i - 1]) }).collect();
-    write_image(&mut bits, &deltas, table.len(), false);
+    write_image(&mut bits, &deltas, table.len());
     // No more transforms.
     bits.put(0, 1);
     let width_bits = match table.len() {
@@ -518,12 +824,13 @@ fn encode_indexed(pixels: &[u32], width: usize, height: usize, alpha: bool, tabl
         }
     }
     // Indices repeat as whole runs, not as scattered colours: no cache.
-    write_image_cached(&mut bits, &packed, packed_width, true, 0);
-    bits.finish()
+    let mut image = Main::new(&packed, packed_width, 0);
+    image.main = true;
+    Way { head: bits, image }
 }
 
 /// Codes `pixels` with subtract-green and a predictor chosen per tile.
-fn encode_predicted(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
+fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
     let mut bits = header(width, height, alpha);
     // Subtract green.
     let mut argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
@@ -531,35 +838,13 @@ fn encode_predicted(pixels: &[u32], width: usize, height: usize, alpha: bool) ->
     bits.put(2, 2);
     // The predictor: each tile's mode is the one with the smallest residuals.
     let tile = 1usize << TILE_BITS;
-    let (tiles_x, tiles_y) = (width.div_ceil(tile), height.div_ceil(tile));
-    let at = |x: usize, y: usize| argb[y * width + x];
-    let neighbours = |x: usize, y: usize| {
-        let i = y * width + x;
-        (argb[i - 1], argb[i - width], argb[i - width - 1])
-    };
-    let mut modes = vec![0u32; tiles_x * tiles_y];
-    for ty in 0..tiles_y {
-        for tx in 0..tiles_x {
-            let mut best = (u64::MAX, 1);
-            for mode in MODES {
-                let mut total = 0u64;
-                for y in (ty * tile).max(1)..((ty + 1) * tile).min(height) {
-                    for x in (tx * tile).max(1)..((tx + 1) * tile).min(width) {
-                        // A transparent pixel's colour is free (below): it costs nothing.
-                        if at(x, y) >> 24 == 0 {
-                            continue;
-                        }
-                        let (l, t, tl) = neighbours(x, y);
-                        total += u64::from(cost(subtract(at(x, y), predict(mode, l, t, tl))));
-                    }
-                }
-                if total < best.0 {
-                    best = (total, mode);
-                }
-            }
-            modes[ty * tiles_x + tx] = best.1;
-        }
-    }
+    let tiles_x = width.div_ceil(tile);
+    let totals = mode_costs(&argb, width, height);
+    // The first of the cheapest modes.
+    let modes: Vec<u32> = totals
+        .iter()
+        .map(|t| MODES[(0..MODES.len()).fold(0, |best, m| if t[m] < t[best] { m } else { best })])
+        .collect();
     // A transparent pixel shows nothing, so its colour is the prediction's: its residual is
     // zero but for alpha. Later pixels are predicted from it as the decoder rebuilds it.
     let mut residuals = Vec::with_capacity(argb.len());
@@ -585,11 +870,10 @@ fn encode_predicted(pixels: &[u32], width: usize, height: usize, alpha: bool) ->
     bits.put(0, 2);
     bits.put(TILE_BITS - 2, 3);
     let mode_image: Vec<u32> = modes.iter().map(|&m| 0xff00_0000 | m << 8).collect();
-    write_image(&mut bits, &mode_image, tiles_x, false);
+    write_image(&mut bits, &mode_image, tiles_x);
     // No more transforms.
     bits.put(0, 1);
-    write_image(&mut bits, &residuals, width, true);
-    bits.finish()
+    Way { head: bits, image: Main::new(&residuals, width, CACHE_BITS) }
 }
 
 #[cfg(test)]
@@ -684,6 +968,37 @@ mod tests {
                 .collect();
             assert_eq!(seen, holed, "{w}×{h} kind {kind}, with alpha");
         }
+    }
+
+    #[test]
+    fn tiles_of_unlike_statistics_share_codes_in_groups() {
+        // Left half: noise in dark reds; right half: noise in light blues. One code for both
+        // halves wastes a bit or so a channel; a group each saves it (colours as they are, no
+        // prediction, which would make the halves alike).
+        let (w, h) = (160, 96);
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let pixels: Vec<[u8; 3]> = (0..w * h)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let v = (state >> 20) as u8 & 63;
+                if i % w < w / 2 { [v, v / 4, 0] } else { [128, 192 + v / 2, 192 + v] }
+            })
+            .collect();
+        let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
+        let way = green_way(&argb, w, h, false);
+        let (single, grouped) = (way.bytes(false), way.bytes(true));
+        assert!(
+            grouped.len() * 100 < single.len() * 97,
+            "grouped {} against one group {}",
+            grouped.len(),
+            single.len()
+        );
+        assert_eq!(decode(&grouped, w, h), pixels.as_flattened());
+        assert_eq!(decode(&encode(&argb, w, h, false), w, h), pixels.as_flattened());
+        // The size `encode` chooses by is the size written.
+        assert_eq!(way.bits().div_ceil(8), single.len() as u64);
     }
 
     fn opaque([r, g, b]: [u8; 3]) -> u32 {

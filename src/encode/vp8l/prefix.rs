@@ -3,6 +3,7 @@
 //! lengths and distances.
 
 /// Bits written least significant first, as VP8L reads them.
+#[derive(Clone)]
 pub(super) struct Bits {
     out: Vec<u8>,
     acc: u64,
@@ -23,6 +24,11 @@ impl Bits {
             self.acc >>= 8;
             self.n -= 8;
         }
+    }
+
+    /// Bits written so far.
+    pub(super) fn len(&self) -> u64 {
+        self.out.len() as u64 * 8 + u64::from(self.n)
     }
 
     pub(super) fn finish(mut self) -> Vec<u8> {
@@ -48,41 +54,49 @@ fn code_lengths(freqs: &[u32], limit: u8) -> Vec<u8> {
     }
 }
 
-/// Plain Huffman code lengths (a single used symbol gets length 1).
+/// Plain Huffman code lengths (a single used symbol gets length 1), by the two-queue method:
+/// the used symbols sorted by count (then by symbol), and the merged nodes, which come out in
+/// order of weight, each merge taking the two lightest fronts (a leaf before a node of the same
+/// weight).
 fn huffman(freqs: &[u64]) -> Vec<u8> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
     let mut lengths = vec![0u8; freqs.len()];
-    // Nodes: leaves first, then internal ones; each with its parent.
-    let mut parent: Vec<usize> = Vec::new();
-    let mut heap = BinaryHeap::new();
-    let mut leaves = Vec::new();
-    for (symbol, &f) in freqs.iter().enumerate() {
-        if f > 0 {
-            heap.push(Reverse((f, parent.len())));
-            leaves.push((symbol, parent.len()));
-            parent.push(usize::MAX);
+    let mut leaves: Vec<(u64, usize)> =
+        freqs.iter().enumerate().filter(|&(_, &f)| f > 0).map(|(s, &f)| (f, s)).collect();
+    match leaves.len() {
+        0 => return lengths,
+        1 => {
+            lengths[leaves[0].1] = 1;
+            return lengths;
         }
+        _ => {}
     }
-    if leaves.len() == 1 {
-        lengths[leaves[0].0] = 1;
-        return lengths;
-    }
-    while heap.len() > 1 {
-        let (Some(Reverse((fa, a))), Some(Reverse((fb, b)))) = (heap.pop(), heap.pop()) else { break };
-        let node = parent.len();
-        parent.push(usize::MAX);
-        parent[a] = node;
-        parent[b] = node;
-        heap.push(Reverse((fa + fb, node)));
-    }
-    for (symbol, leaf) in leaves {
-        let (mut depth, mut at) = (0u8, leaf);
-        while parent[at] != usize::MAX {
-            at = parent[at];
-            depth = depth.saturating_add(1);
+    leaves.sort_unstable();
+    let n = leaves.len();
+    // Node k < n is leaf k; node n + j the j-th merge. A node's parent is always a later node.
+    let mut parent = vec![0usize; 2 * n - 1];
+    let mut weights: Vec<u64> = Vec::with_capacity(n - 1);
+    let (mut leaf, mut merged) = (0, 0);
+    for j in 0..n - 1 {
+        let mut pair = [(0u64, 0usize); 2];
+        for slot in &mut pair {
+            *slot = if leaf < n && (merged == weights.len() || leaves[leaf].0 <= weights[merged]) {
+                leaf += 1;
+                (leaves[leaf - 1].0, leaf - 1)
+            } else {
+                merged += 1;
+                (weights[merged - 1], n + merged - 1)
+            };
         }
-        lengths[symbol] = depth;
+        parent[pair[0].1] = n + j;
+        parent[pair[1].1] = n + j;
+        weights.push(pair[0].0 + pair[1].0);
+    }
+    let mut depth = vec![0u8; 2 * n - 1];
+    for k in (0..2 * n - 2).rev() {
+        depth[k] = depth[parent[k]].saturating_add(1);
+    }
+    for (k, &(_, symbol)) in leaves.iter().enumerate() {
+        lengths[symbol] = depth[k];
     }
     lengths
 }
@@ -119,6 +133,11 @@ pub(super) struct Code {
 }
 
 impl Code {
+    /// The bits a symbol takes.
+    pub(super) fn length(&self, symbol: usize) -> u64 {
+        u64::from(self.lengths[symbol])
+    }
+
     pub(super) fn put(&self, bits: &mut Bits, symbol: usize) {
         bits.put(u32::from(self.codes[symbol]), u32::from(self.lengths[symbol]));
     }
