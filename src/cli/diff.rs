@@ -291,7 +291,10 @@ fn colour_note(s: &Summary) -> String {
         (Kind::Gif, _) => "is a GIF",
         (Kind::Scene, PixelKind::Gif) => "is a scene shown through its GIF's palette",
         (Kind::Scene, PixelKind::Rgb) => "is a scene, rendered exactly",
-        (_, _) => "is a PNG sequence of the exact render",
+        (Kind::Apng, _) => "is an APNG of the exact render",
+        (Kind::Webp, _) => "is a WebP of the exact render",
+        (Kind::Png, _) => "is a PNG of the exact render",
+        (Kind::PngSequence, _) => "is a PNG sequence of the exact render",
     };
     let (gif_info, exact_info) = if gif == "A" { (&s.a, &s.b) } else { (&s.b, &s.a) };
     let mut note = format!("note: {gif} {}, {exact} {}", describe(gif_info), describe(exact_info));

@@ -392,6 +392,15 @@ fn a_gif_against_exact_frames_suggests_the_tolerance_its_palette_needs() {
     assert!(run.stdout.contains("  frames 0–5: "), "alike frames share a line: {}", run.stdout);
     let note = run.stdout.lines().find(|l| l.starts_with("note: A is a GIF")).expect(&run.stdout);
     assert!(note.contains("more than 256 colours"), "{note}");
+    assert!(note.contains("B is a PNG sequence of the exact render"), "{note}");
+    // Each exact kind is named for what it is.
+    render(&dir, &["-o", "x.webp"]);
+    render(&dir, &["-o", "x.apng"]);
+    for (file, kind) in [("x.webp", "a WebP"), ("x.apng", "an APNG")] {
+        let run = ripple(&["diff", "x.gif", file], &dir);
+        assert_eq!(run.code, 1, "{}", run.stdout);
+        assert!(run.stdout.contains(&format!("B is {kind} of the exact render")), "{}", run.stdout);
+    }
     let tolerance = note.split("--tolerance ").nth(1).and_then(|t| t.split(' ').next()).expect(note);
     // The suggested tolerance is the palette's error, so it is enough.
     let run = ripple(&["diff", "x.gif", "frames", "--tolerance", tolerance], &dir);
