@@ -3,9 +3,11 @@
 //!
 //! ffmpeg writes into the output file it is handed as its standard output (reopened by name as
 //! `/dev/stdout`, so that an MP4 can seek back and put its index first); a stream (`-o -`, a
-//! pipe) gets a fragmented MP4, which needs no seeking. Its messages are kept, and the last of
-//! them explain a failure. A failed or interrupted render kills it, and the staged output goes
-//! with the rest.
+//! pipe) gets a fragmented MP4, which needs no seeking, through a pipe of ours that counts the
+//! bytes. An output still empty when ffmpeg exits is a failure, whatever its exit code. The end
+//! of its messages is kept, and the last lines explain a failure. A failed or interrupted render
+//! kills its process group (a wrapper script's encoder too), and the staged output goes with
+//! the rest.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -48,6 +50,8 @@ pub fn stop_all() {
     for pid in running().drain(..) {
         #[cfg(unix)]
         if let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+            // The group ffmpeg leads, and ffmpeg itself should it have left it.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
     }
@@ -152,13 +156,48 @@ fn arguments(codec: Codec, (width, height): (u32, u32), fps: u32, stream: bool) 
 /// its repeated column or row (ffmpeg's own memory is its own).
 pub const BYTES_PER_PIXEL: u64 = 3;
 
+/// The most of ffmpeg's last messages kept to explain a failure (it may say megabytes).
+const MESSAGES: usize = 4096;
+
+/// What ffmpeg wrote into.
+enum Sink {
+    /// The staged file (another handle on it), measured when ffmpeg is done.
+    File(std::fs::File),
+    /// A stream, which cannot be measured: ffmpeg writes into a pipe copied into it on a thread
+    /// that counts the bytes.
+    Copied(JoinHandle<u64>),
+}
+
+impl Sink {
+    /// The bytes written.
+    fn written(self) -> u64 {
+        match self {
+            Sink::File(file) => file.metadata().map_or(0, |m| m.len()),
+            Sink::Copied(copy) => copy.join().unwrap_or(0),
+        }
+    }
+}
+
+/// Ends ffmpeg and everything it started: it leads a process group of its own (a wrapper
+/// script's encoder is in it too).
+fn kill_group(child: &mut Child) {
+    #[cfg(unix)]
+    if let Some(pid) = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+}
+
 /// Frames piped into a running ffmpeg.
 pub struct Video {
     codec: Codec,
     child: Child,
     stdin: Option<ChildStdin>,
-    /// ffmpeg's messages, read on a thread of their own so it never blocks on them.
+    /// The last of ffmpeg's messages (at most [`MESSAGES`] bytes), read on a thread of their own
+    /// so it never blocks on them.
     messages: Option<JoinHandle<Vec<u8>>>,
+    /// How to tell what ffmpeg wrote: an output that is empty at the end is a failure.
+    sink: Option<Sink>,
     background: Vec<[u8; 3]>,
     width: usize,
     coded: (u32, u32),
@@ -182,7 +221,13 @@ impl Video {
         let coded = coded_size(codec, stream.width, stream.height);
         let mut command = Command::new(program);
         command.args(arguments(codec, coded, stream.fps, pipe));
-        command.stdin(Stdio::piped()).stdout(Stdio::from(out)).stderr(Stdio::piped());
+        let mut out = Some(out);
+        let sink = match pipe {
+            true => None,
+            false => out.as_ref().and_then(|f| f.try_clone().ok()).map(Sink::File),
+        };
+        let stdout = if pipe { Stdio::piped() } else { Stdio::from(out.take().expect("the output, not yet given")) };
+        command.stdin(Stdio::piped()).stdout(stdout).stderr(Stdio::piped());
         // A group of its own: a Ctrl-C at the terminal reaches the render alone, which then
         // stops ffmpeg itself (and removes the output) instead of racing it.
         #[cfg(unix)]
@@ -194,16 +239,37 @@ impl Video {
         let stdin = child.stdin.take();
         let messages = child.stderr.take().map(|mut stderr| {
             std::thread::spawn(move || {
-                let mut text = Vec::new();
-                let _ = stderr.read_to_end(&mut text);
+                let (mut text, mut chunk) = (Vec::new(), [0u8; 8192]);
+                while let Ok(n @ 1..) = stderr.read(&mut chunk) {
+                    text.extend_from_slice(&chunk[..n]);
+                    if text.len() > 2 * MESSAGES {
+                        text.drain(..text.len() - MESSAGES);
+                    }
+                }
                 text
             })
         });
+        let sink = match (sink, child.stdout.take(), out) {
+            (Some(sink), ..) => Some(sink),
+            (None, Some(mut from), Some(mut to)) => Some(Sink::Copied(std::thread::spawn(move || {
+                let mut written = 0u64;
+                let mut chunk = vec![0u8; 1 << 16];
+                while let Ok(n @ 1..) = from.read(&mut chunk) {
+                    if to.write_all(&chunk[..n]).is_err() {
+                        break;
+                    }
+                    written += n as u64;
+                }
+                written
+            }))),
+            _ => None,
+        };
         Ok(Video {
             codec,
             child,
             stdin,
             messages,
+            sink,
             background,
             width: stream.width as usize,
             coded,
@@ -219,12 +285,24 @@ impl Video {
         running().retain(|&pid| pid != self.child.id());
         let status = status.map_err(|e| Error::Ffmpeg(format!("waiting for ffmpeg: {e}")))?;
         let messages = self.messages.take().and_then(|t| t.join().ok()).unwrap_or_default();
+        let written = self.sink.take().map_or(0, Sink::written);
+        let text = String::from_utf8_lossy(&messages);
+        let last: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let mut said = last[last.len().saturating_sub(3)..].join(" / ");
+        if said.len() > 600 {
+            let cut = (said.len() - 600..said.len()).find(|&i| said.is_char_boundary(i)).unwrap_or(0);
+            said = format!("…{}", &said[cut..]);
+        }
+        if status.success() && written == 0 {
+            let said = if said.is_empty() { String::new() } else { format!(": {said}") };
+            return Err(Error::Ffmpeg(format!(
+                "ffmpeg could not make the {} (it exited with code 0 but wrote nothing){said}",
+                self.codec.container()
+            )));
+        }
         if status.success() {
             return Ok(());
         }
-        let text = String::from_utf8_lossy(&messages);
-        let last: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        let said = last[last.len().saturating_sub(3)..].join(" / ");
         let how = match status.code() {
             Some(code) => format!("exited with code {code}"),
             None => {
@@ -296,7 +374,7 @@ impl Drop for Video {
     fn drop(&mut self) {
         // A render that failed or was interrupted: ffmpeg must not outlive it.
         if self.messages.is_some() {
-            let _ = self.child.kill();
+            kill_group(&mut self.child);
             let _ = self.child.wait();
             running().retain(|&pid| pid != self.child.id());
         }

@@ -384,6 +384,79 @@ fn a_failing_or_killed_ffmpeg_leaves_nothing_and_says_why() {
     }
 }
 
+#[test]
+fn an_ffmpeg_that_writes_nothing_or_says_megabytes_fails_in_one_short_line() {
+    let dir = scene_dir("empty-ffmpeg", CHECKER);
+    std::fs::write(dir.join("keep.mp4"), b"precious").unwrap();
+    // Reads every frame, says nothing, writes nothing, and claims success.
+    let bin = fake_ffmpeg(&dir, "cat > /dev/null\nexit 0");
+    for args in [&["-o", "new.mp4"][..], &["-o", "keep.mp4", "-f"], &["-o", "new.webm"]] {
+        let (code, stderr) = ripple_with_path(&dir, &bin, args);
+        assert_eq!(code, 3, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: encoding failed: ffmpeg could not make the "), "{stderr}");
+        assert!(stderr.contains("(it exited with code 0 but wrote nothing)"), "{stderr}");
+    }
+    assert!(!dir.join("new.mp4").exists() && !dir.join("new.webm").exists());
+    assert_eq!(std::fs::read(dir.join("keep.mp4")).unwrap(), b"precious");
+    // The same on standard output, which cannot be measured but is counted.
+    let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "-", "--format", "mp4"])
+        .current_dir(&dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("(it exited with code 0 but wrote nothing)"), "{stderr}");
+    // A stream that does get bytes is a success.
+    let bin = fake_ffmpeg(&dir, "cat > /dev/null\necho video");
+    let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "-", "--format", "mp4", "-q"])
+        .current_dir(&dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, b"video\n");
+    // Eight megabytes of messages, one line of them: the error keeps their end, briefly.
+    let bin =
+        fake_ffmpeg(&dir, "cat > /dev/null\nhead -c 8000000 /dev/zero | tr '\\0' x >&2\necho ' the end' >&2\nexit 1");
+    let (code, stderr) = ripple_with_path(&dir, &bin, &["-o", "new.mp4"]);
+    assert_eq!(code, 3, "{}", &stderr[..stderr.len().min(300)]);
+    assert!(stderr.len() < 2000, "an error of {} bytes", stderr.len());
+    assert!(stderr.trim_end().ends_with("xx the end"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_wrapper_scripts_encoder_goes_with_the_render() {
+    // An `ffmpeg` that runs the encoder as a child, as wrapper scripts do; the child's command
+    // line carries a mark to find it by.
+    let body = "[video]\nwidth = 97\nheight = 61\nfps = 25\nduration = 600\n[rain]\ndrops_per_second = 20\n";
+    let dir = scene_dir("video-wrapper", body);
+    let bin = fake_ffmpeg(&dir, "sh -c 'cat > /dev/null; sleep 30' ffmpeg-encoder-97x61\nexit 0");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "long.mp4", "-q"])
+        .current_dir(&dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .spawn()
+        .unwrap();
+    wait_for_ffmpeg("encoder-97x61");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(15));
+    assert!(!dir.join("long.mp4").exists());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let alive = ffmpeg_with_size("encoder-97x61");
+    for &pid in &alive {
+        let _ =
+            rustix::process::kill_process(rustix::process::Pid::from_raw(pid).unwrap(), rustix::process::Signal::KILL);
+    }
+    assert!(alive.is_empty(), "the wrapper's encoder is still running: {alive:?}");
+}
+
 /// ffprobe's `key=value` lines for the first video stream of `path`.
 fn probe(path: &Path) -> String {
     let out = Command::new("ffprobe")
