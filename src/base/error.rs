@@ -237,7 +237,14 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.from_set {
-            writeln!(f, "--set {}: {}", self.source_line, self.message)?;
+            // The argument itself, cut short when long: the window below shows where.
+            let text = &self.source_line;
+            let shown = if text.chars().count() > 80 {
+                format!("{}…", text.chars().take(60).collect::<String>())
+            } else {
+                text.clone()
+            };
+            writeln!(f, "--set {shown}: {}", self.message)?;
         } else {
             writeln!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column, self.message)?;
         }

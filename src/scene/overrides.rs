@@ -24,6 +24,15 @@ struct Step<'a> {
 
 /// Splits `KEY` (the text before `=`) into steps, refusing what is not a key path.
 fn steps<'a>(doc: &Document<'_>, o: &'a Override, key: &'a str) -> Result<Vec<Step<'a>>> {
+    // A scene's keys are two steps deep (water.refraction, stone[0].x); a path far deeper would
+    // build tables nested as deep, which nothing reads and whose handling runs out of stack.
+    let parts = key.split('.').count();
+    if parts > MAX_STEPS {
+        let message = format!(
+            "is a key path of {parts} steps; a scene's keys have at most {MAX_STEPS} (water.refraction, stone[0].x)"
+        );
+        return Err(doc.error(o.base..o.base + key.len().max(1), message));
+    }
     let mut steps = Vec::new();
     let mut at = 0;
     for part in key.split('.') {
@@ -48,6 +57,9 @@ fn steps<'a>(doc: &Document<'_>, o: &'a Override, key: &'a str) -> Result<Vec<St
     }
     Ok(steps)
 }
+
+/// The most steps a `--set` key path may have.
+const MAX_STEPS: usize = 8;
 
 /// The value after `=`: a TOML value, or else the text itself as a string (`spring`,
 /// `#336699`, `photo.jpg`), shifted to its place among the spans.

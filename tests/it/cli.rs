@@ -505,6 +505,19 @@ fn a_bad_override_is_refused_like_a_bad_file_naming_the_override() {
     }
     let run = ripple(&["scene.toml", "-o", "out.gif", "--set", "video.fsp=10"], &dir);
     assert!(run.stderr.contains("hint: did you mean `fps`?"), "{}", run.stderr);
+    // A key path tens of thousands of steps deep (it once overflowed the stack): one short error.
+    let deep = format!("{}=1", vec!["a"; 60_000].join("."));
+    for command in [vec!["scene.toml", "-o", "out.gif", "--set", &deep], vec!["plan", "scene.toml", "--set", &deep]] {
+        let run = ripple(&command, &dir);
+        assert_eq!(run.code, 2, "{}", &run.stderr[..run.stderr.len().min(300)]);
+        assert!(
+            run.stderr.starts_with("error: --set a.a.a.") && run.stderr.contains(": is a key path of 60000 steps"),
+            "{}",
+            &run.stderr[..run.stderr.len().min(300)]
+        );
+        assert!(run.stderr.len() < 1000, "an error of {} bytes", run.stderr.len());
+        assert!(!dir.join("out.gif").exists());
+    }
 }
 
 #[test]
