@@ -57,7 +57,12 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
     let names = (args.a.display().to_string(), args.b.display().to_string());
     let mut writer: Option<ReportWriter> = None;
     let mut stretch: Option<Stretch> = None;
+    // A signal stops the diff between frames, as it stops a render: then no report is written.
+    let interrupted = || super::signals::STOP.load(std::sync::atomic::Ordering::Relaxed);
     let summary = diff::diff(&args.a, &args.b, options, &mut |compared| {
+        if interrupted() {
+            return Err(Error::Interrupted);
+        }
         let Some(staged) = &staged else { return Ok(()) };
         let w = writer.get_or_insert_with(|| {
             ReportWriter::new(staged.path(), staged.target(), names.clone(), compared.size, options.tolerance)
@@ -99,6 +104,10 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
         let title = format!("ripple-render diff: {}", if summary.same() { "the same" } else { "different" });
         let verdict = human(&summary, None, None).lines().next().unwrap_or_default().to_string();
         page::write(staged.path(), &title, &verdict, !summary.same(), &[entry])?;
+        // Finished, or interrupted: a report appears only for a diff that finished.
+        if interrupted() {
+            return Err(Error::Interrupted);
+        }
         staged.commit()?;
     }
     if args.json {

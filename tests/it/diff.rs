@@ -555,3 +555,30 @@ fn gifs_of_scenes_that_differ_from_a_frame_on_differ_from_that_frame() {
     // Every frame the GIFs call different truly is.
     assert!(gif.iter().all(|f| exact.contains(f)), "{gif:?} vs {exact:?}");
 }
+
+#[test]
+fn an_interrupted_diff_writes_no_report() {
+    // Two APNGs that differ, 640×480 × 50 frames: half a second of diff, which a signal
+    // interrupts mid-way; it would finish within the grace a signal allows (0.8 s), so it must
+    // stop by itself (a scene side stops with the render it runs; files must stop too).
+    let long = "[background]\npattern = \"tiles\"\n[video]\nwidth = 640\nheight = 480\nfps = 25\nframes = 50\n\
+                [rain]\ndrops_per_second = 30\n";
+    let dir = scene_dir("diff-interrupted", long);
+    render(&dir, &["-o", "a.apng"]);
+    std::fs::write(dir.join("scene.toml"), format!("{long}[[stone]]\nat = 0.1\nx = 100\ny = 100\n")).unwrap();
+    render(&dir, &["-o", "b.apng"]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["diff", "a.apng", "b.apng", "--out", "report", "-q"])
+        .current_dir(&dir)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let status = child.wait().unwrap();
+    // Interrupted while comparing: it ends as the signal would, and no report appears.
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(2), "{status:?}");
+    assert!(!dir.join("report").exists(), "an interrupted diff wrote its report");
+    let left: Vec<String> = names(&dir).into_iter().filter(|n| n.starts_with('.')).collect();
+    assert!(left.is_empty(), "temporaries left: {left:?}");
+}
