@@ -324,8 +324,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
 /// `overrides` are the `--set KEY=VALUE` arguments.
 pub(crate) fn load_scene(path: &Path, overrides: &[String], max_memory: u64) -> Result<Scene, Error> {
     let bytes = Scene::read_file(path)?;
-    let text = bytes.len() + overrides.iter().map(String::len).sum::<usize>();
-    Estimate::for_scene_text(text as u64).check(max_memory)?;
+    Estimate::for_scene_text(ripple_render::scene::parsing_bytes(&bytes, overrides)).check(max_memory)?;
     Scene::from_bytes_with(bytes, path, overrides)
 }
 

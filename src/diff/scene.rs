@@ -53,7 +53,7 @@ pub enum Through {
 /// Opens a scene, rendered in memory and shown as `through` says.
 pub fn open(path: &Path, through: Through) -> Result<(Info, Box<dyn FrameSource>)> {
     let bytes = Scene::read_file(path)?;
-    Estimate::for_scene_text(bytes.len() as u64).check(DEFAULT_BUDGET)?;
+    Estimate::for_scene_text(crate::scene::parsing_bytes(&bytes, &[])).check(DEFAULT_BUDGET)?;
     let scene = Scene::from_bytes(bytes, path)?;
     let header = image_header(&scene)?;
     Estimate::for_render(&scene, header.as_ref(), None, 1).check(DEFAULT_BUDGET)?;

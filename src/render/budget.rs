@@ -15,7 +15,7 @@ use crate::base::units::{show, suggest};
 use crate::draw::look::Backdrop;
 use crate::encode::{apng, gif, palette, png, video, webp};
 use crate::output::Format;
-use crate::scene::{Pattern, Scene, parsing_bytes};
+use crate::scene::{Pattern, Scene};
 use crate::sim::seamless::{crossfade_bytes, seam_bytes};
 use crate::sim::shore::Shore;
 use crate::sim::smooth::smoothing_bytes;
@@ -81,10 +81,10 @@ const fn canvas(what: &'static str, bytes: u64) -> Part {
 }
 
 impl Estimate {
-    /// Reading (parsing) a scene file of `bytes` bytes: checked before it is parsed.
-    pub fn for_scene_text(bytes: u64) -> Estimate {
-        let reading =
-            Phase { name: "reading the scene", parts: vec![part("scene text", parsing_bytes(bytes), Grows::Scene)] };
+    /// Reading (parsing) a scene whose text and parse take `parsing` bytes (see
+    /// [`crate::scene::parsing_bytes`]): checked before it is parsed.
+    pub fn for_scene_text(parsing: u64) -> Estimate {
+        let reading = Phase { name: "reading the scene", parts: vec![part("scene text", parsing, Grows::Scene)] };
         Estimate { fixed: Vec::new(), phases: vec![reading] }
     }
 

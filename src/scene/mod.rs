@@ -66,7 +66,8 @@ pub struct Scene {
     pub(crate) fps_site: Option<Diagnostic>,
     /// XXH3-64 of the scene text (for provenance).
     pub source_hash: u64,
-    /// The scene text's length in bytes (for the memory budget).
+    /// The most memory reading the scene took: its text and parse ([`parsing_bytes`], for the
+    /// memory budget).
     pub source_bytes: u64,
 }
 

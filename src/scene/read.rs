@@ -92,7 +92,7 @@ impl Scene {
         let tables = Tables::of(&top)?;
         let mut scene = tables.read(&doc, file)?;
         scene.source_hash = source_hash(src, overrides);
-        scene.source_bytes = (src.len() + overrides.iter().map(String::len).sum::<usize>()) as u64;
+        scene.source_bytes = parsing_bytes(src.as_bytes(), overrides);
         Ok(scene)
     }
 }
@@ -195,14 +195,66 @@ impl<'t, 's> Tables<'t, 's> {
     }
 }
 
-/// The most the scene parser holds per byte of scene text, at its peak (its token stream and
-/// tree beside the text itself): measured at up to 125 for the densest text (`[1,1,1,…]`), and
-/// about 95 for lists of stones or of path points.
+/// The most the scene parser holds per byte of scene text outside comments and strings, at
+/// its peak (its token stream and tree beside the text itself): measured at up to 125 for the
+/// densest text (`[1,1,1,…]`), and about 95 for lists of stones or of path points.
 const PARSE_PER_BYTE: u64 = 160;
 
-/// The most memory reading a scene of `bytes` bytes of text takes: the text and its parse.
-pub fn parsing_bytes(bytes: u64) -> u64 {
-    bytes.saturating_mul(PARSE_PER_BYTE + 1)
+/// The most memory reading a scene takes: its text, and for each byte outside comments and
+/// strings [`PARSE_PER_BYTE`] more (a comment is skipped whole; a string becomes one value, a
+/// copy at most: 2 more), and the same for each `--set` override, counted as dense text.
+pub fn parsing_bytes(text: &[u8], overrides: &[String]) -> u64 {
+    let (dense, strings) = weigh(text);
+    let set: u64 = overrides.iter().map(|o| o.len() as u64).sum();
+    (text.len() as u64 + set)
+        .saturating_add(dense.saturating_add(set).saturating_mul(PARSE_PER_BYTE))
+        .saturating_add(strings.saturating_mul(2))
+}
+
+/// The bytes of TOML `text` outside comments and strings, and those inside strings: a scan of
+/// quotes, escapes and `#` (text that is not TOML is weighed as the parser would start to read
+/// it; it fails before it grows).
+fn weigh(text: &[u8]) -> (u64, u64) {
+    #[derive(PartialEq)]
+    enum In {
+        Code,
+        Comment,
+        Basic,
+        Literal,
+        MultiBasic,
+        MultiLiteral,
+    }
+    let (mut dense, mut strings) = (0u64, 0u64);
+    let mut state = In::Code;
+    let mut i = 0;
+    while i < text.len() {
+        let (b, next) = (text[i], &text[i..]);
+        match state {
+            In::Code => match b {
+                b'#' => state = In::Comment,
+                b'"' if next.starts_with(b"\"\"\"") => (state, i) = (In::MultiBasic, i + 2),
+                b'"' => state = In::Basic,
+                b'\'' if next.starts_with(b"'''") => (state, i) = (In::MultiLiteral, i + 2),
+                b'\'' => state = In::Literal,
+                _ => dense += 1,
+            },
+            In::Comment => {
+                if b == b'\n' {
+                    (state, dense) = (In::Code, dense + 1);
+                }
+            }
+            In::Basic | In::Literal if b == b'\n' => (state, dense) = (In::Code, dense + 1),
+            In::Basic if b == b'\\' => (strings, i) = (strings + 2, i + 1),
+            In::Basic if b == b'"' => state = In::Code,
+            In::Literal if b == b'\'' => state = In::Code,
+            In::MultiBasic if b == b'\\' => (strings, i) = (strings + 2, i + 1),
+            In::MultiBasic if next.starts_with(b"\"\"\"") => (state, i) = (In::Code, i + 2),
+            In::MultiLiteral if next.starts_with(b"'''") => (state, i) = (In::Code, i + 2),
+            _ => strings += 1,
+        }
+        i += 1;
+    }
+    (dense, strings)
 }
 
 /// XXH3-64 of the scene text, followed by each override (none: the text's own hash, as always).
@@ -214,4 +266,26 @@ fn source_hash(src: &str, overrides: &[String]) -> u64 {
         hasher.update(o.as_bytes());
     }
     hasher.digest()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_weigh_nothing_and_strings_little() {
+        // (dense bytes, string bytes)
+        assert_eq!(weigh(b"a = 1\n"), (6, 0));
+        assert_eq!(weigh(b"# a = [1, 2, 3]\n"), (1, 0));
+        assert_eq!(weigh(b"a = 1 # x\n"), (7, 0));
+        assert_eq!(weigh(b"s = \"a#b\"\n"), (5, 3));
+        // An escaped quote stays inside the string.
+        assert_eq!(weigh(b"s = \"a\\\"#\"\n"), (5, 4));
+        // A literal string has no escapes.
+        assert_eq!(weigh(b"s = 'a\\'\n"), (5, 2));
+        assert_eq!(weigh(b"s = \"\"\"\nx # y\n\"\"\"\nb = 2\n"), (11, 7));
+        assert_eq!(weigh(b"s = '''a''' # c\n"), (6, 1));
+        // The estimate: text, dense bytes and overrides at the parser's rate, strings twice.
+        assert_eq!(parsing_bytes(b"# c\na = \"xy\"\n", &["b=1".into()]), 13 + 3 + (6 + 3) * PARSE_PER_BYTE + 2 * 2);
+    }
 }

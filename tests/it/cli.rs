@@ -768,3 +768,30 @@ fn deep_nesting_and_long_lines_give_a_short_message() {
     assert!(run.stderr.starts_with("error: scene.toml:3:"), "{}", &run.stderr[..200.min(run.stderr.len())]);
     assert!(run.stderr.len() < 1000, "the message quotes a window of the line, not all of it");
 }
+
+#[test]
+fn a_scene_of_the_largest_size_is_read_and_its_errors_placed() {
+    let tail = "[video]\nwidth = 24\nheight = 16\nframes = 3\n";
+    // Exactly the 16 MiB a scene may have, nearly all of it one comment: parsing it costs
+    // little, so the memory estimate lets it through.
+    let size = 16 << 20;
+    let comment = format!("#{}\n", "x".repeat(size - tail.len() - 2));
+    let dir = scene_dir("scene-16mib", &format!("{comment}{tail}"));
+    assert_eq!(std::fs::metadata(dir.join("scene.toml")).unwrap().len(), size as u64);
+    let run = ripple(&["scene.toml", "-o", "out.gif", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // A syntax error after ten megabytes of comment is placed, not taken for a memory problem.
+    let bad = format!("#{}\n[video\nframes = 3\n", "x".repeat(10 << 20));
+    std::fs::write(dir.join("bad.toml"), bad).unwrap();
+    let run = ripple(&["bad.toml", "-o", "bad.gif"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.starts_with("error: bad.toml:2:7: invalid TOML: unclosed table"), "{}", run.stderr);
+    // Dense text (a long array, every byte a token) is still weighed as such: 8 MiB of it is
+    // refused before it is parsed, with the estimate.
+    let dense = format!("{tail}[[stone]]\nat = 0\nx = 1\ny = 1\nweight = [{}1]\n", "1,".repeat(4 << 20));
+    std::fs::write(dir.join("dense.toml"), dense).unwrap();
+    let run = ripple(&["dense.toml", "-o", "dense.gif"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("(reading the scene: scene text 1.3 GiB)"), "{}", run.stderr);
+    assert!(!dir.join("dense.gif").exists() && !dir.join("bad.gif").exists());
+}
