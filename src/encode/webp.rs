@@ -18,9 +18,12 @@ use super::{EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst (noise): the
-/// rectangle's RGB (3), its ARGB and residuals (4 + 4), the hash chain (4), a symbol a pixel
-/// (12), the bit stream grown by doubling (up to 2·4), and the chunk around it (4 + 4).
-const WORKING_BYTES_PER_PIXEL: u64 = 43;
+/// rectangle's RGB and ARGB (3 + 4), and at the peak, while the third way of coding it (see
+/// `vp8l::encode`) is parsed, the other two ways' symbols (12 + 12, one a pixel) beside its own
+/// pixels, hash chain and symbols before and after the colour cache (4 + 4 + 12 + 12); or later,
+/// the three ways' symbols (36), each symbol's group of codes (1), the tiles' counted symbols
+/// (up to 16), the bit stream grown by doubling (up to 2·4) and the chunk around it (4 + 4).
+const WORKING_BYTES_PER_PIXEL: u64 = 64;
 
 /// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background
 /// and the previous frame, each frame in flight as RGB, and each thread's working buffers.

@@ -381,8 +381,8 @@ impl Way {
 struct Coding {
     /// The tiles' groups (none: one group of codes for the whole image).
     groups: Option<Groups>,
-    /// Each symbol's group.
-    of: Vec<usize>,
+    /// Each symbol's group (none: all in group 0).
+    of: Vec<u8>,
     /// Each group's counts.
     histograms: Vec<Histograms>,
     /// The image's length in bits: cache and meta flags, meta image, codes, symbols and extra bits.
@@ -401,27 +401,18 @@ impl Coding {
         let histograms = vec![histograms(tokens, cache_bits)];
         let mut scratch = Bits::new();
         let bits = flags + code_bits(&mut scratch, &histograms) + scratch.len();
-        let one = Coding { groups: None, of: vec![0; tokens.len()], histograms, bits };
+        let one = Coding { groups: None, of: Vec::new(), histograms, bits };
         if !(main && grouped) {
             return one;
         }
-        let mut starts = Vec::with_capacity(tokens.len());
-        let mut at = 0;
-        for t in tokens {
-            starts.push(at);
-            at += match *t {
-                Token::Copy { length, .. } => length as usize,
-                _ => 1,
-            };
-        }
-        let Some(g) = groups(tokens, &starts, width, height, cache_bits) else {
+        let Some(g) = groups(tokens, width, height, cache_bits) else {
             return one;
         };
-        let of: Vec<usize> = starts.iter().map(|&p| g.of_tile[g.tile(p, width)]).collect();
+        let of: Vec<u8> = starts(tokens).map(|p| g.of_tile[g.tile(p, width)] as u8).collect();
         let mut histograms: Vec<Histograms> =
             (0..g.count).map(|_| alphabet_sizes(cache_bits).map(|n| vec![0u32; n])).collect();
         for (t, &k) in tokens.iter().zip(&of) {
-            symbols(t, |a, s| histograms[k][a][s] += 1);
+            symbols(t, |a, s| histograms[usize::from(k)][a][s] += 1);
         }
         let mut scratch = Bits::new();
         write_image(&mut scratch, &g.meta_pixels(), g.tiles_x);
@@ -452,8 +443,8 @@ fn write_tokens(bits: &mut Bits, image: &Main, coding: &Coding) {
         None => {}
     }
     let codes: Vec<[Code; 5]> = coding.histograms.iter().map(|h| h.each_ref().map(|f| write_code(bits, f))).collect();
-    for (t, &k) in tokens.iter().zip(&coding.of) {
-        let [green, red, blue, alpha, distance] = &codes[k];
+    for (i, t) in tokens.iter().enumerate() {
+        let [green, red, blue, alpha, distance] = &codes[coding.of.get(i).map_or(0, |&k| usize::from(k))];
         match *t {
             Token::Literal(p) => {
                 green.put(bits, (p >> 8 & 255) as usize);
@@ -472,6 +463,18 @@ fn write_tokens(bits: &mut Bits, image: &Main, coding: &Coding) {
             }
         }
     }
+}
+
+/// The pixel each of `tokens` starts at.
+fn starts(tokens: &[Token]) -> impl Iterator<Item = usize> + '_ {
+    tokens.iter().scan(0, |at, t| {
+        let start = *at;
+        *at += match *t {
+            Token::Copy { length, .. } => length as usize,
+            _ => 1,
+        };
+        Some(start)
+    })
 }
 
 /// Writes the codes of `histograms` into `bits` and returns the bits their symbols take (but
@@ -552,7 +555,7 @@ fn log2_q16(n: u64) -> u64 {
 /// Sorts the tiles of a main image into at most [`MAX_GROUPS`] groups of like statistics:
 /// Lloyd's rounds on the bits a tile's symbols take under a group's counts (and a few bits for
 /// each symbol the group's code must newly describe). `None` when there are too few tiles.
-fn groups(tokens: &[Token], starts: &[usize], width: usize, height: usize, cache_bits: u32) -> Option<Groups> {
+fn groups(tokens: &[Token], width: usize, height: usize, cache_bits: u32) -> Option<Groups> {
     let tile_bits = if width.max(height) <= 128 { 4 } else { 5 };
     let (tiles_x, tiles_y) = (width.div_ceil(1 << tile_bits), height.div_ceil(1 << tile_bits));
     let tiles = tiles_x * tiles_y;
@@ -565,30 +568,37 @@ fn groups(tokens: &[Token], starts: &[usize], width: usize, height: usize, cache
         offsets[a] = offsets[a - 1] + sizes[a - 1];
     }
     let total: usize = sizes.iter().sum();
-    // Each tile's symbols, counted.
-    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); tiles];
-    for (t, &start) in tokens.iter().zip(starts) {
-        let tile = tile_of(start, width, tile_bits, tiles_x);
-        symbols(t, |a, s| lists[tile].push((offsets[a] + s) as u32));
-    }
+    // Each tile's symbols, counted: a row of tiles at a time (tokens come in rows of pixels),
+    // so that only one row's symbols are held.
     let alphabet = |s: usize| offsets.iter().rposition(|&o| o <= s).unwrap_or(0);
-    let mut sparse: Vec<Vec<(usize, u64)>> = Vec::with_capacity(tiles);
-    let mut counts: Vec<[u64; 5]> = Vec::with_capacity(tiles);
-    let mut dense = vec![0u64; total];
-    for list in lists {
-        let mut touched: Vec<usize> = Vec::new();
-        let mut n = [0u64; 5];
-        for s in list {
-            let s = s as usize;
-            n[alphabet(s)] += 1;
-            if dense[s] == 0 {
-                touched.push(s);
+    let mut sparse: Vec<Vec<(u32, u32)>> = vec![Vec::new(); tiles];
+    let mut counts: Vec<[u64; 5]> = vec![[0; 5]; tiles];
+    let mut dense = vec![0u32; total];
+    let mut count = |row: usize, band: &mut [Vec<u32>]| {
+        for (tx, list) in band.iter_mut().enumerate() {
+            let (mut touched, n) = (Vec::new(), &mut counts[row * tiles_x + tx]);
+            for &s in list.iter() {
+                let s = s as usize;
+                n[alphabet(s)] += 1;
+                if dense[s] == 0 {
+                    touched.push(s as u32);
+                }
+                dense[s] += 1;
             }
-            dense[s] += 1;
+            sparse[row * tiles_x + tx] = touched.iter().map(|&s| (s, std::mem::take(&mut dense[s as usize]))).collect();
+            list.clear();
         }
-        sparse.push(touched.iter().map(|&s| (s, std::mem::take(&mut dense[s]))).collect());
-        counts.push(n);
+    };
+    let mut band: Vec<Vec<u32>> = vec![Vec::new(); tiles_x];
+    let mut row = 0;
+    for (t, start) in tokens.iter().zip(starts(tokens)) {
+        if (start / width) >> tile_bits != row {
+            count(row, &mut band);
+            row = (start / width) >> tile_bits;
+        }
+        symbols(t, |a, s| band[(start % width) >> tile_bits].push((offsets[a] + s) as u32));
     }
+    count(row, &mut band);
     let used: Vec<usize> = (0..tiles).filter(|&t| !sparse[t].is_empty()).collect();
     if used.len() < 4 {
         return None;
@@ -596,7 +606,8 @@ fn groups(tokens: &[Token], starts: &[usize], width: usize, height: usize, cache
     // Seeds: tiles spread over the bits per symbol they need alone.
     let alone = |t: usize| -> u64 {
         let whole: u64 = counts[t].iter().map(|&n| nlogn(n)).sum();
-        whole.saturating_sub(sparse[t].iter().map(|&(_, c)| nlogn(c)).sum()) / counts[t].iter().sum::<u64>().max(1)
+        whole.saturating_sub(sparse[t].iter().map(|&(_, c)| nlogn(c.into())).sum())
+            / counts[t].iter().sum::<u64>().max(1)
     };
     let mut order = used.clone();
     order.sort_by_key(|&t| (alone(t), t));
@@ -606,7 +617,7 @@ fn groups(tokens: &[Token], starts: &[usize], width: usize, height: usize, cache
     for g in 0..k {
         let t = order[g * (order.len() - 1) / (k - 1)];
         for &(s, c) in &sparse[t] {
-            hist[g][s] += c;
+            hist[g][s as usize] += u64::from(c);
         }
         totals[g] = counts[t];
     }
@@ -626,7 +637,7 @@ fn groups(tokens: &[Token], starts: &[usize], width: usize, height: usize, cache
             let mut best = (u64::MAX, 0);
             for g in 0..k {
                 let bits = &bits[g * total..(g + 1) * total];
-                let cost: u64 = sparse[t].iter().map(|&(s, c)| c * bits[s]).sum();
+                let cost: u64 = sparse[t].iter().map(|&(s, c)| u64::from(c) * bits[s as usize]).sum();
                 if cost < best.0 {
                     best = (cost, g);
                 }
@@ -638,7 +649,7 @@ fn groups(tokens: &[Token], starts: &[usize], width: usize, height: usize, cache
         for &t in &used {
             let g = of_tile[t];
             for &(s, c) in &sparse[t] {
-                hist[g][s] += c;
+                hist[g][s as usize] += u64::from(c);
             }
             for a in 0..5 {
                 totals[g][a] += counts[t][a];
