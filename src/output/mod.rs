@@ -57,6 +57,32 @@ fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// A scratch file for an output that must be finished before it is streamed (a WebP puts its
+/// size first): in the temporary folder, with no name (Linux), or named and unlinked at once, so
+/// it is gone when the process is, however it ends. It holds what would otherwise be held in
+/// memory.
+pub fn scratch_file() -> Result<fs::File> {
+    let dir = std::env::temp_dir();
+    if let Some(file) = unnamed_file(&dir) {
+        return Ok(file);
+    }
+    let path = dir.join(format!(".ripple-render-scratch-{}-{:x}", std::process::id(), scratch_number()));
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|source| Error::io(&path, source))?;
+    remove_any(&path);
+    Ok(file)
+}
+
+/// A number no other scratch file of this process has had.
+fn scratch_number() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether any output's named temporary is still on disk.
 pub fn temporaries_pending() -> bool {
     !pending().is_empty()

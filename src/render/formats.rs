@@ -20,7 +20,7 @@ use crate::encode::video::{self, Codec, Video};
 use crate::encode::webp::Webp;
 use crate::encode::workers::default_threads;
 use crate::encode::{Discard, Encoder, Stream};
-use crate::output::{Format, Staged};
+use crate::output::{Format, Staged, scratch_file};
 use crate::scene::Scene;
 
 /// What an animation of `scene` over `inputs` records beside its frames: the canvas, the
@@ -195,12 +195,17 @@ fn animated(scene: &Scene, run: Run<'_>, out: &Output<'_>, progress: &mut dyn Fn
             let fitted = fit(scene, run, out, limit, progress)?;
             (fitted.bytes, fitted.stats, Some(fitted.rung))
         }
-        // RIFF puts the file's size first: a WebP for a stream is made in memory, then written
-        // whole.
+        // RIFF puts the file's size first: a WebP for a stream is made in a scratch file (not in
+        // memory, where it would grow with the output, past the budget), then copied out.
         None if out.format == Format::Webp && out.staged.is_stream() => {
-            let mut held = Capped::new(u64::MAX);
-            let stats = animate(scene, fit::AS_ASKED, &mut held, run, out, progress)?;
-            (held.into_bytes(), stats, None)
+            let scratch = scratch_file()?;
+            let writer = BufWriter::with_capacity(1 << 20, scratch.try_clone().map_err(Error::output)?);
+            let stats = animate(scene, fit::AS_ASKED, writer, run, out, progress)?;
+            let mut scratch = scratch;
+            let mut file = BufWriter::with_capacity(1 << 20, out.staged.file()?);
+            scratch.seek(std::io::SeekFrom::Start(0)).map_err(Error::output)?;
+            std::io::copy(&mut scratch, &mut file).and_then(|_| file.flush()).map_err(Error::output)?;
+            return Ok(Written { stats, rung: None, notes: Vec::new() });
         }
         None => {
             let file = BufWriter::with_capacity(1 << 20, out.staged.file()?);

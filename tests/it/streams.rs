@@ -148,3 +148,42 @@ fn closed_pipes_end_quietly_and_full_streams_are_errors() {
         );
     }
 }
+
+#[test]
+fn a_webp_on_standard_output_is_staged_on_disk_not_in_memory() {
+    // A WebP puts its size first, so it is finished before it is streamed; held in memory it
+    // grew with the output, outside the memory budget. Busy frames make an output (about 60 MB)
+    // larger than the render's whole memory (about 50).
+    let body = "[background]\npattern = \"tiles\"\n[video]\nwidth = 640\nheight = 480\nfps = 25\nframes = 360\n\
+                [rain]\ndrops_per_second = 400\nradius = 3\n";
+    let dir = scene_dir("webp-stdout-memory", body);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", "-", "--format", "webp", "--max-memory", "96M", "-q"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Nothing is read until the render blocks writing into the full pipe: by then the WebP is
+    // finished, and its peak memory is what it will be.
+    let status = format!("/proc/{}/status", child.id());
+    let wchan = format!("/proc/{}/wchan", child.id());
+    let mut peak_kib = None;
+    for _ in 0..1500 {
+        if std::fs::read_to_string(&wchan).is_ok_and(|w| w.contains("pipe_write")) {
+            let text = std::fs::read_to_string(&status).unwrap_or_default();
+            peak_kib = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().split(' ').next()?.parse::<u64>().ok());
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(out.len() > 48 << 20, "the output is only {} bytes", out.len());
+    let peak = peak_kib.expect("the render never blocked on the pipe") << 10;
+    // Within the budget, and well under the output's own size held whole.
+    assert!(peak < 96 << 20 && peak < out.len() as u64, "peak {} MiB for a {} MiB WebP", peak >> 20, out.len() >> 20);
+}
