@@ -230,7 +230,7 @@ fn stats_line(written: &Written, started_commit: Instant, started: Instant, thre
     })
 }
 
-/// "wrote pond.gif (1.2 MiB): 100 frames, 360×240, seam 4.96, in 0.31 s".
+/// "wrote pond.gif (1.2 MiB): 100 frames, 360×240, loop seam 4.96× a frame's change, in 0.31 s".
 fn summary(job: &Job, request: &Request<'_>, written: &Written, files: &[String], started: Instant) -> String {
     let scene = &job.scene;
     // A fitted file may have fewer frames on a smaller canvas.
@@ -239,11 +239,12 @@ fn summary(job: &Job, request: &Request<'_>, written: &Written, files: &[String]
         (Some(Format::Still), Some(frame)) => format!("frame {frame} of {}", scene.frames),
         _ => format!("{} frames", scene.frames.div_ceil(u64::from(step))),
     };
-    // A still has no seam; an animation reports one, or - when there is none to measure.
-    let seam = match (job.format, written.stats.seam) {
-        (Some(Format::Still), _) => String::new(),
-        (_, Some(s)) => format!(", seam {s:.2}"),
-        (_, None) => ", seam -".to_string(),
+    // The seam matters only where the output loops (an animated file that repeats), and only
+    // with three frames or more to measure it by.
+    let loops = matches!(job.format, Some(Format::Gif | Format::Apng | Format::Webp)) && scene.looping;
+    let seam = match written.stats.seam {
+        Some(s) if loops => format!(", loop seam {s:.2}× a frame's change"),
+        _ => String::new(),
     };
     let (width, height) = (scene.width.div_ceil(scale), scene.height.div_ceil(scale));
     let seconds = started.elapsed().as_secs_f64();

@@ -34,11 +34,18 @@ fn the_seam_is_reported_in_the_summary_and_the_stats() {
     let stats = run.stderr.lines().find(|l| l.starts_with('{')).expect("stats line");
     let seam: f64 = stats.split("\"seam\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
     assert!(seam > 0.0 && seam.is_finite(), "{stats}");
-    assert!(run.stderr.contains(&format!("seam {seam:.2}, in")), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!(", loop seam {seam:.2}× a frame's change, in")), "{}", run.stderr);
     // Two frames have no seam to speak of.
     let dir = scene_dir("seamless-two", &LOOP.replace("frames = 10", "frames = 2"));
     let run = ripple(&["scene.toml", "-o", "out.gif", "--stats"], &dir);
-    assert!(run.stderr.contains("\"seam\":null") && run.stderr.contains("seam -, in"), "{}", run.stderr);
+    assert!(run.stderr.contains("\"seam\":null") && !run.stderr.contains("seam "), "{}", run.stderr);
+    // Nor do outputs that do not loop: a PNG folder, a video, a GIF that plays once.
+    let dir = scene_dir("seamless-once", &format!("{LOOP}[seamless]\nrepeat = true\ncrossfade = 3\n"));
+    for args in [&["-o", "frames/"][..], &["-o", "once.gif", "--set", "video.loop=false"]] {
+        let run = ripple(&[&["scene.toml"][..], args, &["--stats"]].concat(), &dir);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.contains("\"seam\":") && !run.stderr.contains("seam "), "{args:?}: {}", run.stderr);
+    }
 }
 
 #[test]
