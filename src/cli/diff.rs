@@ -257,7 +257,9 @@ fn human(s: &Summary, out: Option<&Path>, contents: Option<&Contents>) -> String
     }
     if let (Some(dir), Some(contents)) = (out, contents) {
         let page = dir.join("index.html");
-        text += &format!("report: {} (open it in a browser), and {} panel files", page.display(), contents.files.len());
+        let files = contents.files.len();
+        let plural = if files == 1 { "" } else { "s" };
+        text += &format!("report: {} (open it in a browser), and {files} panel file{plural}", page.display());
         let mut left_out = Vec::new();
         if contents.drawable > contents.sheet.len() as u64 {
             left_out.push(format!(

@@ -173,7 +173,13 @@ pub fn write_text(scene: &Scene, shore: &Shore, detail: Detail, out: &mut dyn Wr
                     if k0 > 0 || matches!(clock, Clock::Steps { .. }) {
                         text += &format!(" (output {})", outputs(output(a), output(b)));
                     }
-                    text += &format!(", from ({}, {}) to ({}, {})", first.x, first.y, last.x, last.y);
+                    // A swipe's drops run along its path; rain falls anywhere, first here, last there.
+                    if name == "rain" {
+                        text +=
+                            &format!(", the first at ({}, {}), the last at ({}, {})", first.x, first.y, last.x, last.y);
+                    } else {
+                        text += &format!(", from ({}, {}) to ({}, {})", first.x, first.y, last.x, last.y);
+                    }
                 }
                 text + &sizes(scene, first)
             }

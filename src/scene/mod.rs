@@ -445,7 +445,11 @@ impl Scene {
             "video.fps = {} is too high for GIF output: allowed 1..=50 for GIF (players show delays under 2 cs as 10 cs)",
             self.fps
         );
-        let hint = Some("lower video.fps, or render a PNG sequence (-o frames/)".to_string());
+        let hint = Some(
+            "lower video.fps, or write a format that plays it: an APNG (-o out.apng), a WebP (-o out.webp), a video \
+             (-o out.mp4) or a PNG sequence (-o frames/)"
+                .to_string(),
+        );
         Err(match &self.fps_site {
             Some(site) => Error::Scene(Box::new(Diagnostic { message, ..site.clone() }.with_hint(hint))),
             None => Error::Output { message, hint },

@@ -314,6 +314,9 @@ fn gif_refuses_high_frame_rates_at_the_fps_key() {
         Err(Error::Scene(d)) => {
             assert_eq!((d.line, d.column), (3, 7));
             assert!(d.message.starts_with("video.fps = 60 is too high for GIF output: allowed 1..=50"));
+            // Every format that plays 60 fps is named, not only a PNG sequence.
+            let hint = d.hint.unwrap_or_default();
+            assert!(["out.apng", "out.webp", "out.mp4", "frames/"].iter().all(|f| hint.contains(f)), "{hint}");
         }
         other => panic!("{other:?}"),
     }

@@ -398,7 +398,7 @@ fn plan_gives_one_line_per_swipe_and_for_the_rain() {
     // One drop a frame on frames 0..10 (until = 1 s is frame 10, exclusive).
     assert_eq!(lines.len(), 1, "{}", run.stdout);
     assert!(
-        lines[0].starts_with("       0        0    0.00s  rain: 10 drops over frames 0..=9, from ("),
+        lines[0].starts_with("       0        0    0.00s  rain: 10 drops over frames 0..=9, the first at ("),
         "{}",
         lines[0]
     );

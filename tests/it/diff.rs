@@ -364,6 +364,9 @@ fn sides_of_different_kinds_say_why_they_differ() {
     let run = ripple(&["diff", "old.txt", "new.txt"], &dir);
     assert_eq!(run.code, 1);
     assert!(run.stdout.contains("  frames 0–5: pixel hashes differ\n"), "{}", run.stdout);
+    // Manifests have no pixels to draw: the report is its JSON alone, counted as one file.
+    let run = ripple(&["diff", "old.txt", "new.txt", "--out", "hash-report"], &dir);
+    assert!(run.stdout.ends_with("and 1 panel file\n"), "{}", run.stdout);
     assert!(
         run.stdout.contains("note: A hashes the colours a GIF showed (pixels: gif") && run.stdout.contains("re-bless"),
         "{}",
