@@ -129,7 +129,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     let hashes = request.hashes.map(|h| Staged::begin(h, false, request.force, &inputs)).transpose()?;
     // Advice only for a render that goes ahead: a refused one gets its one error alone.
     let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(&scene, &decoded.background));
-    warnings.chain(advice::for_walls(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
+    warnings.chain(advice::for_shore(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
     Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes })
 }
 

@@ -158,7 +158,7 @@ pub fn for_walls(scene: &Scene, shore: &Shore) -> Vec<String> {
     warnings
 }
 
-/// [`for_walls`], and for `plan` also the stones and swipe points whose every cell is a wall
+/// [`for_walls`], and also the stones and swipe points whose every cell is a wall
 /// (they make no ripple), found by walking the timeline.
 pub fn for_shore(scene: &Scene, shore: &Shore) -> Vec<String> {
     let mut warnings = for_walls(scene, shore);

@@ -67,7 +67,7 @@ fn plan_counts_the_walls_and_names_the_edges_only_when_used() {
 }
 
 #[test]
-fn plan_warns_of_obstacles_off_the_canvas_and_stones_on_walls() {
+fn plan_and_render_warn_of_obstacles_off_the_canvas_and_stones_on_walls() {
     let tail = "[[obstacle]]\nshape = \"circle\"\nx = -50\ny = 5\nradius = 3\n\
                 [[obstacle]]\nshape = \"rect\"\nx = 10\ny = 10\nwidth = 10\nheight = 10\n\
                 [[stone]]\nat = 0\nx = 15\ny = 15\nradius = 2\n";
@@ -77,6 +77,16 @@ fn plan_warns_of_obstacles_off_the_canvas_and_stones_on_walls() {
     assert!(run.stdout.contains("obstacle[0] (circle) covers no cell of the canvas"), "{}", run.stdout);
     assert!(run.stdout.contains("stone[0] at (15, 15) falls entirely on walls"), "{}", run.stdout);
     assert!(!run.stdout.contains("obstacle[1]"), "{}", run.stdout);
+    // The render warns of the same, once each.
+    let run = ripple(&["scene.toml", "-o", "out.gif", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("warning: stone[0] at (15, 15) falls entirely on walls").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.matches("warning: obstacle[0] (circle) covers no cell").count(), 1, "{}", run.stderr);
 }
 
 #[test]
