@@ -102,7 +102,7 @@ struct Cli {
     max_memory: u64,
 
     /// Write PNG frames with a palette (8-bit indexed) when the background has at most 256
-    /// colours: the same pixels, smaller files, faster. The default is 8-bit RGB (SPEC §6.2).
+    /// colours: the same pixels, smaller files, faster. The default is 8-bit RGB (docs/cli.md, Outputs).
     #[arg(long)]
     indexed_png: bool,
 

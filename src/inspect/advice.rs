@@ -1,7 +1,7 @@
 //! Warnings for scenes that render but show nothing: the water never moves, or moves over a
 //! picture where moving it cannot be seen.
 
-use crate::draw::background::Background;
+use crate::draw::background::{Background, image_header};
 use crate::scene::{Look, Scene, starter};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::{Drop, Event, Source, for_each_event};
@@ -116,6 +116,36 @@ pub fn hints(scene: &Scene) -> Vec<String> {
 /// What would make the water invisible on this background: one flat colour, drawn without light,
 /// looks the same however it is bent.
 pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
+    let mut warnings = one_side_set(scene).into_iter().collect::<Vec<_>>();
+    warnings.extend(flat_background(scene, background));
+    warnings
+}
+
+/// A canvas that keeps one side of its picture and not the other: most likely only
+/// `video.width` (or `height`) was set, so the other side stayed the picture's and the picture
+/// is cropped, barred or stretched to a shape nobody chose. Says which side to set to keep it.
+fn one_side_set(scene: &Scene) -> Option<String> {
+    let header = image_header(scene).ok().flatten()?;
+    let (iw, ih, w, h) =
+        (u64::from(header.width), u64::from(header.height), u64::from(scene.width), u64::from(scene.height));
+    let fit = scene.background.fit.name();
+    let (kept, set, other, keep) = match (w == iw, h == ih) {
+        (false, true) => ("height", "width", "height", (ih * w + iw / 2) / iw),
+        (true, false) => ("width", "height", "width", (iw * h + ih / 2) / ih),
+        _ => return None,
+    };
+    // Within a pixel of the picture's shape, nothing is lost.
+    if keep.abs_diff(if other == "height" { h } else { w }) <= 1 {
+        return None;
+    }
+    Some(format!(
+        "the canvas is {w}×{h} and the picture {iw}×{ih}: the canvas keeps the picture's {kept}, so the picture is \
+         fitted ({fit}) to another shape; if only video.{set} was meant, set video.{other} = {keep} to keep its shape"
+    ))
+}
+
+/// A background of one flat colour with no light to show the water on it.
+fn flat_background(scene: &Scene, background: &Background) -> Vec<String> {
     let chosen = scene.background.image.is_some() || scene.background.color != [0, 0, 0];
     if scene.background.pattern.is_some() {
         return Vec::new();

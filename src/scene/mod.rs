@@ -96,10 +96,16 @@ impl BackgroundSpec {
             (Error::Background { path, reason }, Some(site)) => {
                 let message = if std::fs::symlink_metadata(&path).is_err() {
                     // Name the path that was tried, and where a relative one starts.
-                    let folder = site.file.parent().filter(|f| !f.as_os_str().is_empty());
+                    let folder = Some(read::folder_of(&site.file)).filter(|f| !f.as_os_str().is_empty());
                     let start = match folder {
                         Some(folder) if path.starts_with(folder) => {
                             format!(" (a relative path starts at the scene's folder, {})", folder.display())
+                        }
+                        None if path.is_relative()
+                            && read::folder_of(&site.file) != site.file.parent().unwrap_or(&path) =>
+                        {
+                            " (the scene was read from a stream: a relative path starts at the current folder)"
+                                .to_string()
                         }
                         None if path.is_relative() => {
                             " (a relative path starts at the scene's folder, here the current folder)".to_string()
@@ -244,7 +250,7 @@ impl Model {
     /// What the model is, in a few words.
     pub fn help(self) -> &'static str {
         match self {
-            Model::Classic => "Two height buffers, four neighbours (SPEC §4)",
+            Model::Classic => "Two height buffers, four neighbours, damped by a shift",
             Model::Spring => "Hooke's law over eight neighbours with a velocity buffer",
         }
     }

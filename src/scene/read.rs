@@ -142,7 +142,7 @@ impl<'t, 's> Tables<'t, 's> {
     /// background (which may give the canvas), the video, the water (whose clock counts event
     /// times), then the looks, the events and the shore. The source's hash and size are left 0.
     fn read(&self, doc: &Document<'_>, file: &Path) -> Result<Scene> {
-        let base = file.parent().unwrap_or(Path::new(""));
+        let base = folder_of(file);
         let video = self.video.as_ref();
         let background = background::read_background(doc, self.background.as_ref(), base)?;
         let (width, height) = video::read_canvas(doc, video, &background).map_err(|e| background.locate(e))?;
@@ -193,6 +193,16 @@ impl<'t, 's> Tables<'t, 's> {
             source_bytes: 0,
         })
     }
+}
+
+/// Where a scene's relative paths start: its folder, or for a scene read from a stream
+/// (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`: standard input, a process substitution) the
+/// current folder, as for any other command-line path ("" below).
+pub(crate) fn folder_of(file: &Path) -> &Path {
+    if file.starts_with("/dev") || file.starts_with("/proc") {
+        return Path::new("");
+    }
+    file.parent().unwrap_or(Path::new(""))
 }
 
 /// The most the scene parser holds per byte of scene text outside comments and strings, at

@@ -30,7 +30,7 @@ pub(super) fn read_water(t: Option<&Table<'_, '_>>, fps: u32) -> Result<WaterSpe
     let settle = match opt(t, "settle") {
         Some(v) if model == Model::Classic && v.bool()? => {
             return Err(v.error(
-                "applies to the spring model only: the classic model's damping is SPEC's; set water.model = \"spring\"",
+                "applies to the spring model only: the classic model's damping is its fixed shift; set water.model = \"spring\"",
             ));
         }
         Some(v) => v.bool()?,

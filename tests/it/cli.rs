@@ -795,3 +795,25 @@ fn a_scene_of_the_largest_size_is_read_and_its_errors_placed() {
     assert!(run.stderr.contains("(reading the scene: scene text 1.3 GiB)"), "{}", run.stderr);
     assert!(!dir.join("dense.gif").exists() && !dir.join("bad.gif").exists());
 }
+
+#[test]
+fn setting_one_side_of_a_pictures_canvas_says_how_to_keep_its_shape() {
+    let dir = scene_dir("one-side", "[background]\nimage = \"p.png\"\n[video]\nwidth = 60\nheight = 40\nframes = 2\n");
+    let rgb: Vec<u8> = (0..60 * 40 * 3).map(|i| (i * 13 % 251) as u8).collect();
+    crate::support::write_png(&dir.join("p.png"), 60, 40, &rgb);
+    let run = ripple(&["scene.toml", "-o", "out.gif", "--set", "video.width=120", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "warning: the canvas is 120×40 and the picture 60×40: the canvas keeps the picture's height, so the \
+             picture is fitted (cover) to another shape; if only video.width was meant, set video.height = 80"
+        ),
+        "{}",
+        run.stderr
+    );
+    // Both sides set to keep the shape, or the picture's own: nothing to say.
+    for set in [&["--set", "video.width=120", "--set", "video.height=80"][..], &[]] {
+        let run = ripple(&[&["scene.toml", "-o", "out.gif", "-q"][..], set].concat(), &dir);
+        assert!(!run.stderr.contains("the canvas is"), "{}", run.stderr);
+    }
+}

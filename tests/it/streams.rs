@@ -187,3 +187,37 @@ fn a_webp_on_standard_output_is_staged_on_disk_not_in_memory() {
     // Within the budget, and well under the output's own size held whole.
     assert!(peak < 96 << 20 && peak < out.len() as u64, "peak {} MiB for a {} MiB WebP", peak >> 20, out.len() >> 20);
 }
+
+#[test]
+fn a_scene_from_standard_input_finds_its_pictures_from_the_working_folder() {
+    let dir = scene_dir("stdin-relative", "");
+    let rgb: Vec<u8> = (0..16 * 12 * 3).map(|i| (i * 7 % 256) as u8).collect();
+    crate::support::write_png(&dir.join("picture.png"), 16, 12, &rgb);
+    let scene = "[background]\nimage = \"picture.png\"\n[video]\nframes = 3\n";
+    let run = |picture_dir: &std::path::Path| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+            .args(["/dev/stdin", "-o", "out.gif", "-f", "-q"])
+            .current_dir(picture_dir)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(scene.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, stderr) = run(&dir);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(dir.join("out.gif").exists());
+    // Elsewhere, the error names the path as given and where it was looked for.
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let (code, stderr) = run(&elsewhere);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "no such file: picture.png (the scene was read from a stream: a relative path starts at the current folder)"
+        ),
+        "{stderr}"
+    );
+}
