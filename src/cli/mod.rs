@@ -124,7 +124,8 @@ struct Cli {
 
     /// GIF of a picture with more than 256 colours: dither the background to the palette
     /// (Floyd–Steinberg, once), so skies and gradients do not band and calm water does not
-    /// shimmer. A little larger; no effect with a [look].
+    /// shimmer. A little larger; no effect (and a warning says so) with a [look] or another
+    /// format.
     #[arg(long)]
     dither: bool,
 }

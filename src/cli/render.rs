@@ -130,7 +130,23 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     // Advice only for a render that goes ahead: a refused one gets its one error alone.
     let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(&scene, &decoded.background));
     warnings.chain(advice::for_shore(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
+    if let Some(why) = request.dither.then(|| dither_ignored(&scene, format)).flatten() {
+        super::warn(&format!("--dither is ignored: {why}"));
+    }
     Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes })
+}
+
+/// Why `--dither` does nothing for `scene` written as `format`, if it does nothing: it dithers
+/// a GIF's background once, and frames that draw new colours (a look) or another format have
+/// no such background.
+fn dither_ignored(scene: &Scene, format: Option<Format>) -> Option<&'static str> {
+    if format != Some(Format::Gif) {
+        return Some("it dithers a GIF's background, and the output is not a GIF");
+    }
+    (!scene.look.is_gather()).then_some(
+        "the scene's [look] draws new colours every frame, each mapped to its nearest palette colour (a dither \
+         of each frame would shimmer where the water is still)",
+    )
 }
 
 /// Renders the job into its staged output and/or manifest, showing progress on `bar`.

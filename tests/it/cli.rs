@@ -817,3 +817,26 @@ fn setting_one_side_of_a_pictures_canvas_says_how_to_keep_its_shape() {
         assert!(!run.stderr.contains("the canvas is"), "{}", run.stderr);
     }
 }
+
+#[test]
+fn dither_says_when_it_does_nothing() {
+    let plain = "[background]\npattern = \"tiles\"\n[video]\nwidth = 24\nheight = 16\nframes = 2\n";
+    let dir = scene_dir("dither-ignored", plain);
+    std::fs::write(dir.join("lit.toml"), format!("{plain}[look]\nshading = 96\n")).unwrap();
+    for (scene, out, said) in [
+        ("scene.toml", "out.gif", None),
+        ("lit.toml", "out.gif", Some("--dither is ignored: the scene's [look] draws new colours every frame")),
+        (
+            "scene.toml",
+            "out.webp",
+            Some("--dither is ignored: it dithers a GIF's background, and the output is not a GIF"),
+        ),
+    ] {
+        let run = ripple(&[scene, "-o", out, "-f", "--dither", "-q"], &dir);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        match said {
+            Some(said) => assert!(run.stderr.contains(&format!("warning: {said}")), "{scene} {out}: {}", run.stderr),
+            None => assert!(!run.stderr.contains("--dither"), "{scene} {out}: {}", run.stderr),
+        }
+    }
+}
