@@ -117,8 +117,9 @@ struct Cli {
     set: Vec<String>,
 
     /// Fit a GIF, APNG or WebP into SIZE bytes (2M, 500K, …): a fixed ladder of smaller
-    /// versions (fewer GIF colours, then every other frame, then half the canvas) is tried in
-    /// order and the first that fits is written; none fits: exit 2 with the smallest reached.
+    /// versions (fewer GIF colours, then every other or third frame, then half the canvas) is
+    /// tried best first and the first that fits is written; none fits: exit 2 with the smallest
+    /// reached.
     #[arg(long, value_name = "SIZE", value_parser = memory_size)]
     max_size: Option<u64>,
 

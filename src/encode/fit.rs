@@ -12,7 +12,8 @@ use crate::base::error::Error;
 pub struct Rung {
     /// Palette entries of a GIF (256: as asked); other formats keep every colour.
     pub entries: usize,
-    /// Render frames per output frame (2: every other frame, each shown twice as long).
+    /// Render frames per output frame (2: every other frame, each shown twice as long; 3: every
+    /// third).
     pub step: u32,
     /// How many times smaller the canvas is, each side.
     pub scale: u32,
@@ -25,20 +26,27 @@ const fn rung(entries: usize, step: u32, scale: u32) -> Rung {
 /// Nothing given up: the render as asked.
 pub const AS_ASKED: Rung = rung(256, 1, 1);
 
-/// The GIF ladder: fewer colours, then every other frame, then half the canvas.
-pub const GIF: [Rung; 8] = [
+/// The GIF ladder, best first: the whole canvas as long as any rung of it fits (fewer colours,
+/// then every other frame with fewer colours, then every third), and only then half the canvas.
+/// Each rung gives up more than the one before it, so each is smaller.
+pub const GIF: [Rung; 10] = [
     AS_ASKED,
     rung(128, 1, 1),
     rung(64, 1, 1),
     rung(32, 1, 1),
     rung(64, 2, 1),
     rung(32, 2, 1),
-    rung(64, 2, 2),
+    rung(16, 2, 1),
+    rung(16, 3, 1),
     rung(32, 2, 2),
+    rung(16, 3, 2),
 ];
 
-/// The APNG and WebP ladder (their colours are exact): every other frame, then half the canvas.
-pub const EXACT: [Rung; 4] = [AS_ASKED, rung(256, 2, 1), rung(256, 1, 2), rung(256, 2, 2)];
+/// The APNG and WebP ladder (their colours are exact), best first: every other frame, every
+/// third, then half the canvas with every other frame and every third (half the canvas with
+/// every frame can be larger than every third frame of the whole: it is left out, so that each
+/// rung is smaller than the one before).
+pub const EXACT: [Rung; 5] = [AS_ASKED, rung(256, 2, 1), rung(256, 3, 1), rung(256, 2, 2), rung(256, 3, 2)];
 
 /// The ladder of a GIF (`gif`) or of an APNG or WebP: the rungs tried with the budget as the
 /// limit, then the last, which is finished whatever its size.
@@ -58,8 +66,11 @@ impl Rung {
         if self.entries < 256 {
             parts.push(format!("{} colours", self.entries));
         }
-        if self.step == 2 {
-            parts.push("every other frame".to_string());
+        match self.step {
+            1 => {}
+            2 => parts.push("every other frame".to_string()),
+            3 => parts.push("every third frame".to_string()),
+            n => parts.push(format!("one frame in {n}")),
         }
         if self.scale == 2 {
             parts.push("half the canvas".to_string());
@@ -153,8 +164,10 @@ mod tests {
     fn rungs_say_what_they_give_up() {
         assert_eq!(GIF[0].describe(), "as asked");
         assert_eq!(GIF[4].describe(), "64 colours, every other frame");
-        assert_eq!(GIF[7].describe(), "32 colours, every other frame, half the canvas");
-        assert_eq!(EXACT[2].describe(), "half the canvas");
+        assert_eq!(GIF[7].describe(), "16 colours, every third frame");
+        assert_eq!(GIF[8].describe(), "32 colours, every other frame, half the canvas");
+        assert_eq!(EXACT[3].describe(), "every other frame, half the canvas");
+        assert_eq!(EXACT[4].describe(), "every third frame, half the canvas");
         // Each rung gives up at least as much as the one before it in one respect.
         for ladder in [&GIF[..], &EXACT[..]] {
             assert!(ladder[0].as_asked() && ladder[1..].iter().all(|r| !r.as_asked()));

@@ -666,6 +666,14 @@ fn reduce(frames: &[Vec<u8>], width: usize, step: usize, scale: usize) -> Vec<Ve
     .collect()
 }
 
+/// The APNG and WebP ladder below the render as asked.
+const EXACT_LADDER: &[&str] = &[
+    "every other frame",
+    "every third frame",
+    "every other frame, half the canvas",
+    "every third frame, half the canvas",
+];
+
 #[test]
 fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
     let dir = scene_dir("max-size", BUDGETED);
@@ -679,12 +687,14 @@ fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
                 "32 colours",
                 "64 colours, every other frame",
                 "32 colours, every other frame",
-                "64 colours, every other frame, half the canvas",
+                "16 colours, every other frame",
+                "16 colours, every third frame",
                 "32 colours, every other frame, half the canvas",
+                "16 colours, every third frame, half the canvas",
             ],
         ),
-        ("apng", &["every other frame", "half the canvas", "every other frame, half the canvas"]),
-        ("webp", &["every other frame", "half the canvas", "every other frame, half the canvas"]),
+        ("apng", EXACT_LADDER),
+        ("webp", EXACT_LADDER),
     ];
     for (format, ladder) in ladders {
         let name = format!("out.{format}");
@@ -706,15 +716,25 @@ fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
             let again = ripple(&["scene.toml", "-o", "again", "--format", format, "-f", "--max-size", &budget], &dir);
             assert_eq!(again.code, 0);
             assert!(std::fs::read(dir.join("again")).unwrap() == bytes, "{format} {rung}: not deterministic");
-            let (step, scale) =
-                (if rung.contains("every other") { 2 } else { 1 }, if rung.contains("half") { 2 } else { 1 });
+            let step = if rung.contains("every other") {
+                2
+            } else if rung.contains("every third") {
+                3
+            } else {
+                1
+            };
+            let scale = if rung.contains("half") { 2 } else { 1 };
             let want = reduce(&exact, 96, step, scale);
             if format == "gif" {
                 let gif = crate::support::decode_gif(&bytes);
                 assert_eq!((gif.width, gif.height), (96 / scale, 64 / scale), "{rung}");
                 assert_eq!(gif.frames.len(), want.len(), "{rung}");
-                // 20 fps: 5 cs a frame, 10 for every other; 80 cs in all either way.
-                assert!(gif.delays.iter().all(|&d| usize::from(d) == 5 * step), "{rung}: {:?}", gif.delays);
+                // 20 fps: 5 cs a frame, 10 for every other, 15 for every third (the last frame
+                // standing for what is left); 80 cs in all either way.
+                let (last, rest) = gif.delays.split_last().unwrap();
+                assert!(rest.iter().all(|&d| usize::from(d) == 5 * step), "{rung}: {:?}", gif.delays);
+                assert_eq!(gif.delays.iter().map(|&d| u32::from(d)).sum::<u32>(), 80, "{rung}: {:?}", gif.delays);
+                assert!(usize::from(*last) <= 5 * step, "{rung}: {:?}", gif.delays);
                 let colours: std::collections::HashSet<&[u8]> = gif.frames.iter().flat_map(|f| f.chunks(3)).collect();
                 let most: usize = rung.split(' ').next().unwrap().parse().unwrap();
                 assert!(colours.len() < most, "{rung}: {} colours", colours.len());
@@ -724,7 +744,10 @@ fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
                 assert_eq!(frames.len(), want.len(), "{format} {rung}");
                 assert!(frames == want, "{format} {rung}: frames differ from the reduced render");
                 let ms = (50 * step) as u32;
-                assert!(delays.iter().all(|&(n, d)| n == ms * d), "{format} {rung}: {delays:?}");
+                let (_, rest) = delays.split_last().unwrap();
+                assert!(rest.iter().all(|&(n, d)| n == ms * d), "{format} {rung}: {delays:?}");
+                let total: f64 = delays.iter().map(|&(n, d)| f64::from(n) / f64::from(d)).sum();
+                assert!((total - 800.0).abs() < 1.0, "{format} {rung}: {delays:?}");
             }
         }
         // Below the last rung: nothing fits, nothing is written, the smallest size is named.
