@@ -211,7 +211,7 @@ pub(crate) fn folder_of(file: &Path) -> &Path {
 const PARSE_PER_BYTE: u64 = 160;
 
 /// The most memory reading a scene takes: its text, and for each byte outside comments and
-/// strings [`PARSE_PER_BYTE`] more (a comment is skipped whole; a string becomes one value, a
+/// strings `PARSE_PER_BYTE` (160) more (a comment is skipped whole; a string becomes one value, a
 /// copy at most: 2 more), and the same for each `--set` override, counted as dense text.
 pub fn parsing_bytes(text: &[u8], overrides: &[String]) -> u64 {
     let (dense, strings) = weigh(text);
