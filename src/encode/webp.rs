@@ -18,12 +18,13 @@ use super::{EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst (noise): the
-/// rectangle's RGB and ARGB (3 + 4), and at the peak, while the third way of coding it (see
-/// `vp8l::encode`) is parsed, the other two ways' symbols (12 + 12, one a pixel) beside its own
-/// pixels, hash chain and symbols before and after the colour cache (4 + 4 + 12 + 12); or later,
-/// the three ways' symbols (36), each symbol's group of codes (1), the tiles' counted symbols
-/// (up to 16), the bit stream grown by doubling (up to 2·4) and the chunk around it (4 + 4).
-const WORKING_BYTES_PER_PIXEL: u64 = 64;
+/// rectangle's RGB and ARGB (3 + 4), and at the peak either the third way of coding it being
+/// parsed (see `vp8l::encode`) beside the other two ways' symbols (12 + 12, one a pixel), its
+/// own pixels, hash chain and symbols (4 + 4 + 12, the colour cache marked in place), or the
+/// three ways' symbols (36) while one is sorted into groups, with each symbol's group (1) and
+/// the tiles' counted symbols (up to 16); writing takes less (the bit stream grown by doubling,
+/// up to 2·4, beside the symbols), and the chunk around it less still.
+const WORKING_BYTES_PER_PIXEL: u64 = 60;
 
 /// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background
 /// and the previous frame, each frame in flight as RGB, and each thread's working buffers.

@@ -178,7 +178,7 @@ impl Distances {
 }
 
 /// The symbols for `pixels` (`width` wide): back references where at least [`MIN_MATCH`]
-/// pixels repeat, else literals (which [`cached`] turns into colour-cache hits).
+/// pixels repeat, else literals (which [`cache`] turns into colour-cache hits).
 fn tokens(pixels: &[u32], width: usize) -> Vec<Token> {
     let cache_bits = 0;
     let distances = Distances::new(width);
@@ -262,20 +262,21 @@ fn tokens(pixels: &[u32], width: usize) -> Vec<Token> {
     out
 }
 
-/// `tokens` (of `pixels`) with each literal found in a colour cache of `cache_bits` (0: none)
-/// turned into a hit; the cache learns every pixel, copied ones included.
-fn cached(tokens: &[Token], pixels: &[u32], cache_bits: u32) -> Vec<Token> {
+/// Turns each literal of `tokens` (of `pixels`) found in a colour cache of `cache_bits` (0:
+/// none) into a hit, in place; the cache learns every pixel, copied ones included.
+fn cache(tokens: &mut [Token], pixels: &[u32], cache_bits: u32) {
     if cache_bits == 0 {
-        return tokens.to_vec();
+        return;
     }
     let mut cache = vec![0u32; 1 << cache_bits];
     let mut at = 0;
-    let mut out = Vec::with_capacity(tokens.len());
-    for &t in tokens {
-        match t {
+    for t in tokens.iter_mut() {
+        match *t {
             Token::Literal(p) => {
                 let slot = cache_slot(p, cache_bits);
-                out.push(if cache[slot] == p { Token::Cache(slot as u32) } else { t });
+                if cache[slot] == p {
+                    *t = Token::Cache(slot as u32);
+                }
                 cache[slot] = p;
                 at += 1;
             }
@@ -283,13 +284,11 @@ fn cached(tokens: &[Token], pixels: &[u32], cache_bits: u32) -> Vec<Token> {
                 for &p in &pixels[at..at + length as usize] {
                     cache[cache_slot(p, cache_bits)] = p;
                 }
-                out.push(t);
                 at += length as usize;
             }
             Token::Cache(_) => unreachable!("tokens come without cache hits"),
         }
     }
-    out
 }
 
 /// The counts of each symbol of the five alphabets (see [`alphabet_sizes`]).
@@ -346,7 +345,8 @@ struct Main {
 impl Main {
     /// `pixels` parsed with a colour cache of `cache_bits` (0: none).
     fn new(pixels: &[u32], width: usize, cache_bits: u32) -> Main {
-        let tokens = cached(&tokens(pixels, width), pixels, cache_bits);
+        let mut tokens = tokens(pixels, width);
+        cache(&mut tokens, pixels, cache_bits);
         Main { tokens, width, height: pixels.len() / width.max(1), cache_bits, main: cache_bits > 0 }
     }
 }
