@@ -435,25 +435,7 @@ fn a_wrapper_scripts_encoder_goes_with_the_render() {
     let body = "[video]\nwidth = 97\nheight = 61\nfps = 25\nduration = 600\n[rain]\ndrops_per_second = 20\n";
     let dir = scene_dir("video-wrapper", body);
     let bin = fake_ffmpeg(&dir, "sh -c 'cat > /dev/null; sleep 30' ffmpeg-encoder-97x61\nexit 0");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
-        .args(["scene.toml", "-o", "long.mp4", "-q"])
-        .current_dir(&dir)
-        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-        .spawn()
-        .unwrap();
-    wait_for_ffmpeg("encoder-97x61");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(15));
-    assert!(!dir.join("long.mp4").exists());
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let alive = ffmpeg_with_size("encoder-97x61");
-    for &pid in &alive {
-        let _ =
-            rustix::process::kill_process(rustix::process::Pid::from_raw(pid).unwrap(), rustix::process::Signal::KILL);
-    }
+    let alive = terminated_video_render(&dir, &bin, "long.mp4", "encoder-97x61");
     assert!(alive.is_empty(), "the wrapper's encoder is still running: {alive:?}");
 }
 
@@ -567,6 +549,34 @@ fn wait_for_ffmpeg(size: &str) -> i32 {
     panic!("ffmpeg never started");
 }
 
+/// Renders `dir`'s scene into `out` with the ffmpeg in `bin` and, once an ffmpeg process whose
+/// arguments hold `mark` runs, stops the render as a batch job would (SIGTERM); checks that the
+/// render ended by that signal and left nothing, and returns the processes with `mark` still
+/// running a moment later (killed, so that none outlives the test).
+fn terminated_video_render(dir: &Path, bin: &Path, out: &str, mark: &str) -> Vec<i32> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["scene.toml", "-o", out, "-q"])
+        .current_dir(dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .spawn()
+        .unwrap();
+    wait_for_ffmpeg(mark);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(15));
+    assert!(!dir.join(out).exists());
+    assert!(temporaries(dir).is_empty());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let alive = ffmpeg_with_size(mark);
+    for &pid in &alive {
+        let _ =
+            rustix::process::kill_process(rustix::process::Pid::from_raw(pid).unwrap(), rustix::process::Signal::KILL);
+    }
+    alive
+}
+
 #[test]
 fn an_interrupted_video_render_stops_ffmpeg_and_leaves_nothing() {
     // A size no other test uses, to find this render's ffmpeg among the processes.
@@ -576,28 +586,8 @@ fn an_interrupted_video_render_stops_ffmpeg_and_leaves_nothing() {
     // end, then lingers (a real one finishes on its own soon after its input closes, which
     // would hide whether the render stops it).
     let bin = fake_ffmpeg(&dir, "cat > /dev/null\nsleep 30");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
-        .args(["scene.toml", "-o", "long.webm", "-q"])
-        .current_dir(&dir)
-        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
-        .spawn()
-        .unwrap();
-    // Once ffmpeg runs, stop the render as a batch job would.
-    wait_for_ffmpeg("97x59");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(15));
-    assert!(!dir.join("long.webm").exists());
-    assert!(temporaries(&dir).is_empty());
-    // ffmpeg went with it (a zombie awaiting its reaper has no arguments left, so does not count).
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let alive = ffmpeg_with_size("97x59");
-    for &pid in &alive {
-        let _ =
-            rustix::process::kill_process(rustix::process::Pid::from_raw(pid).unwrap(), rustix::process::Signal::KILL);
-    }
+    // ffmpeg goes with it (a zombie awaiting its reaper has no arguments left, so does not count).
+    let alive = terminated_video_render(&dir, &bin, "long.webm", "97x59");
     assert!(alive.is_empty(), "ffmpeg still running: {alive:?}");
 }
 

@@ -159,11 +159,11 @@ fn a_webp_on_standard_output_is_staged_on_disk_not_in_memory() {
     let dir = scene_dir("webp-stdout-scratch", body);
     let tmp = dir.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+    let mut child = binary()
         .args(["scene.toml", "-o", "-", "--format", "webp", "-q"])
         .current_dir(&dir)
         .env("TMPDIR", &tmp)
-        .stdout(std::process::Stdio::piped())
+        .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     // Nothing is read until the render blocks writing into the full pipe: by then the WebP is
@@ -197,7 +197,7 @@ fn a_scene_from_standard_input_finds_its_pictures_from_the_working_folder() {
     crate::support::write_png(&dir.join("picture.png"), 16, 12, &rgb);
     let scene = "[background]\nimage = \"picture.png\"\n[video]\nframes = 3\n";
     let run = |picture_dir: &std::path::Path| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        let mut child = binary()
             .args(["/dev/stdin", "-o", "out.gif", "-f", "-q"])
             .current_dir(picture_dir)
             .stdin(Stdio::piped())
