@@ -329,12 +329,13 @@ fn histograms(tokens: &[Token], cache_bits: u32) -> Histograms {
 
 /// Writes an entropy-coded sub-image (a transform's data): no colour cache, one group of codes.
 fn write_image(bits: &mut Bits, pixels: &[u32], width: usize) {
-    let image = Main::new(pixels, width, 0);
-    write_tokens(bits, &image, &Coding::new(&image, false));
+    let image = Image::new(pixels, width, 0, false);
+    write_tokens(bits, &image, &Coding::single(&image));
 }
 
-/// The main image of a way of coding a picture, parsed into symbols once.
-struct Main {
+/// An entropy-coded image (a way's main image, or a transform's sub-image), parsed into
+/// symbols once.
+struct Image {
     tokens: Vec<Token>,
     width: usize,
     height: usize,
@@ -342,26 +343,32 @@ struct Main {
     main: bool,
 }
 
-impl Main {
-    /// `pixels` parsed with a colour cache of `cache_bits` (0: none).
-    fn new(pixels: &[u32], width: usize, cache_bits: u32) -> Main {
+impl Image {
+    /// `pixels` parsed with a colour cache of `cache_bits` (0: none); `main` says it is a way's
+    /// main image, which may group its codes.
+    fn new(pixels: &[u32], width: usize, cache_bits: u32, main: bool) -> Image {
         let mut tokens = tokens(pixels, width);
         cache(&mut tokens, pixels, cache_bits);
-        Main { tokens, width, height: pixels.len() / width.max(1), cache_bits, main: cache_bits > 0 }
+        Image { tokens, width, height: pixels.len() / width.max(1), cache_bits, main }
     }
 }
 
 /// A way of coding a picture: its header and transforms, then its main image.
 struct Way {
     head: Bits,
-    image: Main,
+    image: Image,
 }
 
 impl Way {
-    /// How the main image is coded: one group of codes, or (when `grouped` and smaller) its
-    /// tiles sorted into groups.
-    fn coding(&self, grouped: bool) -> Coding {
-        Coding::new(&self.image, grouped)
+    /// The main image coded with one group of codes.
+    fn single(&self) -> Coding {
+        Coding::single(&self.image)
+    }
+
+    /// The main image's tiles sorted into groups of codes, if that is smaller than `one` (its
+    /// coding with one group), else `one`.
+    fn grouped(&self, one: Coding) -> Coding {
+        Coding::grouped(&self.image, one)
     }
 
     /// The length in bits of the whole bitstream coded so.
@@ -387,22 +394,32 @@ struct Coding {
     histograms: Vec<Histograms>,
     /// The image's length in bits: cache and meta flags, meta image, codes, symbols and extra bits.
     bits: u64,
+    /// Of those, the flags and the extra bits of lengths and distances, the same however the
+    /// symbols are grouped.
+    fixed: u64,
 }
 
 impl Coding {
-    fn new(image: &Main, grouped: bool) -> Coding {
-        let Main { ref tokens, width, height, cache_bits, main } = *image;
-        let mut flags = 1 + if cache_bits > 0 { 4 } else { 0 } + u64::from(main);
+    /// `image` with one group of codes.
+    fn single(image: &Image) -> Coding {
+        let Image { ref tokens, cache_bits, main, .. } = *image;
+        let mut fixed = 1 + if cache_bits > 0 { 4 } else { 0 } + u64::from(main);
         for t in tokens {
             if let Token::Copy { length, code } = *t {
-                flags += u64::from(prefix(length).2 + prefix(code).2);
+                fixed += u64::from(prefix(length).2 + prefix(code).2);
             }
         }
         let histograms = vec![histograms(tokens, cache_bits)];
         let mut scratch = Bits::new();
-        let bits = flags + code_bits(&mut scratch, &histograms) + scratch.len();
-        let one = Coding { groups: None, of: Vec::new(), histograms, bits };
-        if !(main && grouped) {
+        let bits = fixed + code_bits(&mut scratch, &histograms) + scratch.len();
+        Coding { groups: None, of: Vec::new(), histograms, bits, fixed }
+    }
+
+    /// A main `image`'s tiles sorted into groups of codes, kept only when the meta image, the
+    /// groups' codes and their symbols take fewer bits than `one`, its single coding.
+    fn grouped(image: &Image, one: Coding) -> Coding {
+        let Image { ref tokens, width, height, cache_bits, main } = *image;
+        if !main {
             return one;
         }
         let Some(g) = groups(tokens, width, height, cache_bits) else {
@@ -416,17 +433,16 @@ impl Coding {
         }
         let mut scratch = Bits::new();
         write_image(&mut scratch, &g.meta_pixels(), g.tiles_x);
-        let bits = flags + 3 + code_bits(&mut scratch, &histograms) + scratch.len();
-        // Kept only when the meta image, the groups' codes and their symbols take fewer bits.
-        if bits < one.bits { Coding { groups: Some(g), of, histograms, bits } } else { one }
+        let bits = one.fixed + 3 + code_bits(&mut scratch, &histograms) + scratch.len();
+        if bits < one.bits { Coding { groups: Some(g), of, histograms, bits, fixed: one.fixed } } else { one }
     }
 }
 
 /// Writes an entropy-coded image coded as `coding` says: its colour cache flag, for a main
 /// image whether and how its tiles choose among groups of prefix codes, each group's five
 /// prefix codes, and the symbols.
-fn write_tokens(bits: &mut Bits, image: &Main, coding: &Coding) {
-    let Main { ref tokens, cache_bits, main, .. } = *image;
+fn write_tokens(bits: &mut Bits, image: &Image, coding: &Coding) {
+    let Image { ref tokens, cache_bits, main, .. } = *image;
     if cache_bits > 0 {
         bits.put(1, 1);
         bits.put(cache_bits, 4);
@@ -762,7 +778,7 @@ pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u
     let table = colour_table(pixels);
     if let Some(table) = table.as_ref().filter(|t| t.len() <= 16) {
         let way = indexed_way(pixels, width, height, alpha, table);
-        return way.bytes(&way.coding(true));
+        return way.bytes(&way.grouped(way.single()));
     }
     let mut ways = vec![predicted_way(pixels, width, height, alpha), green_way(pixels, width, height, alpha)];
     if let Some(table) = &table {
@@ -771,15 +787,19 @@ pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u
     // The way of fewest bits is tried grouped. Grouping can turn the order of ways around (a
     // busy blended frame: subtract-green alone 0.3% larger with one group, 12% smaller
     // grouped): where it pays on the first way, the others within a tenth are tried grouped too.
-    let codings: Vec<Coding> = ways.iter().map(|way| way.coding(false)).collect();
-    let bits: Vec<u64> = ways.iter().zip(&codings).map(|(way, coding)| way.bits(coding)).collect();
+    let singles: Vec<Coding> = ways.iter().map(Way::single).collect();
+    let bits: Vec<u64> = ways.iter().zip(&singles).map(|(way, coding)| way.bits(coding)).collect();
+    // Each single coding is moved into its grouped try, at most once.
+    let mut singles: Vec<Option<Coding>> = singles.into_iter().map(Some).collect();
     let Some(first) = (0..ways.len()).min_by_key(|&w| bits[w]) else {
         return Vec::new();
     };
-    let mut best = (first, ways[first].coding(true));
+    let Some(one) = singles[first].take() else { return Vec::new() };
+    let mut best = (first, ways[first].grouped(one));
     if best.1.groups.is_some() {
         for w in (0..ways.len()).filter(|&w| w != first && bits[w] <= bits[first] + bits[first] / 10) {
-            let coding = ways[w].coding(true);
+            let Some(one) = singles[w].take() else { continue };
+            let coding = ways[w].grouped(one);
             if ways[w].bits(&coding) < ways[best.0].bits(&best.1) {
                 best = (w, coding);
             }
@@ -797,7 +817,7 @@ fn green_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
     head.put(2, 2);
     head.put(0, 1);
     let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
-    Way { head, image: Main::new(&argb, width, CACHE_BITS) }
+    Way { head, image: Image::new(&argb, width, CACHE_BITS, true) }
 }
 
 /// A pixel with green taken from red and blue (modulo 256).
@@ -871,9 +891,7 @@ fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: 
         }
     }
     // Indices repeat as whole runs, not as scattered colours: no cache.
-    let mut image = Main::new(&packed, packed_width, 0);
-    image.main = true;
-    Way { head: bits, image }
+    Way { head: bits, image: Image::new(&packed, packed_width, 0, true) }
 }
 
 /// Codes `pixels` with subtract-green and a predictor chosen per tile.
@@ -920,7 +938,7 @@ fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Wa
     write_image(&mut bits, &mode_image, tiles_x);
     // No more transforms.
     bits.put(0, 1);
-    Way { head: bits, image: Main::new(&residuals, width, CACHE_BITS) }
+    Way { head: bits, image: Image::new(&residuals, width, CACHE_BITS, true) }
 }
 
 #[cfg(test)]
@@ -1035,7 +1053,7 @@ mod tests {
             .collect();
         let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
         let way = green_way(&argb, w, h, false);
-        let (one, several) = (way.coding(false), way.coding(true));
+        let (one, several) = (way.single(), way.grouped(way.single()));
         let (single, grouped) = (way.bytes(&one), way.bytes(&several));
         assert!(
             grouped.len() * 100 < single.len() * 97,
