@@ -18,13 +18,15 @@ use super::{EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst (noise): the
-/// rectangle's RGB and ARGB (3 + 4), and at the peak either the third way of coding it being
-/// parsed (see `vp8l::encode`) beside the other two ways' symbols (12 + 12, one a pixel), its
-/// own pixels, hash chain and symbols (4 + 4 + 12, the colour cache marked in place), or the
-/// three ways' symbols (36) while one is sorted into groups, with each symbol's group (1) and
-/// the tiles' counted symbols (up to 16); writing takes less (the bit stream grown by doubling,
-/// up to 2·4, beside the symbols), and the chunk around it less still.
-const WORKING_BYTES_PER_PIXEL: u64 = 60;
+/// rectangle's RGB and ARGB (3 + 4), and at the peak the chosen way being parsed for fewest
+/// bits (see `vp8l::encode`, the other ways gone by then): its pixels (4), its greedy symbols
+/// (12, a pixel each), the matches weighed at each pixel (16), the cheapest cost and step there
+/// (8 + 4), and the new parse's symbols beside a copy marked for the colour cache (12 + 12).
+/// Less is held before: the three ways' greedy symbols (36) while one is sorted into groups,
+/// with each symbol's group (1) and the tiles' counted symbols (up to 16); and after: choosing
+/// the cache size (4 · 12), writing (the bit stream grown by doubling, up to 2·4, beside the
+/// symbols), the chunk around it.
+const WORKING_BYTES_PER_PIXEL: u64 = 76;
 
 /// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background
 /// and the previous frame, each frame in flight as RGB, and each thread's working buffers.

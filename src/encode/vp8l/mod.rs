@@ -2,10 +2,12 @@
 //! colours (indices packed several to a pixel when there are at most 16), else subtract green
 //! and a predictor chosen per 16×16 tile; back references found through hash chains (the 120
 //! short codes for nearby pixels), a colour cache, and canonical prefix codes limited to 15
-//! bits. Written from the format's description (RFC 9649). Pixels are opaque, or transparent
-//! where a blended frame leaves the canvas as it was: a transparent pixel's colour is free, and
-//! is given the prediction's.
+//! bits. The ways are compared parsed greedily; the one kept is parsed again for fewest bits
+//! (`cheapest.rs`). Written from the format's description (RFC 9649). Pixels are opaque, or
+//! transparent where a blended frame leaves the canvas as it was: a transparent pixel's colour
+//! is free, and is given the prediction's.
 
+mod cheapest;
 mod prefix;
 
 use prefix::{Bits, Code, prefix, write_code};
@@ -157,23 +159,27 @@ const NEAR: [(i8, i8); 120] = [
 /// The distance codes of an image `width` wide: the shortest code for each distance a short
 /// code reaches, else distance + 120.
 struct Distances {
-    near: std::collections::HashMap<usize, u32>,
+    /// The short code of each distance up to the farthest a short code reaches (0: none).
+    near: Vec<u32>,
 }
 
 impl Distances {
     fn new(width: usize) -> Distances {
-        let mut near = std::collections::HashMap::new();
+        let mut near = vec![0; 8 * width + 9];
         for (i, &(x, y)) in NEAR.iter().enumerate() {
             let d = i64::from(x) + i64::from(y) * width as i64;
-            if d >= 1 {
-                near.entry(d as usize).or_insert(i as u32 + 1);
+            if d >= 1 && near[d as usize] == 0 {
+                near[d as usize] = i as u32 + 1;
             }
         }
         Distances { near }
     }
 
     fn code(&self, distance: usize) -> u32 {
-        self.near.get(&distance).copied().unwrap_or(distance as u32 + 120)
+        match self.near.get(distance) {
+            Some(&code) if code > 0 => code,
+            _ => distance as u32 + 120,
+        }
     }
 }
 
@@ -344,14 +350,62 @@ struct Image {
 }
 
 impl Image {
-    /// `pixels` parsed with a colour cache of `cache_bits` (0: none); `main` says it is a way's
-    /// main image, which may group its codes.
+    /// `pixels` parsed greedily with a colour cache of `cache_bits` (0: none); `main` says it is
+    /// a way's main image, which may group its codes.
     fn new(pixels: &[u32], width: usize, cache_bits: u32, main: bool) -> Image {
         let mut tokens = tokens(pixels, width);
         cache(&mut tokens, pixels, cache_bits);
         Image { tokens, width, height: pixels.len() / width.max(1), cache_bits, main }
     }
+
+    /// `pixels` parsed as [`Image::new`] does, or with more effort: [`PASSES`] cheapest parses,
+    /// each priced by the counts of the one before (the first by the greedy parse's), then the
+    /// colour cache of [`CACHE_SIZES`] that takes fewest bits; the greedy parse where it is
+    /// smaller still.
+    fn parsed(pixels: &[u32], width: usize, cache_bits: u32, main: bool, effort: Effort) -> Image {
+        let greedy = Image::new(pixels, width, cache_bits, main);
+        if effort == Effort::Greedy {
+            return greedy;
+        }
+        let matches = cheapest::Matches::find(pixels, width, &greedy.tokens);
+        let mut counts = histograms(&greedy.tokens, cache_bits);
+        let mut plain = Vec::new();
+        for _ in 0..PASSES {
+            // The last pass's symbols go before the next are made.
+            drop(std::mem::take(&mut plain));
+            plain = cheapest::parse(pixels, cache_bits, &counts, &matches);
+            let mut marked = plain.clone();
+            cache(&mut marked, pixels, cache_bits);
+            counts = histograms(&marked, cache_bits);
+        }
+        drop(matches);
+        let mut best = (Coding::single(&greedy).bits, greedy);
+        for bits in CACHE_SIZES {
+            let mut tokens = plain.clone();
+            cache(&mut tokens, pixels, bits);
+            let image = Image { tokens, width, height: best.1.height, cache_bits: bits, main };
+            let size = Coding::single(&image).bits;
+            if size < best.0 {
+                best = (size, image);
+            }
+        }
+        best.1
+    }
 }
+
+/// How hard a way's main image is parsed: greedily (to choose among ways), or for fewest bits
+/// (the way chosen).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Effort {
+    Greedy,
+    Cheapest,
+}
+
+/// Cheapest parses, each priced by the one before.
+const PASSES: usize = 2;
+
+/// The colour cache sizes (in bits; 0: none) the cheapest parse is counted with.
+const CACHE_SIZES: [u32; 5] = [0, 4, 6, 8, 10];
 
 /// A way of coding a picture: its header and transforms, then its main image.
 struct Way {
@@ -773,17 +827,21 @@ const MODES: [u32; 5] = [1, 2, 7, 11, 12];
 /// `alpha` says whether any is not opaque. An image of at most 16 colours is coded through a
 /// colour table, its indices packed several to a pixel; any other with subtract-green and
 /// predictors, with subtract-green alone, and (up to 256 colours) through the table, the way of
-/// fewest bits kept; its tiles then sorted into groups of codes if that is smaller still.
+/// fewest bits (parsed greedily, its tiles sorted into groups of codes if that is smaller) kept,
+/// then parsed again for fewest bits and grouped again.
 pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let table = colour_table(pixels);
     if let Some(table) = table.as_ref().filter(|t| t.len() <= 16) {
-        let way = indexed_way(pixels, width, height, alpha, table);
+        let way = indexed_way(pixels, width, height, alpha, table, Effort::Cheapest);
         return way.bytes(&way.grouped(way.single()));
     }
-    let mut ways = vec![predicted_way(pixels, width, height, alpha), green_way(pixels, width, height, alpha)];
-    if let Some(table) = &table {
-        ways.push(indexed_way(pixels, width, height, alpha, table));
-    }
+    let build = |w: usize, effort: Effort| match (w, &table) {
+        (0, _) => Some(predicted_way(pixels, width, height, alpha, effort)),
+        (1, _) => Some(green_way(pixels, width, height, alpha, effort)),
+        (_, Some(table)) => Some(indexed_way(pixels, width, height, alpha, table, effort)),
+        (_, None) => None,
+    };
+    let ways: Vec<Way> = (0..3).map_while(|w| build(w, Effort::Greedy)).collect();
     // The way of fewest bits is tried grouped. Grouping can turn the order of ways around (a
     // busy blended frame: subtract-green alone 0.3% larger with one group, 12% smaller
     // grouped): where it pays on the first way, the others within a tenth are tried grouped too.
@@ -805,19 +863,23 @@ pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u
             }
         }
     }
-    ways[best.0].bytes(&best.1)
+    // The way chosen is parsed again, for fewest bits, with the others gone.
+    let chosen = best.0;
+    drop((ways, singles, best));
+    let Some(way) = build(chosen, Effort::Cheapest) else { return Vec::new() };
+    way.bytes(&way.grouped(way.single()))
 }
 
 /// Codes `pixels` with subtract-green alone: where neighbours predict a pixel poorly (a frame
 /// of displaced, lit water), back references and the colour cache do better on the colours
 /// themselves than on residuals.
-fn green_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
+fn green_way(pixels: &[u32], width: usize, height: usize, alpha: bool, effort: Effort) -> Way {
     let mut head = header(width, height, alpha);
     head.put(1, 1);
     head.put(2, 2);
     head.put(0, 1);
     let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
-    Way { head, image: Image::new(&argb, width, CACHE_BITS, true) }
+    Way { head, image: Image::parsed(&argb, width, CACHE_BITS, true, effort) }
 }
 
 /// A pixel with green taken from red and blue (modulo 256).
@@ -861,7 +923,7 @@ fn colour_table(pixels: &[u32]) -> Option<Vec<u32>> {
 /// Codes `pixels` through the colour-indexing transform: the table (each entry as its
 /// difference from the one before), then the indices, bundled 8, 4 or 2 to a pixel's green
 /// when the table has at most 2, 4 or 16 colours.
-fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32]) -> Way {
+fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32], effort: Effort) -> Way {
     let mut bits = header(width, height, alpha);
     bits.put(1, 1);
     bits.put(3, 2);
@@ -891,11 +953,11 @@ fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: 
         }
     }
     // Indices repeat as whole runs, not as scattered colours: no cache.
-    Way { head: bits, image: Image::new(&packed, packed_width, 0, true) }
+    Way { head: bits, image: Image::parsed(&packed, packed_width, 0, true, effort) }
 }
 
 /// Codes `pixels` with subtract-green and a predictor chosen per tile.
-fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
+fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool, effort: Effort) -> Way {
     let mut bits = header(width, height, alpha);
     // Subtract green.
     let mut argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
@@ -938,7 +1000,7 @@ fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Wa
     write_image(&mut bits, &mode_image, tiles_x);
     // No more transforms.
     bits.put(0, 1);
-    Way { head: bits, image: Image::new(&residuals, width, CACHE_BITS, true) }
+    Way { head: bits, image: Image::parsed(&residuals, width, CACHE_BITS, true, effort) }
 }
 
 #[cfg(test)]
@@ -1052,7 +1114,7 @@ mod tests {
             })
             .collect();
         let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
-        let way = green_way(&argb, w, h, false);
+        let way = green_way(&argb, w, h, false, Effort::Greedy);
         let (one, several) = (way.single(), way.grouped(way.single()));
         let (single, grouped) = (way.bytes(&one), way.bytes(&several));
         assert!(
@@ -1066,6 +1128,34 @@ mod tests {
         // The sizes `encode` chooses by are the sizes written.
         assert_eq!(way.bits(&one).div_ceil(8), single.len() as u64);
         assert_eq!(way.bits(&several).div_ceil(8), grouped.len() as u64);
+    }
+
+    #[test]
+    fn the_cheapest_parse_prefers_near_distances_and_decodes_exactly() {
+        // A checkerboard of seven colours, bent here and there: it repeats at many distances,
+        // and the longest match is often at one whose code costs far more than a short code's.
+        let (w, h) = (200, 150);
+        let colours =
+            [[20, 60, 90], [200, 180, 40], [240, 240, 240], [10, 10, 10], [90, 30, 30], [30, 90, 30], [60, 60, 160]];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let pixels: Vec<[u8; 3]> = (0..w * h)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let (x, y) = (i % w, i / w);
+                let bend = if (x / 23 + y / 17) % 3 == 0 { (state >> 40) as usize % 3 } else { 0 };
+                colours[((x + bend) / 6 + y / 6) % 2 * 3 + (x / 40 + y / 50) % 3 + usize::from(bend == 2)]
+            })
+            .collect();
+        let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
+        let table = colour_table(&argb).unwrap();
+        let greedy = indexed_way(&argb, w, h, false, &table, Effort::Greedy);
+        let cheapest = indexed_way(&argb, w, h, false, &table, Effort::Cheapest);
+        let (g, c) = (greedy.bits(&greedy.single()), cheapest.bits(&cheapest.single()));
+        assert!(c * 100 < g * 97, "cheapest {c} bits against greedy {g}");
+        assert_eq!(decode(&cheapest.bytes(&cheapest.single()), w, h), pixels.as_flattened());
+        assert_eq!(decode(&encode(&argb, w, h, false), w, h), pixels.as_flattened());
     }
 
     fn opaque([r, g, b]: [u8; 3]) -> u32 {

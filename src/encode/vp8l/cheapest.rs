@@ -1,0 +1,194 @@
+//! The parse of fewest estimated bits: where the greedy parse takes the longest match at each
+//! step, this one weighs every way to cover the pixels (a literal or cache hit, or a copy of
+//! any length from the match found there) by what its symbols cost under the counts of an
+//! earlier parse, and keeps the cheapest path through the image (shortest path over positions,
+//! as libwebp's "trace backwards" does at its default effort).
+//!
+//! Two kinds of match are offered at each position: the longest one the hash chains find, and
+//! the best of the nearby distances the 120 short codes name, whose codes cost a few bits where
+//! a far match's distance costs up to 18 extra bits. A shorter match at a cheap distance often
+//! beats a longer one at a dear distance: on a checkerboard frame of seven colours that alone is
+//! 7% of its size. All costs are integers (1/65536 bit), so every machine parses alike.
+
+use super::{Distances, Histograms, MAX_MATCH, NEAR, Token, cache_slot, log2_q16, prefix};
+
+/// The shortest copy the parse weighs: a shorter one never pays for its length and distance.
+const MIN_COPY: usize = 4;
+/// Copies up to this long are weighed at every length; a longer match at its whole length
+/// only (and at the shorter ones).
+const ALL_LENGTHS: usize = 16;
+/// How many of the short codes' distances are tried at each position (the cheapest first).
+const NEAR_TRIED: usize = 8;
+
+/// The matches weighed at each position, found once for every pass: the longest the hash
+/// chains find, and of the nearby distances those longer than any at a cheaper code (the
+/// first two and the longest), each as `length << 19 | code` (0: none).
+pub(super) struct Matches(Vec<[u32; CANDIDATES]>);
+
+/// Matches kept per position.
+const CANDIDATES: usize = 4;
+
+impl Matches {
+    pub(super) fn find(pixels: &[u32], width: usize, greedy: &[Token]) -> Matches {
+        let n = pixels.len();
+        let distances = Distances::new(width);
+        let mut near: Vec<(usize, u32)> = Vec::with_capacity(NEAR_TRIED);
+        for &(x, y) in &NEAR {
+            let d = i64::from(x) + i64::from(y) * width as i64;
+            if d >= 1 && near.len() < NEAR_TRIED && !near.iter().any(|&(e, _)| e == d as usize) {
+                near.push((d as usize, distances.code(d as usize)));
+            }
+        }
+        let mut near_length = vec![0usize; near.len()];
+        let mut out = vec![[0u32; CANDIDATES]; n];
+        // The greedy parse's copies, at every position they cover.
+        let mut at = 0;
+        for t in greedy {
+            let Token::Copy { length, code } = *t else {
+                at += 1;
+                continue;
+            };
+            for (k, found) in out[at..at + length as usize].iter_mut().enumerate() {
+                let left = length as usize - k;
+                if left >= MIN_COPY {
+                    found[0] = (left as u32) << 19 | code;
+                }
+            }
+            at += length as usize;
+        }
+        for (i, found) in out.iter_mut().enumerate() {
+            // Near distances, cheapest code first: inside a match the length one shorter, else
+            // measured afresh.
+            let mut longest = MIN_COPY - 1;
+            let mut kept = 1;
+            for (k, &(d, code)) in near.iter().enumerate() {
+                if d > i {
+                    continue;
+                }
+                near_length[k] = match near_length[k] {
+                    0 | 1 if pixels[i - d] != pixels[i] => 0,
+                    0 | 1 => common(pixels, i - d, i),
+                    l => l - 1,
+                };
+                if near_length[k] > longest {
+                    longest = near_length[k];
+                    found[kept] = (longest as u32) << 19 | code;
+                    kept = (kept + 1).min(CANDIDATES - 1);
+                }
+            }
+        }
+        Matches(out)
+    }
+}
+
+/// How many pixels from `i` repeat those from `j` (`j < i`), at most [`MAX_MATCH`].
+fn common(pixels: &[u32], j: usize, i: usize) -> usize {
+    let most = (pixels.len() - i).min(MAX_MATCH);
+    pixels[j..].iter().zip(&pixels[i..i + most]).take_while(|(a, b)| a == b).count()
+}
+
+/// What each symbol costs, in 1/65536 bit: `log2(total / count)` under `counts`, and a symbol
+/// never seen there its alphabet's whole log and 2 bits.
+fn symbol_costs(counts: &Histograms) -> [Vec<u64>; 5] {
+    counts.each_ref().map(|counts| {
+        let total = log2_q16(counts.iter().map(|&c| u64::from(c)).sum::<u64>().max(1));
+        counts.iter().map(|&c| if c > 0 { total - log2_q16(u64::from(c)) } else { total + (2 << 16) }).collect()
+    })
+}
+
+/// The cheapest parse of `pixels` (colour cache of `cache_bits`) under `counts`,
+/// the symbol counts of an earlier parse, with the matches `matches` found.
+pub(super) fn parse(pixels: &[u32], cache_bits: u32, counts: &Histograms, matches: &Matches) -> Vec<Token> {
+    let n = pixels.len();
+    let costs = symbol_costs(counts);
+    let literal = |p: u32| {
+        costs[0][(p >> 8 & 255) as usize]
+            + costs[1][(p >> 16 & 255) as usize]
+            + costs[2][(p & 255) as usize]
+            + costs[3][(p >> 24) as usize]
+    };
+    let length_cost: Vec<u64> = (0..=MAX_MATCH as u32)
+        .map(|k| {
+            let (symbol, _, extra) = prefix(k.max(1));
+            costs[0][256 + symbol] + (u64::from(extra) << 16)
+        })
+        .collect();
+    let distance_cost = |code: u32| {
+        let (symbol, _, extra) = prefix(code);
+        costs[4][symbol] + (u64::from(extra) << 16)
+    };
+    // A copy is scored by the literal bits it saves, at a literal's mean cost over a sample.
+    let sample = n.clamp(1, 4096);
+    let mean_literal = (0..sample).map(|s| literal(pixels[s * n / sample])).sum::<u64>() / sample as u64;
+    let score = |length: usize, bits: u64| (length as u64 * mean_literal) as i64 - bits as i64;
+
+    let mut slots = vec![0u32; if cache_bits > 0 { 1 << cache_bits } else { 0 }];
+    // The cheapest cost of the first `i` pixels, and the last step there (`length << 19 | code`,
+    // a literal's length 1).
+    let mut cost = vec![u64::MAX; n + 1];
+    let mut step = vec![0u32; n + 1];
+    cost[0] = 0;
+    let mut last = 0;
+    for i in 0..n {
+        let here = cost[i];
+        let p = pixels[i];
+        // The cache holds every pixel before this one, whatever path covers them.
+        let mut one = literal(p);
+        if cache_bits > 0 {
+            let slot = cache_slot(p, cache_bits);
+            if slots[slot] == p {
+                one = one.min(costs[0][256 + 24 + slot]);
+            }
+            slots[slot] = p;
+        }
+        if here + one < cost[i + 1] {
+            cost[i + 1] = here + one;
+            step[i + 1] = 1 << 19;
+        }
+        let mut best: Option<(usize, u32, u64)> = None;
+        let mut best_score = i64::MIN;
+        for &found in matches.0[i].iter().filter(|&&f| f != 0) {
+            let (length, code) = ((found >> 19) as usize, found & 0x7ffff);
+            let bits = distance_cost(code);
+            let s = score(length, bits + length_cost[length]);
+            if s > best_score {
+                best_score = s;
+                best = Some((length, code, bits));
+            }
+        }
+        let Some((length, code, bits)) = best else {
+            last = 0;
+            continue;
+        };
+        // Deep inside a long copy, cutting it short at a small length rarely pays: only its
+        // whole length is weighed.
+        let inside = code == last && length >= 2 * ALL_LENGTHS;
+        last = code;
+        let base = here + bits;
+        let mut relax = |k: usize| {
+            let v = base + length_cost[k];
+            if v < cost[i + k] {
+                cost[i + k] = v;
+                step[i + k] = (k as u32) << 19 | code;
+            }
+        };
+        if !inside {
+            for k in MIN_COPY..=length.min(ALL_LENGTHS) {
+                relax(k);
+            }
+        }
+        if length > ALL_LENGTHS {
+            relax(length);
+        }
+    }
+    // Back from the end, then turned around.
+    let mut tokens = Vec::new();
+    let mut at = n;
+    while at > 0 {
+        let (length, code) = ((step[at] >> 19) as usize, step[at] & 0x7ffff);
+        at -= length;
+        tokens.push(if length == 1 { Token::Literal(pixels[at]) } else { Token::Copy { length: length as u32, code } });
+    }
+    tokens.reverse();
+    tokens
+}
