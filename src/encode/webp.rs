@@ -22,10 +22,10 @@ use crate::base::error::{Error, Result};
 /// bits (see `vp8l::encode`, the other ways gone by then): its pixels (4), its greedy symbols
 /// (12, a pixel each), the matches weighed at each pixel (16), the cheapest cost and step there
 /// (8 + 4), and the new parse's symbols beside a copy marked for the colour cache (12 + 12).
-/// Less is held before: the three ways' greedy symbols (36) while one is sorted into groups,
-/// with each symbol's group (1) and the tiles' counted symbols (up to 16); and after: choosing
-/// the cache size (4 · 12), writing (the bit stream grown by doubling, up to 2·4, beside the
-/// symbols), the chunk around it.
+/// Less is held before: the three ways' pixels and greedy symbols (3 · (4 + 12)) while one is
+/// sorted into groups, with each symbol's group (1) and the tiles' counted symbols (up to 16),
+/// 72 in all with the rectangle; and after: choosing the cache size (4 · 12), writing (the bit
+/// stream grown by doubling, up to 2·4, beside the symbols), the chunk around it.
 const WORKING_BYTES_PER_PIXEL: u64 = 76;
 
 /// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background

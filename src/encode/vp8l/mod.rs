@@ -358,15 +358,13 @@ impl Image {
         Image { tokens, width, height: pixels.len() / width.max(1), cache_bits, main }
     }
 
-    /// `pixels` parsed as [`Image::new`] does, or with more effort: [`PASSES`] cheapest parses,
-    /// each priced by the counts of the one before (the first by the greedy parse's), then the
-    /// colour cache of [`CACHE_SIZES`] that takes fewest bits; the greedy parse where it is
+    /// `pixels`, parsed greedily as `self`, parsed again for fewest bits: [`PASSES`] cheapest
+    /// parses, each priced by the counts of the one before (the first by the greedy parse's),
+    /// then the colour cache of [`CACHE_SIZES`] that takes fewest bits; `self` where it is
     /// smaller still.
-    fn parsed(pixels: &[u32], width: usize, cache_bits: u32, main: bool, effort: Effort) -> Image {
-        let greedy = Image::new(pixels, width, cache_bits, main);
-        if effort == Effort::Greedy {
-            return greedy;
-        }
+    fn cheapest(self, pixels: &[u32]) -> Image {
+        let greedy = self;
+        let Image { width, cache_bits, main, .. } = greedy;
         let matches = cheapest::Matches::find(pixels, width, &greedy.tokens);
         let mut counts = histograms(&greedy.tokens, cache_bits);
         let mut plain = Vec::new();
@@ -393,14 +391,6 @@ impl Image {
     }
 }
 
-/// How hard a way's main image is parsed: greedily (to choose among ways), or for fewest bits
-/// (the way chosen).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Effort {
-    Greedy,
-    Cheapest,
-}
-
 /// Cheapest parses, each priced by the one before.
 const PASSES: usize = 2;
 
@@ -411,9 +401,23 @@ const CACHE_SIZES: [u32; 5] = [0, 4, 6, 8, 10];
 struct Way {
     head: Bits,
     image: Image,
+    /// The main image's pixels, which `image` parses greedily.
+    pixels: Vec<u32>,
 }
 
 impl Way {
+    /// A way whose main image `pixels` (`width` wide, a colour cache of `cache_bits`) is parsed
+    /// greedily, to be compared with other ways.
+    fn new(head: Bits, pixels: Vec<u32>, width: usize, cache_bits: u32) -> Way {
+        Way { head, image: Image::new(&pixels, width, cache_bits, true), pixels }
+    }
+
+    /// The way with its main image parsed again, for fewest bits.
+    fn cheapest(self) -> Way {
+        let Way { head, image, pixels } = self;
+        Way { head, image: image.cheapest(&pixels), pixels }
+    }
+
     /// The main image coded with one group of codes.
     fn single(&self) -> Coding {
         Coding::single(&self.image)
@@ -832,16 +836,13 @@ const MODES: [u32; 5] = [1, 2, 7, 11, 12];
 pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let table = colour_table(pixels);
     if let Some(table) = table.as_ref().filter(|t| t.len() <= 16) {
-        let way = indexed_way(pixels, width, height, alpha, table, Effort::Cheapest);
+        let way = indexed_way(pixels, width, height, alpha, table).cheapest();
         return way.bytes(&way.grouped(way.single()));
     }
-    let build = |w: usize, effort: Effort| match (w, &table) {
-        (0, _) => Some(predicted_way(pixels, width, height, alpha, effort)),
-        (1, _) => Some(green_way(pixels, width, height, alpha, effort)),
-        (_, Some(table)) => Some(indexed_way(pixels, width, height, alpha, table, effort)),
-        (_, None) => None,
-    };
-    let ways: Vec<Way> = (0..3).map_while(|w| build(w, Effort::Greedy)).collect();
+    let mut ways = vec![predicted_way(pixels, width, height, alpha), green_way(pixels, width, height, alpha)];
+    if let Some(table) = &table {
+        ways.push(indexed_way(pixels, width, height, alpha, table));
+    }
     // The way of fewest bits is tried grouped. Grouping can turn the order of ways around (a
     // busy blended frame: subtract-green alone 0.3% larger with one group, 12% smaller
     // grouped): where it pays on the first way, the others within a tenth are tried grouped too.
@@ -865,21 +866,22 @@ pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u
     }
     // The way chosen is parsed again, for fewest bits, with the others gone.
     let chosen = best.0;
-    drop((ways, singles, best));
-    let Some(way) = build(chosen, Effort::Cheapest) else { return Vec::new() };
+    drop((singles, best));
+    let way = ways.swap_remove(chosen).cheapest();
+    drop(ways);
     way.bytes(&way.grouped(way.single()))
 }
 
 /// Codes `pixels` with subtract-green alone: where neighbours predict a pixel poorly (a frame
 /// of displaced, lit water), back references and the colour cache do better on the colours
 /// themselves than on residuals.
-fn green_way(pixels: &[u32], width: usize, height: usize, alpha: bool, effort: Effort) -> Way {
+fn green_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
     let mut head = header(width, height, alpha);
     head.put(1, 1);
     head.put(2, 2);
     head.put(0, 1);
     let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
-    Way { head, image: Image::parsed(&argb, width, CACHE_BITS, true, effort) }
+    Way::new(head, argb, width, CACHE_BITS)
 }
 
 /// A pixel with green taken from red and blue (modulo 256).
@@ -923,7 +925,7 @@ fn colour_table(pixels: &[u32]) -> Option<Vec<u32>> {
 /// Codes `pixels` through the colour-indexing transform: the table (each entry as its
 /// difference from the one before), then the indices, bundled 8, 4 or 2 to a pixel's green
 /// when the table has at most 2, 4 or 16 colours.
-fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32], effort: Effort) -> Way {
+fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32]) -> Way {
     let mut bits = header(width, height, alpha);
     bits.put(1, 1);
     bits.put(3, 2);
@@ -953,11 +955,11 @@ fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: 
         }
     }
     // Indices repeat as whole runs, not as scattered colours: no cache.
-    Way { head: bits, image: Image::parsed(&packed, packed_width, 0, true, effort) }
+    Way::new(bits, packed, packed_width, 0)
 }
 
 /// Codes `pixels` with subtract-green and a predictor chosen per tile.
-fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool, effort: Effort) -> Way {
+fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
     let mut bits = header(width, height, alpha);
     // Subtract green.
     let mut argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
@@ -1000,7 +1002,7 @@ fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool, effor
     write_image(&mut bits, &mode_image, tiles_x);
     // No more transforms.
     bits.put(0, 1);
-    Way { head: bits, image: Image::parsed(&residuals, width, CACHE_BITS, true, effort) }
+    Way::new(bits, residuals, width, CACHE_BITS)
 }
 
 #[cfg(test)]
@@ -1114,7 +1116,7 @@ mod tests {
             })
             .collect();
         let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
-        let way = green_way(&argb, w, h, false, Effort::Greedy);
+        let way = green_way(&argb, w, h, false);
         let (one, several) = (way.single(), way.grouped(way.single()));
         let (single, grouped) = (way.bytes(&one), way.bytes(&several));
         assert!(
@@ -1150,8 +1152,8 @@ mod tests {
             .collect();
         let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
         let table = colour_table(&argb).unwrap();
-        let greedy = indexed_way(&argb, w, h, false, &table, Effort::Greedy);
-        let cheapest = indexed_way(&argb, w, h, false, &table, Effort::Cheapest);
+        let greedy = indexed_way(&argb, w, h, false, &table);
+        let cheapest = indexed_way(&argb, w, h, false, &table).cheapest();
         let (g, c) = (greedy.bits(&greedy.single()), cheapest.bits(&cheapest.single()));
         assert!(c * 100 < g * 97, "cheapest {c} bits against greedy {g}");
         assert_eq!(decode(&cheapest.bytes(&cheapest.single()), w, h), pixels.as_flattened());
