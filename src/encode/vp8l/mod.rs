@@ -1046,12 +1046,7 @@ mod tests {
     #[test]
     fn images_decode_exactly() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = || xorshift(&mut state);
         for (w, h, kind) in [
             (1, 1, 0),
             (2, 1, 1),
@@ -1108,10 +1103,7 @@ mod tests {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let pixels: Vec<[u8; 3]> = (0..w * h)
             .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let v = (state >> 20) as u8 & 63;
+                let v = (xorshift(&mut state) >> 20) as u8 & 63;
                 if i % w < w / 2 { [v, v / 4, 0] } else { [128, 192 + v / 2, 192 + v] }
             })
             .collect();
@@ -1142,11 +1134,9 @@ mod tests {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let pixels: Vec<[u8; 3]> = (0..w * h)
             .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                let noise = xorshift(&mut state);
                 let (x, y) = (i % w, i / w);
-                let bend = if (x / 23 + y / 17) % 3 == 0 { (state >> 40) as usize % 3 } else { 0 };
+                let bend = if (x / 23 + y / 17) % 3 == 0 { (noise >> 40) as usize % 3 } else { 0 };
                 colours[((x + bend) / 6 + y / 6) % 2 * 3 + (x / 40 + y / 50) % 3 + usize::from(bend == 2)]
             })
             .collect();
@@ -1158,6 +1148,14 @@ mod tests {
         assert!(c * 100 < g * 97, "cheapest {c} bits against greedy {g}");
         assert_eq!(decode(&cheapest.bytes(&cheapest.single()), w, h), pixels.as_flattened());
         assert_eq!(decode(&encode(&argb, w, h, false), w, h), pixels.as_flattened());
+    }
+
+    /// The next number of a xorshift sequence: noise that is the same on every machine.
+    fn xorshift(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
     }
 
     fn opaque([r, g, b]: [u8; 3]) -> u32 {
