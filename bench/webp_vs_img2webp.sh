@@ -29,6 +29,6 @@ import os, sys
 scene, d, t = sys.argv[1], sys.argv[2], float(sys.argv[3])
 o, th = os.path.getsize(f"{d}/ours.webp"), os.path.getsize(f"{d}/theirs.webp")
 tt = float(open(f"{d}/theirs.time").read())
-print(f"{scene}: {o} / {th} B ({o / th:.3f}), {t:.2f} / {tt:.2f} s ({tt / t:.1f}x faster)")
+print(f"{scene}: size {o} / {th} B ({o / th:.3f}), time {t:.2f} / {tt:.2f} s (img2webp / ours {tt / t:.1f})")
 PY
 done

@@ -4,11 +4,12 @@
 //! earlier parse, and keeps the cheapest path through the image (shortest path over positions,
 //! as libwebp's "trace backwards" does at its default effort).
 //!
-//! Two kinds of match are offered at each position: the longest one the hash chains find, and
-//! the best of the nearby distances the 120 short codes name, whose codes cost a few bits where
-//! a far match's distance costs up to 18 extra bits. A shorter match at a cheap distance often
-//! beats a longer one at a dear distance: on a checkerboard frame of seven colours that alone is
-//! 7% of its size. All costs are integers (1/65536 bit), so every machine parses alike.
+//! Two kinds of match are offered at each position: the greedy parse's copy over it (what is
+//! left of it from here), and the nearby distances of the first short codes, whose codes cost a
+//! few bits where a far match's distance costs up to 18 extra bits. A shorter match at a cheap
+//! distance often beats a longer one at a dear distance: on a checkerboard frame of seven
+//! colours that alone is 7% of its size. All costs are integers (1/65536 bit), so every machine
+//! parses alike.
 
 use super::{Distances, Histograms, MAX_MATCH, NEAR, Token, cache_slot, log2_q16, prefix};
 
@@ -20,9 +21,9 @@ const ALL_LENGTHS: usize = 16;
 /// How many of the short codes' distances are tried at each position (the cheapest first).
 const NEAR_TRIED: usize = 8;
 
-/// The matches weighed at each position, found once for every pass: the longest the hash
-/// chains find, and of the nearby distances those longer than any at a cheaper code (the
-/// first two and the longest), each as `length << 19 | code` (0: none).
+/// The matches weighed at each position, found once for every pass: the rest of the greedy
+/// parse's copy over it, and of the nearby distances those longer than any at a cheaper code
+/// (the first two and the longest), each as `length << 19 | code` (0: none).
 pub(super) struct Matches(Vec<[u32; CANDIDATES]>);
 
 /// Matches kept per position.
