@@ -11,7 +11,7 @@
 //! colours that alone is 7% of its size. All costs are integers (1/65536 bit), so every machine
 //! parses alike.
 
-use super::{Distances, Histograms, MAX_MATCH, NEAR, Token, cache_slot, log2_q16, prefix};
+use super::{Distances, Histograms, MAX_MATCH, NEAR, Token, cache_slot, log2, prefix};
 
 /// The shortest copy the parse weighs: a shorter one never pays for its length and distance.
 const MIN_COPY: usize = 4;
@@ -92,8 +92,8 @@ fn common(pixels: &[u32], j: usize, i: usize) -> usize {
 /// never seen there its alphabet's whole log and 2 bits.
 fn symbol_costs(counts: &Histograms) -> [Vec<u64>; 5] {
     counts.each_ref().map(|counts| {
-        let total = log2_q16(counts.iter().map(|&c| u64::from(c)).sum::<u64>().max(1));
-        counts.iter().map(|&c| if c > 0 { total - log2_q16(u64::from(c)) } else { total + (2 << 16) }).collect()
+        let total = log2(counts.iter().map(|&c| u64::from(c)).sum::<u64>().max(1));
+        counts.iter().map(|&c| if c > 0 { total - log2(u64::from(c)) } else { total + (2 << 16) }).collect()
     })
 }
 
