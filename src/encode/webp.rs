@@ -23,7 +23,7 @@ use crate::base::error::{Error, Result};
 /// by then): its pixels (4), its greedy symbols (12, a pixel each), the matches weighed at each
 /// pixel (16), the cheapest cost and step there (8 + 4), and the new parse's symbols beside a
 /// copy marked for the colour cache (12 + 12). Less is held before: the two versions weighed
-/// (`vp8l::estimate`: 4 + 4 each, in turn), then the three ways' pixels and greedy symbols
+/// (`vp8l::encode_smaller`: 4 + 4 for the better so far, 4 + 4 for the next), then the three ways' pixels and greedy symbols
 /// (3 · (4 + 12)) while one is sorted into groups, with each symbol's group (1) and the tiles'
 /// counted symbols (up to 16), 76 in all with the rectangle; and after: choosing the cache size
 /// (4 · 12), writing (the bit stream grown by doubling, up to 2·4, beside the symbols), the
@@ -165,7 +165,7 @@ const GAP: usize = 4;
 /// was there). Where the water is lit, a changed region without holes predicts and repeats
 /// better than one whose alpha flips every few pixels (the bundled pond 4.5% smaller); where
 /// whole pixels move over a flat picture, the holes are cheaper (the classic rain 6.7% larger
-/// closed), so each frame keeps the version [`super::vp8l::estimate`] finds smaller.
+/// closed), so each frame keeps the version that looks smaller (see `vp8l::encode_smaller`).
 fn close_gaps(line: &mut [u32], source: &[[u8; 3]], opaque: impl Fn([u8; 3]) -> u32) {
     let mut last = None;
     for i in 0..line.len() {
@@ -226,11 +226,9 @@ fn compress(job: Job) -> Result<Compressed> {
     let Rect { x, y, width, height } = job.rect;
     let (w, h) = (width as usize, height as usize);
     // The blended pixels with gaps closed, or as they are: whichever looks smaller.
-    let pixels = match &job.closed {
-        Some(closed) if super::vp8l::estimate(closed, w, h) < super::vp8l::estimate(&job.pixels, w, h) => closed,
-        _ => &job.pixels,
-    };
-    let vp8l = super::vp8l::encode(pixels, w, h, job.blend);
+    let versions: Vec<&[u32]> =
+        [Some(&job.pixels), job.closed.as_ref()].into_iter().flatten().map(|v| &v[..]).collect();
+    let vp8l = super::vp8l::encode_smaller(&versions, w, h, job.blend);
     let mut vp8l_chunk = Vec::with_capacity(vp8l.len() + 9);
     chunk(&mut vp8l_chunk, b"VP8L", &vp8l);
     let vp8l = &vp8l_chunk;

@@ -766,16 +766,17 @@ const MODES: usize = 14;
 /// means, select, and the full and half clamped gradients.
 fn predictions(l: u32, t: u32, tl: u32, tr: u32) -> [u32; MODES] {
     let mean = average(l, t);
-    // Select: left when the top pixel is further from the gradient's estimate than the left.
-    let distance = |a: u32, b: u32| (0..4).map(|c| (channel(a, 8 * c) - channel(b, 8 * c)).abs()).sum::<i32>();
-    let select = if distance(t, tl) < distance(l, tl) { l } else { t };
-    let (mut full, mut half) = (0, 0);
+    let (mut full, mut half, mut from_top, mut from_left) = (0, 0, 0, 0);
     for c in 0..4 {
         let (l, t, tl, m) = (channel(l, 8 * c), channel(t, 8 * c), channel(tl, 8 * c), channel(mean, 8 * c));
         full |= ((l + t - tl).clamp(0, 255) as u32) << (8 * c);
         // Halved toward zero, as the format's C does.
         half |= ((m + (m - tl) / 2).clamp(0, 255) as u32) << (8 * c);
+        from_top += (t - tl).abs();
+        from_left += (l - tl).abs();
     }
+    // Select: left when the top pixel is further from the gradient's estimate than the left.
+    let select = if from_top < from_left { l } else { t };
     [
         0xff00_0000,
         l,
@@ -794,13 +795,11 @@ fn predictions(l: u32, t: u32, tl: u32, tr: u32) -> [u32; MODES] {
     ]
 }
 
-/// Channel-wise `a - b`, each modulo 256.
+/// Channel-wise `a - b`, each modulo 256: the four bytes at once, each borrow kept from the
+/// byte above by subtracting with its top bit set and putting that bit right after.
 fn subtract(a: u32, b: u32) -> u32 {
-    let mut out = 0;
-    for c in 0..4 {
-        out |= ((a >> (8 * c)).wrapping_sub(b >> (8 * c)) & 255) << (8 * c);
-    }
-    out
+    const TOP: u32 = 0x8080_8080;
+    ((a | TOP).wrapping_sub(b & !TOP)) ^ ((a ^ !b) & TOP)
 }
 
 const TILE_BITS: u32 = 3;
@@ -853,13 +852,40 @@ fn mode_costs(argb: &[u32], width: usize, height: usize) -> Vec<[u64; MODES]> {
     totals
 }
 
-/// A quick guess at the size of ARGB `pixels` (`width` × `height`) coded with subtract-green
-/// and predictors: the residual sizes of each tile's best mode (in 1/64 bits, see
-/// `mode_costs`), without parsing or coding. It ranks two versions of one frame a tenth of the
-/// time a full encode takes.
-pub fn estimate(pixels: &[u32], width: usize, height: usize) -> u64 {
-    let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
-    mode_costs(&argb, width, height).iter().map(|t| t.iter().copied().min().unwrap_or(0)).sum()
+/// A picture with subtract-green applied, and its tiles' residual sizes under each predictor
+/// mode: the predicted way's start, and a quick guess at how well the picture codes.
+struct Predictable {
+    argb: Vec<u32>,
+    totals: Vec<[u64; MODES]>,
+}
+
+impl Predictable {
+    fn new(pixels: &[u32], width: usize, height: usize) -> Predictable {
+        let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
+        let totals = mode_costs(&argb, width, height);
+        Predictable { argb, totals }
+    }
+
+    /// The residual sizes of each tile's best mode (in 1/64 bits): a guess at the coded size
+    /// without parsing or coding.
+    fn size(&self) -> u64 {
+        self.totals.iter().map(|t| t.iter().copied().min().unwrap_or(0)).sum()
+    }
+}
+
+/// Encodes whichever of `versions`, ARGB pictures that show alike (`width` × `height`), looks
+/// smaller by its predictors' residuals (see [`Predictable::size`]) as [`encode`] does. Ranking
+/// them so costs about a tenth of an encode, and the one kept is not weighed again.
+pub fn encode_smaller(versions: &[&[u32]], width: usize, height: usize, alpha: bool) -> Vec<u8> {
+    let mut best: Option<(usize, Predictable)> = None;
+    for (k, pixels) in versions.iter().enumerate() {
+        let this = Predictable::new(pixels, width, height);
+        if best.as_ref().is_none_or(|(_, b)| this.size() < b.size()) {
+            best = Some((k, this));
+        }
+    }
+    let Some((k, predictable)) = best else { return Vec::new() };
+    encode_predictable(versions[k], predictable, width, height, alpha)
 }
 
 /// Encodes ARGB `pixels` (`width` × `height`, at most 16384 a side) as a VP8L bitstream;
@@ -869,12 +895,17 @@ pub fn estimate(pixels: &[u32], width: usize, height: usize) -> u64 {
 /// fewest bits (parsed greedily, its tiles sorted into groups of codes if that is smaller) kept,
 /// then parsed again for fewest bits and grouped again.
 pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u8> {
+    encode_predictable(pixels, Predictable::new(pixels, width, height), width, height, alpha)
+}
+
+/// [`encode`], with `pixels`' predictor residuals weighed already.
+fn encode_predictable(pixels: &[u32], predictable: Predictable, width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let table = colour_table(pixels);
     if let Some(table) = table.as_ref().filter(|t| t.len() <= 16) {
         let way = indexed_way(pixels, width, height, alpha, table).cheapest();
         return way.bytes(&way.grouped(way.single()));
     }
-    let mut ways = vec![predicted_way(pixels, width, height, alpha), green_way(pixels, width, height, alpha)];
+    let mut ways = vec![predicted_way(predictable, width, height, alpha), green_way(pixels, width, height, alpha)];
     if let Some(table) = &table {
         ways.push(indexed_way(pixels, width, height, alpha, table));
     }
@@ -994,16 +1025,15 @@ fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: 
 }
 
 /// Codes `pixels` with subtract-green and a predictor chosen per tile.
-fn predicted_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
+fn predicted_way(predictable: Predictable, width: usize, height: usize, alpha: bool) -> Way {
+    let Predictable { mut argb, totals } = predictable;
     let mut bits = header(width, height, alpha);
     // Subtract green.
-    let mut argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
     bits.put(1, 1);
     bits.put(2, 2);
     // The predictor: each tile's mode is the one with the smallest residuals.
     let tile = 1usize << TILE_BITS;
     let tiles_x = width.div_ceil(tile);
-    let totals = mode_costs(&argb, width, height);
     // The first of the cheapest modes.
     let modes: Vec<u32> =
         totals.iter().map(|t| (0..MODES).fold(0, |best, m| if t[m] < t[best] { m } else { best }) as u32).collect();
