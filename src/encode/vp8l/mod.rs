@@ -795,6 +795,22 @@ fn predictions(l: u32, t: u32, tl: u32, tr: u32) -> [u32; MODES] {
     ]
 }
 
+/// The prediction of `mode` alone: [`predictions`]`[mode]`, without working out the others.
+fn predict(mode: u32, l: u32, t: u32, tl: u32, tr: u32) -> u32 {
+    match mode {
+        0 => 0xff00_0000,
+        1 => l,
+        2 => t,
+        3 => tr,
+        4 => tl,
+        6 => average(l, tl),
+        7 => average(l, t),
+        8 => average(tl, t),
+        9 => average(t, tr),
+        _ => predictions(l, t, tl, tr)[mode as usize],
+    }
+}
+
 /// Channel-wise `a - b`, each modulo 256: the four bytes at once, each borrow kept from the
 /// byte above by subtracting with its top bit set and putting that bit right after.
 fn subtract(a: u32, b: u32) -> u32 {
@@ -1051,7 +1067,7 @@ fn predicted_way(predictable: Predictable, width: usize, height: usize, alpha: b
                     // The top-right of the last column is the row's first pixel, as the
                     // format has it: the pixel after the top one in memory.
                     let (l, t, tl, tr) = (argb[i - 1], argb[i - width], argb[i - width - 1], argb[i - width + 1]);
-                    predictions(l, t, tl, tr)[modes[(y >> TILE_BITS) * tiles_x + (x >> TILE_BITS)] as usize]
+                    predict(modes[(y >> TILE_BITS) * tiles_x + (x >> TILE_BITS)], l, t, tl, tr)
                 }
             };
             if argb[i] >> 24 == 0 {
