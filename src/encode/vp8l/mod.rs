@@ -848,11 +848,17 @@ fn mode_costs(argb: &[u32], width: usize, height: usize) -> Vec<[u64; MODES]> {
         for x in 1..width {
             let i = y * width + x;
             let p = guess[i];
-            let all = predictions(guess[i - 1], guess[i - width], guess[i - width - 1], guess[i - width + 1]);
+            let (l, t, tl, tr) = (guess[i - 1], guess[i - width], guess[i - width - 1], guess[i - width + 1]);
             let total = &mut row[x >> TILE_BITS];
+            if (p | l | t | tl | tr) >> 24 == 0 {
+                // Transparent among transparent: every mode but black predicts its alpha.
+                total[0] += size[1];
+                continue;
+            }
+            let all = predictions(l, t, tl, tr);
             if p >> 24 == 0 {
                 for (sum, prediction) in total.iter_mut().zip(all) {
-                    *sum += size[(p.wrapping_sub(prediction) >> 24) as usize];
+                    *sum += size[(subtract(p, prediction) >> 24) as usize];
                 }
             } else {
                 for (sum, prediction) in total.iter_mut().zip(all) {
@@ -890,8 +896,8 @@ impl Predictable {
 }
 
 /// Encodes whichever of `versions`, ARGB pictures that show alike (`width` × `height`), looks
-/// smaller by its predictors' residuals (see [`Predictable::size`]) as [`encode`] does. Ranking
-/// them so costs about a tenth of an encode, and the one kept is not weighed again.
+/// smaller by its predictors' residuals (the sizes under each tile's best mode), as [`encode`]
+/// does. Ranking them so costs about a tenth of an encode, and the one kept is not weighed again.
 pub fn encode_smaller(versions: &[&[u32]], width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let mut best: Option<(usize, Predictable)> = None;
     for (k, pixels) in versions.iter().enumerate() {
