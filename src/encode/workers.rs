@@ -42,8 +42,11 @@ impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
             in_flight_limit: in_flight(threads),
         };
         if threads > 1 {
-            let (job_tx, job_rx) = sync_channel::<(u64, J)>(threads);
-            let (result_tx, result_rx) = sync_channel::<(u64, Result<R>)>(2 * threads);
+            // Each channel can hold every job in flight, so that neither side waits on a full
+            // channel while the other waits on it.
+            let room = pool.in_flight_limit as usize;
+            let (job_tx, job_rx) = sync_channel::<(u64, J)>(room);
+            let (result_tx, result_rx) = sync_channel::<(u64, Result<R>)>(room);
             let job_rx = Arc::new(Mutex::new(job_rx));
             for _ in 0..threads {
                 let (jobs, results, work) = (job_rx.clone(), result_tx.clone(), work.clone());
@@ -151,7 +154,7 @@ impl<J: Send + 'static, R: Send + 'static> Workers<J, R> {
 
 /// How many jobs are in flight at most on `threads` threads (each holds its input and result).
 pub fn in_flight(threads: usize) -> u64 {
-    2 * threads.max(1) as u64
+    4 * threads.max(1) as u64
 }
 
 /// The number of threads to use when none is asked for: every core.
