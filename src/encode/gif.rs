@@ -41,10 +41,45 @@ pub struct GifEncoder<W: Write> {
     /// LZW-compress frames, each with the time it took.
     workers: Workers<::gif::Frame<'static>, (::gif::Frame<'static>, Duration)>,
     times: EncodeTimes,
-    /// For frames drawn with a look: each colour's palette index, made on the first such frame.
-    colour_index: Option<ColourIndex>,
+    /// For frames drawn with a look: each colour's palette index, a table per band of rows
+    /// mapped at once (see [`colour_bands`]), made on the first such frame.
+    colour_indices: Vec<ColourIndex>,
+    /// Threads to compress on, and to map colours on.
+    threads: usize,
     /// Such a frame's indices.
     indices: Vec<u8>,
+}
+
+/// The bands of rows a frame of `pixels` is mapped to palette indices in at once on `threads`
+/// threads: one per thread, each of at least [`MIN_BAND`] pixels.
+pub fn colour_bands(threads: usize, pixels: usize) -> usize {
+    threads.min(pixels / MIN_BAND).max(1)
+}
+
+/// The fewest pixels worth a thread of their own when mapping colours (a thread costs some tens
+/// of microseconds to start; a band this size, a few hundred).
+const MIN_BAND: usize = 1 << 15;
+
+/// Maps `rgb` to palette indices into `out`, in `maps.len()` bands of pixels at once, each
+/// band with its own table: a colour's nearest entry is the same whichever table finds it, so
+/// the indices do not depend on the bands.
+fn map_in_bands(maps: &mut [ColourIndex], rgb: &[[u8; 3]], out: &mut [u8]) {
+    let per = rgb.len().div_ceil(maps.len().max(1)).max(1);
+    let map = |table: &mut ColourIndex, rgb: &[[u8; 3]], out: &mut [u8]| {
+        for (o, &p) in out.iter_mut().zip(rgb) {
+            *o = table.index(p);
+        }
+    };
+    std::thread::scope(|scope| {
+        let mut bands = maps.iter_mut().zip(rgb.chunks(per)).zip(out.chunks_mut(per));
+        let first = bands.next();
+        for ((table, rgb), out) in bands {
+            scope.spawn(move || map(table, rgb, out));
+        }
+        if let Some(((table, rgb), out)) = first {
+            map(table, rgb, out);
+        }
+    });
 }
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
@@ -91,7 +126,8 @@ impl<W: Write> GifEncoder<W> {
             previous: None,
             workers,
             times: EncodeTimes::default(),
-            colour_index: None,
+            colour_indices: Vec::new(),
+            threads: super::workers::default_threads(),
             indices: Vec::new(),
         })
     }
@@ -106,6 +142,7 @@ impl<W: Write> GifEncoder<W> {
     /// Compresses frames on `threads` threads (1: all on the caller's thread).
     pub fn threads(mut self, threads: usize) -> Self {
         self.workers.set_threads(threads);
+        self.threads = threads.max(1);
         self
     }
 
@@ -175,10 +212,13 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
 
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
         let started = Instant::now();
-        let map = self.colour_index.get_or_insert_with(|| ColourIndex::new(&self.palette.colors));
+        let bands = colour_bands(self.threads, rgb.len());
+        while self.colour_indices.len() < bands {
+            self.colour_indices.push(ColourIndex::new(&self.palette.colors));
+        }
         let mut indices = std::mem::take(&mut self.indices);
-        indices.clear();
-        indices.extend(rgb.iter().map(|&p| map.index(p)));
+        indices.resize(rgb.len(), 0);
+        map_in_bands(&mut self.colour_indices[..bands], rgb, &mut indices);
         self.times.encode += started.elapsed();
         let written = self.write_frame(&indices);
         self.indices = indices;

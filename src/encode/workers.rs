@@ -2,6 +2,11 @@
 //! come back in the order the jobs were submitted, and at most a few jobs are in flight, so
 //! memory stays flat. Encoding frames in parallel this way cannot change the output: each frame
 //! is encoded on its own and written in order.
+//!
+//! On `threads` threads the pool starts one worker fewer: the caller's thread (which simulates
+//! and draws the frames) is the last, and takes a waiting job itself whenever it would otherwise
+//! wait for a result. A worker per thread beside the caller made three busy threads share two
+//! cores, and the caller, on which every frame waits, got two thirds of one.
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -12,11 +17,17 @@ use crate::base::error::{Error, Result};
 
 type Work<J, R> = Arc<dyn Fn(J) -> Result<R> + Send + Sync>;
 
-/// Runs `work` on jobs, on `threads` worker threads (or inline with one thread).
+/// The queue of jobs no thread has taken yet, each with its number.
+type Queue<J> = Arc<Mutex<Receiver<(u64, J)>>>;
+
+/// Runs `work` on jobs, on `threads` threads: the caller's and `threads - 1` workers (or inline
+/// with one thread).
 pub struct Ordered<J, R> {
     work: Work<J, R>,
     workers: Vec<JoinHandle<()>>,
     jobs: Option<SyncSender<(u64, J)>>,
+    /// The jobs no thread has taken yet, shared with the workers so that the caller can take one.
+    waiting: Option<Queue<J>>,
     results: Option<Receiver<(u64, Result<R>)>>,
     pending: BTreeMap<u64, Result<R>>,
     submitted: u64,
@@ -25,7 +36,7 @@ pub struct Ordered<J, R> {
 }
 
 impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
-    /// A pool of `threads` workers (1 runs every job inline, on the caller's thread).
+    /// A pool on `threads` threads, the caller's among them (1 runs every job inline).
     pub fn new(threads: usize, work: impl Fn(J) -> Result<R> + Send + Sync + 'static) -> Self {
         Ordered::with_work(threads, Arc::new(work))
     }
@@ -35,6 +46,7 @@ impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
             work: work.clone(),
             workers: Vec::new(),
             jobs: None,
+            waiting: None,
             results: None,
             pending: BTreeMap::new(),
             submitted: 0,
@@ -48,7 +60,7 @@ impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
             let (job_tx, job_rx) = sync_channel::<(u64, J)>(room);
             let (result_tx, result_rx) = sync_channel::<(u64, Result<R>)>(room);
             let job_rx = Arc::new(Mutex::new(job_rx));
-            for _ in 0..threads {
+            for _ in 1..threads {
                 let (jobs, results, work) = (job_rx.clone(), result_tx.clone(), work.clone());
                 pool.workers.push(std::thread::spawn(move || {
                     loop {
@@ -57,9 +69,7 @@ impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
                             Err(_) => return,
                         };
                         let Ok((index, job)) = next else { return };
-                        // A panicking job becomes an error, so the caller is never left waiting.
-                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
-                            .unwrap_or_else(|_| Err(Error::Encode("an encoding thread failed".into())));
+                        let result = run(&work, job);
                         if results.send((index, result)).is_err() {
                             return;
                         }
@@ -67,6 +77,7 @@ impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
                 }));
             }
             pool.jobs = Some(job_tx);
+            pool.waiting = Some(job_rx);
             pool.results = Some(result_rx);
         }
         pool
@@ -79,37 +90,63 @@ impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
         };
         jobs.send((self.submitted, job)).map_err(|_| Error::Encode("the encoding threads stopped".into()))?;
         self.submitted += 1;
-        // Keep only a few frames in flight: wait for the oldest before taking more.
+        // Keep only a few frames in flight: help, or wait for the oldest, before taking more.
         while self.submitted - self.delivered >= self.in_flight_limit {
-            self.deliver_next(each)?;
+            self.help_or_wait(each)?;
         }
         Ok(())
     }
 
-    /// Waits for every job and hands the remaining results to `each`, in order.
+    /// Waits for every job (doing those still waiting) and hands the remaining results to
+    /// `each`, in order.
     pub fn finish(mut self, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
         while self.delivered < self.submitted {
-            self.deliver_next(each)?;
+            self.help_or_wait(each)?;
         }
         Ok(())
     }
 
-    fn deliver_next(&mut self, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
+    /// Does a job no worker has taken yet on the caller's thread, or else waits for a result;
+    /// then hands on every result that is ready, in order.
+    fn help_or_wait(&mut self, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
         let lost = || Error::Encode("the encoding threads stopped".into());
-        while !self.pending.contains_key(&self.delivered) {
-            let (index, result) = self.results.as_ref().ok_or_else(lost)?.recv().map_err(|_| lost())?;
-            self.pending.insert(index, result);
+        // Only if no worker holds the queue: an idle worker waits for a job holding its lock.
+        let job = self.waiting.as_ref().and_then(|queue| queue.try_lock().ok()?.try_recv().ok());
+        match job {
+            Some((index, job)) => {
+                let result = run(&self.work, job);
+                self.pending.insert(index, result);
+            }
+            None if !self.pending.contains_key(&self.delivered) => {
+                let (index, result) = self.results.as_ref().ok_or_else(lost)?.recv().map_err(|_| lost())?;
+                self.pending.insert(index, result);
+            }
+            None => {}
         }
-        let result = self.pending.remove(&self.delivered).ok_or_else(lost)?;
-        self.delivered += 1;
-        each(result?)
+        if let Some(results) = &self.results {
+            while let Ok((index, result)) = results.try_recv() {
+                self.pending.insert(index, result);
+            }
+        }
+        while let Some(result) = self.pending.remove(&self.delivered) {
+            self.delivered += 1;
+            each(result?)?;
+        }
+        Ok(())
     }
+}
+
+/// Runs `work` on `job`; a panicking job becomes an error, so that no one is left waiting.
+fn run<J, R>(work: &Work<J, R>, job: J) -> Result<R> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
+        .unwrap_or_else(|_| Err(Error::Encode("an encoding thread failed".into())))
 }
 
 impl<J, R> Drop for Ordered<J, R> {
     fn drop(&mut self) {
         // Closing the job queue and draining results lets every worker end.
         self.jobs = None;
+        self.waiting = None;
         self.results = None;
         for worker in self.workers.drain(..) {
             let _ = worker.join();

@@ -135,7 +135,10 @@ impl Estimate {
             rendering
                 .extend([canvas("backdrop", Backdrop::BYTES_PER_PIXEL * cells), canvas("frame in RGB", 3 * cells)]);
             if gif {
-                rendering.extend([canvas("frame indices", cells), canvas("colour table", palette::index_bytes(cells))]);
+                // A colour table per band of rows mapped at once.
+                let bands = gif::colour_bands(threads, cells as usize) as u64;
+                let tables = bands * palette::index_bytes(cells.div_ceil(bands));
+                rendering.extend([canvas("frame indices", cells), canvas("colour tables", tables)]);
             }
         }
         estimate.phases.push(Phase { name: "rendering", parts: rendering });
