@@ -35,7 +35,8 @@ def ours(scene, out, threads=None, hashes_only=False):
     if threads:
         args += ["--threads", str(threads)]
     run = subprocess.run(args, check=True, capture_output=True, text=True)
-    return json.loads(run.stderr.strip().splitlines()[-1])
+    # The stats line; a hint about the scene may follow it.
+    return json.loads(next(line for line in run.stderr.splitlines() if line.startswith("{")))
 
 
 class FastLook:
