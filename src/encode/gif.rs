@@ -51,7 +51,7 @@ pub struct GifEncoder<W: Write> {
 }
 
 /// The bands of rows a frame of `pixels` is mapped to palette indices in at once on `threads`
-/// threads: one per thread, each of at least [`MIN_BAND`] pixels.
+/// threads: one per thread, each of at least `MIN_BAND` (32 Ki) pixels.
 pub fn colour_bands(threads: usize, pixels: usize) -> usize {
     threads.min(pixels / MIN_BAND).max(1)
 }
