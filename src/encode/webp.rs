@@ -158,7 +158,7 @@ impl<W: Write + Seek> Webp<W> {
 
 /// The longest run of unchanged pixels between two changed ones (in a row) that is written
 /// opaque, in its colour, rather than transparent.
-const GAP: usize = 4;
+const GAP: usize = 6;
 
 /// Turns the short runs of transparent (unchanged) pixels in `line` that lie between opaque ones
 /// back into their colours in `source`. Both decode alike (an opaque pixel of the colour that
@@ -287,13 +287,14 @@ mod tests {
     #[test]
     fn only_short_gaps_between_changed_pixels_are_closed() {
         let opaque = |[r, g, b]: [u8; 3]| 0xff00_0000 | u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b);
-        let source: Vec<[u8; 3]> = (0..16).map(|i| [i, 2 * i, 3 * i]).collect();
-        // Changed at 1, 6 (a gap of 4 between) and 12 (a gap of 5); 0 and 13.. lie outside.
-        let changed = [1, 6, 12];
-        let mut line: Vec<u32> = (0..16).map(|i| if changed.contains(&i) { opaque(source[i]) } else { 0 }).collect();
+        let source: Vec<[u8; 3]> = (0..32).map(|i| [i, 2 * i, 3 * i]).collect();
+        // Changed at 1, then after a gap of GAP, then after a gap of GAP + 1; the ends lie outside.
+        let (a, b) = (1 + GAP + 1, 1 + GAP + 1 + GAP + 2);
+        let mut line: Vec<u32> = (0..32).map(|i| if [1, a, b].contains(&i) { opaque(source[i]) } else { 0 }).collect();
         close_gaps(&mut line, &source, opaque);
-        let shown: Vec<usize> = (0..16).filter(|&i| line[i] >> 24 == 255).collect();
-        assert_eq!(shown, [1, 2, 3, 4, 5, 6, 12]);
+        let shown: Vec<usize> = (0..32).filter(|&i| line[i] >> 24 == 255).collect();
+        let expected: Vec<usize> = (1..=a).chain([b]).collect();
+        assert_eq!(shown, expected);
         assert!(shown.iter().all(|&i| line[i] == opaque(source[i])));
         assert!(line.iter().all(|&p| p >> 24 == 255 || p == 0));
     }
