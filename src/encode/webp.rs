@@ -17,23 +17,28 @@ use super::workers::Workers;
 use super::{EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
-/// Bytes per pixel one thread holds while it compresses a frame, at worst (noise): the
-/// rectangle's RGB and ARGB, the latter twice (as it is and with gaps closed: 3 + 4 + 4), and at
-/// the peak the chosen way being parsed for fewest bits (see `vp8l::encode`, the other ways gone
-/// by then): its pixels (4), its greedy symbols (12, a pixel each), the matches weighed at each
-/// pixel (16), the cheapest cost and step there (8 + 4), and the new parse's symbols beside a
-/// copy marked for the colour cache (12 + 12). Less is held before: the two versions weighed
-/// (`vp8l::encode_smaller`: 4 + 4 for the better so far, 4 + 4 for the next), then the three ways' pixels and greedy symbols
+/// Bytes per pixel one thread holds while it compresses a frame, at worst (noise), beside the
+/// frame itself (counted with the frames in flight): at the peak the chosen way being parsed for
+/// fewest bits (see `vp8l::encode`, the other ways gone by then): its pixels (4), its greedy
+/// symbols (12, a pixel each), the matches weighed at each pixel (16), the cheapest cost and step
+/// there (8 + 4), and the new parse's symbols beside a copy marked for the colour cache
+/// (12 + 12). Less is held before: the two versions weighed (`vp8l::encode_smaller`: 4 + 4 for
+/// the better so far, 4 + 4 for the next), then the three ways' pixels and greedy symbols
 /// (3 · (4 + 12)) while one is sorted into groups, with each symbol's group (1) and the tiles'
-/// counted symbols (up to 16), 76 in all with the rectangle; and after: choosing the cache size
-/// (4 · 12), writing (the bit stream grown by doubling, up to 2·4, beside the symbols), the
-/// chunk around it.
-const WORKING_BYTES_PER_PIXEL: u64 = 80;
+/// counted symbols (up to 16); and after: choosing the cache size (4 · 12), writing (the bit
+/// stream grown by doubling, up to 2·4, beside the symbols), the chunk around it.
+const WORKING_BYTES_PER_PIXEL: u64 = 68;
+
+/// Bytes a frame in flight holds per pixel: its rectangle in ARGB as it is and with gaps closed
+/// (4 + 4; a frame's compressed chunk, once made, is smaller).
+const IN_FLIGHT_BYTES_PER_PIXEL: u64 = 8;
 
 /// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background
-/// and the previous frame, each frame in flight as RGB, and each thread's working buffers.
+/// and the previous frame, each frame in flight, and each thread's working buffers.
 pub fn bytes_per_pixel(threads: usize) -> u64 {
-    3 + 3 + super::workers::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+    3 + 3
+        + super::workers::in_flight(threads) * IN_FLIGHT_BYTES_PER_PIXEL
+        + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
 /// One frame for a worker: its rectangle and the rectangle's pixels as ARGB, and whether they
@@ -143,12 +148,13 @@ impl<W: Write + Seek> Webp<W> {
         let closed = blend
             .then(|| {
                 let mut closed = cut.clone();
+                let mut any = false;
                 for (y, line) in (y0..).zip(closed.chunks_exact_mut(w)) {
-                    close_gaps(line, &pixels[y * width + x0..][..w], opaque);
+                    any |= close_gaps(line, &pixels[y * width + x0..][..w], opaque);
                 }
-                closed
+                any.then_some(closed)
             })
-            .filter(|closed| *closed != cut);
+            .flatten();
         self.previous.clear();
         self.previous.extend_from_slice(pixels);
         self.written += 1;
@@ -166,19 +172,22 @@ const GAP: usize = 6;
 /// better than one whose alpha flips every few pixels (the bundled pond 4.5% smaller); where
 /// whole pixels move over a flat picture, the holes are cheaper (the classic rain 6.7% larger
 /// closed), so each frame keeps the version that looks smaller (see `vp8l::encode_smaller`).
-fn close_gaps(line: &mut [u32], source: &[[u8; 3]], opaque: impl Fn([u8; 3]) -> u32) {
-    let mut last = None;
+/// Returns whether it closed any.
+fn close_gaps(line: &mut [u32], source: &[[u8; 3]], opaque: impl Fn([u8; 3]) -> u32) -> bool {
+    let (mut last, mut closed) = (None, false);
     for i in 0..line.len() {
         if line[i] >> 24 == 0 {
             continue;
         }
-        if let Some(last) = last.filter(|&l| i - l - 1 <= GAP) {
+        if let Some(last) = last.filter(|&l| i - l - 1 <= GAP && i - l > 1) {
             for j in last + 1..i {
                 line[j] = opaque(source[j]);
             }
+            closed = true;
         }
         last = Some(i);
     }
+    closed
 }
 
 impl<W: Write + Seek> Riff<W> {
@@ -291,12 +300,18 @@ mod tests {
         // Changed at 1, then after a gap of GAP, then after a gap of GAP + 1; the ends lie outside.
         let (a, b) = (1 + GAP + 1, 1 + GAP + 1 + GAP + 2);
         let mut line: Vec<u32> = (0..32).map(|i| if [1, a, b].contains(&i) { opaque(source[i]) } else { 0 }).collect();
-        close_gaps(&mut line, &source, opaque);
+        assert!(close_gaps(&mut line, &source, opaque));
         let shown: Vec<usize> = (0..32).filter(|&i| line[i] >> 24 == 255).collect();
         let expected: Vec<usize> = (1..=a).chain([b]).collect();
         assert_eq!(shown, expected);
         assert!(shown.iter().all(|&i| line[i] == opaque(source[i])));
         assert!(line.iter().all(|&p| p >> 24 == 255 || p == 0));
+        // Nothing to close: changed neighbours, then a gap one too long.
+        let ends = [0, 1, GAP + 3];
+        let mut line: Vec<u32> = (0..GAP + 4).map(|i| if ends.contains(&i) { opaque(source[i]) } else { 0 }).collect();
+        let before = line.clone();
+        assert!(!close_gaps(&mut line, &source, opaque));
+        assert_eq!(line, before);
     }
 
     #[test]
