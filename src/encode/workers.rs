@@ -229,6 +229,48 @@ mod tests {
     }
 
     #[test]
+    fn on_two_threads_one_worker_starts_and_the_caller_takes_the_jobs_it_leaves() {
+        use std::collections::HashSet;
+        use std::sync::mpsc::channel;
+        use std::time::Duration;
+        // Job 0 holds its thread until job 1 has run, or gives up after 5 s: on two threads
+        // (one worker), only the caller can run job 1 while the worker waits in job 0.
+        let (done, one_ran) = channel::<()>();
+        let one_ran = Mutex::new(one_ran);
+        let threads_seen = Arc::new(Mutex::new(HashSet::new()));
+        let seen = threads_seen.clone();
+        let mut pool = Ordered::new(2, move |n: u32| {
+            if let Ok(mut seen) = seen.lock() {
+                seen.insert(std::thread::current().id());
+            }
+            match n {
+                0 => match one_ran.lock().map(|rx| rx.recv_timeout(Duration::from_secs(5))) {
+                    Ok(Ok(())) => Ok(n),
+                    _ => Err(Error::Encode("job 1 never ran beside job 0".into())),
+                },
+                _ => {
+                    let _ = done.send(());
+                    Ok(n)
+                }
+            }
+        });
+        // Let the worker take job 0 before job 1 is queued.
+        pool.submit(0, &mut |_| Ok(())).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        pool.submit(1, &mut |_| Ok(())).unwrap();
+        let mut order = Vec::new();
+        pool.finish(&mut |n| {
+            order.push(n);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(order, [0, 1]);
+        let seen = threads_seen.lock().unwrap();
+        assert_eq!(seen.len(), 2, "one worker and the caller");
+        assert!(seen.contains(&std::thread::current().id()), "the caller ran a job");
+    }
+
+    #[test]
     fn a_failing_or_panicking_job_is_an_error_not_a_hang() {
         let mut pool = Ordered::new(2, |n: u32| {
             if n == 3 {
