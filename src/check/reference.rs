@@ -115,6 +115,7 @@ impl Recorder {
             render_frames: frames,
             looping: true,
             comment: comment.to_string(),
+            part: None,
         };
         let mut histogram = Histogram::default();
         let per_frame = SAMPLE / self.frames.len().max(1);

@@ -84,6 +84,13 @@ struct Cli {
     #[arg(long, value_name = "N")]
     frame: Option<u64>,
 
+    /// Render output frames A to B-1 alone (from 0; A.. runs to the end), exactly as the whole
+    /// render makes them: one part of a render split over processes or machines. Parts of a
+    /// GIF, APNG, WebP or video are put together with `join`; a PNG sequence's parts are written
+    /// into one folder (docs/distributed.md).
+    #[arg(long, value_name = "A..B", value_parser = frame_span, conflicts_with = "frame")]
+    frames: Option<render::Span>,
+
     /// Replace an existing output file or non-empty folder.
     #[arg(short, long)]
     force: bool,
@@ -186,6 +193,17 @@ enum Command {
         #[arg(short, long)]
         force: bool,
     },
+}
+
+/// `--frames A..B`, `A..` or `..B`.
+fn frame_span(text: &str) -> Result<render::Span, String> {
+    let expected = || "expected A..B (output frames A to B-1, from 0), A.. or ..B".to_string();
+    let (start, end) = text.split_once("..").ok_or_else(expected)?;
+    let number = |s: &str| match s.trim() {
+        "" => Ok(None),
+        s => s.parse::<u64>().map(Some).map_err(|_| expected()),
+    };
+    Ok(render::Span { start: number(start)?, end: number(end)? })
 }
 
 fn memory_size(text: &str) -> Result<u64, String> {
@@ -305,6 +323,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 output: cli.output.as_deref(),
                 format: cli.format,
                 frame: cli.frame,
+                frames: cli.frames,
                 hashes: cli.hashes.as_deref(),
                 force: cli.force,
                 quiet: cli.quiet,

@@ -25,6 +25,8 @@ pub struct Request<'a> {
     pub format: Option<Named>,
     /// `--frame N`: the output frame of a still.
     pub frame: Option<u64>,
+    /// `--frames A..B`: a part of the render.
+    pub frames: Option<Span>,
     pub hashes: Option<&'a Path>,
     pub force: bool,
     pub quiet: bool,
@@ -38,6 +40,20 @@ pub struct Request<'a> {
     pub max_size: Option<u64>,
 }
 
+/// `--frames A..B` as given: either end may be left open (the first frame, the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+}
+
+impl Span {
+    /// The output frames meant, in a render of `frames`.
+    fn within(self, frames: u64) -> std::ops::Range<u64> {
+        self.start.unwrap_or(0)..self.end.unwrap_or(frames)
+    }
+}
+
 /// A request resolved: the scene read, the format known and possible, the inputs within the
 /// memory budget, and the outputs staged.
 struct Job {
@@ -48,6 +64,8 @@ struct Job {
     inputs: Inputs,
     output: Option<Staged>,
     hashes: Option<Staged>,
+    /// `--frames`, resolved.
+    frames: Option<std::ops::Range<u64>>,
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
@@ -90,7 +108,14 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
             hint: Some("pipe it into another program, or redirect it into a file (> out.gif)".into()),
         });
     }
-    let ffmpeg = formats::check(&scene, format, request.frame, request.max_size, request.hashes.is_some())?;
+    let frames = request.frames.map(|span| span.within(scene.frames));
+    let asked = formats::Asked {
+        frame: request.frame,
+        max_size: request.max_size,
+        hashes: request.hashes.is_some(),
+        frames: frames.clone(),
+    };
+    let ffmpeg = formats::check(&scene, format, &asked)?;
     // Standard output is written in place, as a stream.
     let output_path = request.output.map(|o| if stdout { Path::new(output::STDOUT) } else { o });
     let mut inputs = vec![request.scene];
@@ -133,7 +158,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     if let Some(why) = request.dither.then(|| dither_ignored(&scene, format)).flatten() {
         super::warn(&format!("--dither is ignored: {why}"));
     }
-    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes })
+    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, frames })
 }
 
 /// Why `--dither` does nothing for `scene` written as `format`, if it does nothing: it dithers
@@ -161,7 +186,7 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
     };
     // The seam costs a pass over the heights a frame: measured only when it is shown (and not
     // for a still, which stops at its frame).
-    let seam = (request.stats || !request.quiet) && job.format != Some(Format::Still);
+    let seam = (request.stats || !request.quiet) && job.format != Some(Format::Still) && job.frames.is_none();
     let manifest = writer.as_mut().map(|w| w as &mut dyn Sink);
     let run = Run { inputs: &job.inputs, manifest, threads: request.threads, stop: &super::signals::STOP, seam };
     let output = match (&job.output, job.format) {
@@ -174,6 +199,7 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
             indexed_png: request.indexed_png,
             dither: request.dither,
             max_size: request.max_size,
+            frames: job.frames.clone(),
         }),
         _ => None,
     };
@@ -251,8 +277,9 @@ fn summary(job: &Job, request: &Request<'_>, written: &Written, files: &[String]
     let scene = &job.scene;
     // A fitted file may have fewer frames on a smaller canvas.
     let (step, scale) = written.rung.map_or((1, 1), |r| (r.step, r.scale));
-    let what = match (job.format, request.frame) {
-        (Some(Format::Still), Some(frame)) => format!("frame {frame} of {}", scene.frames),
+    let what = match (job.format, request.frame, &job.frames) {
+        (Some(Format::Still), Some(frame), _) => format!("frame {frame} of {}", scene.frames),
+        (_, _, Some(part)) => format!("frames {}..{} of {}", part.start, part.end, scene.frames),
         _ => format!("{} frames", scene.frames.div_ceil(u64::from(step))),
     };
     // The seam matters only where the output loops (an animated file that repeats), and only

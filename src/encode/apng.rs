@@ -164,7 +164,8 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
 
 impl<W: Write> Chunks<W> {
     fn new(out: W, stream: &Stream, palette: Option<Vec<[u8; 3]>>, transparency: Option<Vec<u8>>) -> Self {
-        let (sequence, sequence_frame, times) = (0, 0, EncodeTimes::default());
+        // A part of a split render numbers its frames as the whole render does.
+        let (sequence, sequence_frame, times) = (0, stream.held().start, EncodeTimes::default());
         Chunks { out, stream: stream.clone(), palette, transparency, sequence, sequence_frame, times }
     }
 
@@ -178,12 +179,13 @@ impl<W: Write> Chunks<W> {
         ihdr.extend(self.stream.height.to_be_bytes());
         ihdr.extend([8, colour_type, 0, 0, 0]);
         chunk(&mut header, b"IHDR", &ihdr);
-        let frames = u32::try_from(self.stream.frames()).unwrap_or(u32::MAX);
+        let held = self.stream.held();
+        let frames = u32::try_from(held.end - held.start).unwrap_or(u32::MAX);
         // 0 plays forever; 1 plays once.
         let plays = u32::from(!self.stream.looping);
         chunk(&mut header, b"acTL", &[frames.to_be_bytes(), plays.to_be_bytes()].concat());
         let mut text = b"Comment\0".to_vec();
-        text.extend(self.stream.comment.bytes().filter(|b| b.is_ascii()));
+        text.extend(self.stream.label().bytes().filter(|b| b.is_ascii()));
         chunk(&mut header, b"tEXt", &text);
         if let Some(colors) = &self.palette {
             chunk(&mut header, b"PLTE", colors.as_flattened());
@@ -349,6 +351,10 @@ impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
             Some(pixels) => self.write_frame(pixels),
             None => Err(Error::Encode("a palette APNG takes only the background's colours".into())),
         }
+    }
+
+    fn wanted(&self) -> std::ops::Range<u64> {
+        self.chunks.stream.held()
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {

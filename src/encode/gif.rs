@@ -106,7 +106,7 @@ impl<W: Write> GifEncoder<W> {
         if stream.looping {
             encoder.set_repeat(::gif::Repeat::Infinite).map_err(gif_error)?;
         }
-        encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[stream.comment.as_bytes()]).map_err(gif_error)?;
+        encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[stream.label().as_bytes()]).map_err(gif_error)?;
         let colors = palette.colors.len() + usize::from(transparent.is_some());
         let code_size = super::lzw::min_code_size(colors);
         let workers = Workers::new(move |mut frame: ::gif::Frame<'static>| {
@@ -154,7 +154,7 @@ impl<W: Write> GifEncoder<W> {
     /// The part of `pixels` that differs from the previous frame, as a GIF frame to compress.
     fn difference(&self, pixels: &[u8]) -> ::gif::Frame<'static> {
         let w = usize::from(self.width);
-        let delay = self.stream.delay_cs(self.written);
+        let delay = self.stream.delay_cs(self.stream.held().start + self.written);
         let Some(previous) = &self.previous else {
             return ::gif::Frame {
                 width: self.width,
@@ -223,6 +223,10 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         let written = self.write_frame(&indices);
         self.indices = indices;
         written
+    }
+
+    fn wanted(&self) -> std::ops::Range<u64> {
+        self.stream.held()
     }
 
     fn exact_rgb<'a>(&self, pixels: &'a [u8], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {

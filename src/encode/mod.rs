@@ -42,6 +42,9 @@ pub struct Stream {
     pub looping: bool,
     /// The provenance text the file carries.
     pub comment: String,
+    /// The output frames this file holds when it is a part of a render split by frame range
+    /// (`--frames A..B`), numbered as in the whole render; `None`: every frame.
+    pub part: Option<std::ops::Range<u64>>,
 }
 
 impl Stream {
@@ -53,8 +56,29 @@ impl Stream {
             height: self.height.div_ceil(scale),
             step: self.step * step,
             comment: format!("{} fitted=\"{note}\"", self.comment),
+            part: None,
             ..self.clone()
         }
+    }
+
+    /// Output frames `range` of this stream alone, as one part of a render split by frame range.
+    pub fn part(&self, range: std::ops::Range<u64>) -> Stream {
+        Stream { part: Some(range), ..self.clone() }
+    }
+
+    /// The text an animation carries: the provenance comment, and for a part which frames of
+    /// how many it holds (` part=A..B/N`), so that parts can be checked and joined. (A PNG
+    /// sequence's frames carry the comment alone: a part's files are the whole render's.)
+    pub fn label(&self) -> String {
+        match &self.part {
+            Some(range) => format!("{} part={}..{}/{}", self.comment, range.start, range.end, self.frames()),
+            None => self.comment.clone(),
+        }
+    }
+
+    /// The output frames this file holds, numbered as in the whole render.
+    pub fn held(&self) -> std::ops::Range<u64> {
+        self.part.clone().unwrap_or(0..self.frames())
     }
 
     /// Output frames.

@@ -67,6 +67,9 @@ pub struct PngSequence<P: PngPixel = [u8; 3]> {
     /// For palette frames: the palette, as RGB triples.
     palette: Option<Arc<[[u8; 3]]>>,
     frames: u64,
+    /// The output frames written, numbered as in the whole render (a part's files are named as
+    /// the whole render's).
+    held: std::ops::Range<u64>,
     written: u64,
     /// Encode and write each frame's file.
     workers: Workers<FrameJob<P>, EncodeTimes>,
@@ -101,6 +104,7 @@ impl<P: PngPixel> PngSequence<P> {
             background: pixels,
             palette,
             frames: stream.render_frames,
+            held: stream.held(),
             written: 0,
             workers,
             times: EncodeTimes::default(),
@@ -194,7 +198,7 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
     }
 
     fn write_frame(&mut self, pixels: &[P]) -> Result<()> {
-        let path = self.dir.join(frame_name(self.written, self.frames));
+        let path = self.dir.join(frame_name(self.held.start + self.written, self.frames));
         self.written += 1;
         let times = &mut self.times;
         self.workers.submit((path, pixels.to_vec()), &mut |t| {
@@ -208,6 +212,10 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
             Some(pixels) => self.write_frame(pixels),
             None => Err(Error::Encode("a palette PNG sequence takes only the background's colours".into())),
         }
+    }
+
+    fn wanted(&self) -> std::ops::Range<u64> {
+        self.held.clone()
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {

@@ -97,7 +97,10 @@ pub fn coded_size(codec: Codec, width: u32, height: u32) -> (u32, u32) {
 }
 
 /// ffmpeg's arguments after the program name.
-fn arguments(codec: Codec, (width, height): (u32, u32), fps: u32, stream: bool) -> Vec<String> {
+///
+/// A part of a split render (`label`) carries its provenance as the container's comment, for
+/// `join`; a whole render carries none.
+fn arguments(codec: Codec, (width, height): (u32, u32), fps: u32, stream: bool, label: Option<&str>) -> Vec<String> {
     let mut args: Vec<String> = [
         "-hide_banner",
         "-nostdin",
@@ -142,6 +145,9 @@ fn arguments(codec: Codec, (width, height): (u32, u32), fps: u32, stream: bool) 
     };
     args.extend(codec_args.iter().map(|s| s.to_string()));
     args.extend(["-r".to_string(), fps.to_string()]);
+    if let Some(label) = label {
+        args.extend(["-metadata".to_string(), format!("comment={label}")]);
+    }
     let container: &[&str] = match (codec, stream) {
         (Codec::H264, false) => &["-movflags", "+faststart", "-f", "mp4", "-y", "/dev/stdout"],
         (Codec::H264, true) => &["-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", "pipe:1"],
@@ -203,6 +209,8 @@ pub struct Video {
     coded: (u32, u32),
     /// A frame with its repeated column or row, for an odd side.
     row: Vec<u8>,
+    /// The output frames it takes (a part of a split render takes some).
+    held: std::ops::Range<u64>,
     times: EncodeTimes,
 }
 
@@ -220,7 +228,8 @@ impl Video {
     ) -> Result<Video> {
         let coded = coded_size(codec, stream.width, stream.height);
         let mut command = Command::new(program);
-        command.args(arguments(codec, coded, stream.fps, pipe));
+        let label = stream.part.is_some().then(|| stream.label());
+        command.args(arguments(codec, coded, stream.fps, pipe, label.as_deref()));
         let mut out = Some(out);
         let sink = match pipe {
             true => None,
@@ -274,6 +283,7 @@ impl Video {
             width: stream.width as usize,
             coded,
             row: Vec::new(),
+            held: stream.held(),
             times: EncodeTimes::default(),
         })
     }
@@ -357,6 +367,10 @@ impl super::Encoder for Video {
         self.write_frame(rgb)
     }
 
+    fn wanted(&self) -> std::ops::Range<u64> {
+        self.held.clone()
+    }
+
     fn finish(mut self) -> Result<EncodeTimes> {
         let started = Instant::now();
         self.wait()?;
@@ -394,9 +408,9 @@ mod tests {
 
     #[test]
     fn a_stream_gets_a_fragmented_mp4() {
-        let args = arguments(Codec::H264, (64, 48), 30, true).join(" ");
+        let args = arguments(Codec::H264, (64, 48), 30, true, None).join(" ");
         assert!(args.contains("frag_keyframe+empty_moov") && args.ends_with("pipe:1"), "{args}");
-        let args = arguments(Codec::H264, (64, 48), 30, false).join(" ");
+        let args = arguments(Codec::H264, (64, 48), 30, false, None).join(" ");
         assert!(args.contains("+faststart") && args.ends_with("/dev/stdout"), "{args}");
         assert!(args.contains("-framerate 30") && args.contains("-video_size 64x48"), "{args}");
     }

@@ -119,7 +119,7 @@ impl<W: Write + Seek> Webp<W> {
 
     fn job(&mut self, pixels: &[[u8; 3]]) -> Job {
         let width = self.stream.width as usize;
-        let duration = self.stream.duration_ms(self.written);
+        let duration = self.stream.duration_ms(self.stream.held().start + self.written);
         let rect = if self.previous.is_empty() {
             Rect::whole(self.stream.width, self.stream.height)
         } else {
@@ -219,6 +219,9 @@ impl<W: Write + Seek> Riff<W> {
     }
 }
 
+/// The chunk a part of a split render carries its provenance in (`--frames`), after its frames.
+pub const PART_CHUNK: &[u8; 4] = b"RIPL";
+
 /// Appends one RIFF chunk (type, little-endian size, data, a pad byte to an even length).
 fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(kind);
@@ -273,9 +276,20 @@ impl<W: Write + Seek> super::Encoder for Webp<W> {
         self.write_frame(rgb)
     }
 
+    fn wanted(&self) -> std::ops::Range<u64> {
+        self.stream.held()
+    }
+
     fn finish(mut self) -> Result<EncodeTimes> {
         let riff = &mut self.riff;
         self.workers.finish(&mut |frame| riff.deliver(frame))?;
+        if self.stream.part.is_some() {
+            // A part of a split render says which, for `join`: a chunk of its own after the
+            // frames, which decoders pass over (WebP has no comment).
+            let mut part = Vec::new();
+            chunk(&mut part, PART_CHUNK, self.stream.label().as_bytes());
+            self.riff.write(&part)?;
+        }
         self.riff.finish()
     }
 
@@ -290,7 +304,7 @@ mod tests {
 
     fn stream(fps: u32, render_frames: u64) -> Stream {
         let comment = String::new();
-        Stream { width: 1, height: 1, fps, step: 1, render_frames, looping: true, comment }
+        Stream { width: 1, height: 1, fps, step: 1, render_frames, looping: true, comment, part: None }
     }
 
     #[test]

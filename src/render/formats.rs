@@ -34,6 +34,16 @@ pub fn stream_of(scene: &Scene, inputs: &Inputs) -> Stream {
         render_frames: scene.frames,
         looping: scene.looping,
         comment: Provenance::of(scene.source_hash, &inputs.background.pixels).to_text(),
+        part: None,
+    }
+}
+
+/// What `out` writes of `scene`: the whole render's stream, or the part `--frames` asks for.
+fn stream_for(scene: &Scene, inputs: &Inputs, out: &Output<'_>) -> Stream {
+    let whole = stream_of(scene, inputs);
+    match &out.frames {
+        Some(range) => whole.part(range.clone()),
+        None => whole,
     }
 }
 
@@ -60,6 +70,9 @@ pub struct Output<'a> {
     pub dither: bool,
     /// The most bytes a GIF, APNG or WebP may have (`--max-size`).
     pub max_size: Option<u64>,
+    /// Output frames `A..B` alone (`--frames`), as the whole render makes them: a part of a
+    /// render split by frame range, for `join` (a PNG sequence's part is its files).
+    pub frames: Option<std::ops::Range<u64>>,
 }
 
 /// What writing a render made: its stats, the rung of the size ladder it took (with
@@ -73,17 +86,29 @@ pub struct Written {
     pub notes: Vec<String>,
 }
 
+/// What the command line asks of an output, beside its format, for [`check`].
+#[derive(Debug, Clone, Default)]
+pub struct Asked {
+    /// `--frame N`: a still's output frame.
+    pub frame: Option<u64>,
+    /// `--max-size`.
+    pub max_size: Option<u64>,
+    /// `--hashes`: a manifest is written too.
+    pub hashes: bool,
+    /// `--frames A..B`, its open ends filled in.
+    pub frames: Option<std::ops::Range<u64>>,
+}
+
 /// Refuses, before anything is staged, what `format` cannot make of `scene`: a GIF's frame
-/// rate, a still's frame past the end, `--max-size` for another format or with a manifest, and
-/// a video without ffmpeg. Returns the ffmpeg program for a video.
-pub fn check(
-    scene: &Scene,
-    format: Option<Format>,
-    frame: Option<u64>,
-    max_size: Option<u64>,
-    hashes: bool,
-) -> Result<Option<std::path::PathBuf>> {
+/// rate, a still's frame past the end, `--max-size` for another format or with a manifest, a
+/// part (`--frames`) outside the render or of a still, with a manifest or a size budget, and a
+/// video without ffmpeg. Returns the ffmpeg program for a video.
+pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Option<std::path::PathBuf>> {
+    let Asked { frame, max_size, hashes, .. } = *asked;
     let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
+    if let Some(range) = &asked.frames {
+        check_part(scene, format, asked, range)?;
+    }
     if max_size.is_some() {
         if !matches!(format, Some(Format::Gif | Format::Apng | Format::Webp)) {
             let what = format.map_or("no output", Format::name);
@@ -124,6 +149,40 @@ pub fn check(
     Ok(None)
 }
 
+/// Refuses a part (`--frames A..B`) the render cannot make, or `join` could not put back.
+fn check_part(scene: &Scene, format: Option<Format>, asked: &Asked, range: &std::ops::Range<u64>) -> Result<()> {
+    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
+    let (start, end, frames) = (range.start, range.end, scene.frames);
+    if start >= end || end > frames {
+        let why = if start >= end { "an empty range" } else { "past the end" };
+        return Err(usage(
+            format!("--frames {start}..{end} is {why}: the render has {frames} output frames, 0..{frames}"),
+            "give A..B with A < B <= the frame count (B is not rendered; A.. runs to the end)",
+        ));
+    }
+    if format == Some(Format::Still) {
+        return Err(usage(
+            "--frames renders a part of an animation or a PNG sequence, and a still is one frame".into(),
+            "use --frame N for a still",
+        ));
+    }
+    if asked.max_size.is_some() {
+        return Err(usage(
+            "--max-size may drop frames or shrink the canvas, and the parts of a split render must join into \
+             the whole"
+                .into(),
+            "render the parts as asked, join them, and fit the joined file in a run of its own",
+        ));
+    }
+    if asked.hashes {
+        return Err(usage(
+            "--hashes describes every frame of the render, and --frames renders a part".into(),
+            "write the manifest in a run of its own",
+        ));
+    }
+    Ok(())
+}
+
 /// Renders `scene` in `run` into `output`, through its format's encoder (or, without an output,
 /// into nothing but `run`'s manifest).
 pub fn write(
@@ -138,7 +197,7 @@ pub fn write(
         return render_with(scene, discard, run, progress).map(written);
     };
     let (inputs, threads) = (run.inputs, out.threads);
-    let stream = stream_of(scene, inputs);
+    let stream = stream_for(scene, inputs, out);
     let pixels = || inputs.background.pixels.clone();
     let file = || out.staged.file().map(|f| BufWriter::with_capacity(1 << 20, f));
     // With an encoder that compresses on threads of its own (most of the work), the simulation
@@ -230,7 +289,7 @@ fn animate<W: Write + Seek>(
 ) -> Result<Stats> {
     let (inputs, threads) = (run.inputs, out.threads);
     let background = &inputs.background;
-    let stream = stream_of(scene, inputs);
+    let stream = stream_for(scene, inputs, out);
     if rung.as_asked() {
         return match out.format {
             Format::Gif => {

@@ -188,7 +188,9 @@ where
                 self.frame(taken)?;
             }
             progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: self.stats.frames });
-            if taken && self.manifest.is_none() && output.is_some_and(|i| i + 1 >= wanted.end) {
+            // A still's frame, or the last of a part (`--frames`): nothing after it is needed.
+            let last = wanted.end < scene.frames && output.is_some_and(|i| i + 1 >= wanted.end);
+            if taken && self.manifest.is_none() && last {
                 break;
             }
         }
