@@ -11,6 +11,7 @@ use ripple_render::base::json;
 use ripple_render::base::units;
 use ripple_render::draw::background::image_header_within;
 use ripple_render::encode::manifest::{self, Sink};
+use ripple_render::encode::png::frame_name;
 use ripple_render::inspect::advice;
 use ripple_render::output::{self, Format, Named, Staged};
 use ripple_render::render::budget::Estimate;
@@ -148,6 +149,12 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     let decoded = Inputs::for_scene_within(&scene, request.max_memory)?;
     let output = match (output_path, format) {
         (Some(_), Some(_)) if stdout => Some(Staged::stdout()?),
+        // A part of a PNG sequence joins the other parts' frames in their folder.
+        (Some(path), Some(Format::PngSequence)) if frames.is_some() => {
+            let part = frames.clone().unwrap_or_default();
+            let names: Vec<String> = part.map(|i| frame_name(i, scene.frames)).collect();
+            Some(Staged::begin_part(path, &names, request.force, &inputs)?)
+        }
         (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
         _ => None,
     };

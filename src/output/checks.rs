@@ -275,6 +275,21 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
                 Err(exists("file"))
             }
         }
+        Policy::Part { .. } if !meta.is_dir() => Err(usage(
+            format!("the output {} is a file, and a PNG sequence is a folder", given.display()),
+            Some("name a folder (ending in /) for the frames"),
+        )),
+        Policy::Part { .. } => match foreign_entry(target, is_frame_name) {
+            None => Ok(()),
+            Some(entry) => Err(usage(
+                format!(
+                    "the folder {} holds {entry}, which is not a frame of a PNG sequence: the parts of a sequence \
+                     go into a folder of frame_NNNN.png files only",
+                    given.display()
+                ),
+                Some("choose a new or empty folder for the frames"),
+            )),
+        },
         Policy::Report if !meta.is_dir() => Err(usage(
             format!("the report folder {} is a file, not a folder", given.display()),
             Some("name a new or empty folder for the report, or the folder of an earlier report"),
@@ -302,6 +317,9 @@ pub(super) enum Policy {
     Frames { force: bool },
     /// A diff report: an empty folder, or the folder of an earlier report.
     Report,
+    /// A part of a PNG sequence (`--frames`): its files join a folder of frames (or a new
+    /// one) beside the other parts'; one of its own names already there only with `--force`.
+    Part { force: bool },
 }
 
 /// The files a report is made of: an earlier report's folder holds nothing else. Its page

@@ -109,6 +109,31 @@ impl Staged {
         Staged::begin_with(target, policy, inputs)
     }
 
+    /// A part of a PNG sequence (`--frames`) into the folder `target`, which may hold other
+    /// parts' frames (or not exist yet): its frames `names` are made in a temporary folder of
+    /// their own and moved in beside them on commit. One of `names` already in the folder is
+    /// refused unless `force` (two parts overlap).
+    pub fn begin_part(target: &Path, names: &[String], force: bool, inputs: &[&Path]) -> Result<Staged> {
+        let given = strip_trailing_separator(target);
+        let place = Place::of(&given)?;
+        check_distinct(&[(&given, true, "output")], inputs)?;
+        let policy = Policy::Part { force };
+        if let Ok(meta) = fs::metadata(&place.target) {
+            if is_stream(&given, &meta, policy, "output")? {
+                return Err(usage(format!("the output {} is not a folder", given.display()), None));
+            }
+            check_replace(&given, &place.target, &meta, policy)?;
+            if !force {
+                check_no_overlap(&given, &place.target, names.iter().map(String::as_str))?;
+            }
+        }
+        // Parts of one sequence may be rendered at once, on this machine or (into a shared
+        // folder) on others: each part's temporary is its own, named for its first frame.
+        let part = names.first().map_or("part", |n| n.trim_end_matches(".png"));
+        let place = Place { name: format!("{}.{part}", place.name), ..place };
+        Staged::create(given, place, policy)
+    }
+
     /// This process's standard output, written in place as a stream (`-o -`).
     pub fn stdout() -> Result<Staged> {
         let mut staged = Staged::stream(Path::new(STDOUT), Path::new(STDOUT))?;
@@ -261,6 +286,9 @@ impl Staged {
                 other => other,
             })?;
         }
+        if let Policy::Part { force } = self.policy {
+            return self.commit_part(force);
+        }
         let replace = !matches!(self.policy, Policy::File { force: false });
         // The temporary is renamed and forgotten in one step for anyone removing temporaries.
         let mut pending = pending();
@@ -284,6 +312,51 @@ impl Staged {
         self.committed = true;
         sync_parent(&target);
         Ok(())
+    }
+}
+
+impl Staged {
+    /// Moves a part's frames into the folder beside the other parts' (made if need be): none
+    /// is moved if one of them is already there without `force`.
+    fn commit_part(mut self, force: bool) -> Result<()> {
+        let io = |source| Error::io(&self.target, source);
+        let mut names: Vec<std::ffi::OsString> =
+            fs::read_dir(&self.temp).map_err(io)?.flatten().map(|e| e.file_name()).collect();
+        names.sort();
+        fs::create_dir_all(&self.resolved).map_err(io)?;
+        if !force {
+            let shown: Vec<String> = names.iter().map(|n| n.to_string_lossy().into_owned()).collect();
+            check_no_overlap(&self.target, &self.resolved, shown.iter().map(String::as_str)).map_err(|e| match e {
+                Error::Output { message, hint } => {
+                    Error::Output { message: format!("{message} (it appeared while rendering)"), hint }
+                }
+                other => other,
+            })?;
+        }
+        let mut pending = pending();
+        for name in &names {
+            fs::rename(self.temp.join(name), self.resolved.join(name)).map_err(io)?;
+        }
+        pending.retain(|p| *p != self.temp);
+        let _ = fs::remove_dir(&self.temp);
+        self.committed = true;
+        sync_parent(&self.resolved.join("."));
+        Ok(())
+    }
+}
+
+/// Refuses a part whose frame `names` are already in the folder `target` (given as `given`):
+/// two parts of the sequence overlap.
+fn check_no_overlap<'a>(given: &Path, target: &Path, mut names: impl Iterator<Item = &'a str>) -> Result<()> {
+    match names.find(|name| target.join(name).exists()) {
+        None => Ok(()),
+        Some(name) => Err(usage(
+            format!(
+                "{} already holds {name}, a frame of this part: another part of the sequence has rendered it",
+                given.display()
+            ),
+            Some("check the parts' --frames ranges (A..B renders A to B-1), or pass --force to replace those frames"),
+        )),
     }
 }
 
