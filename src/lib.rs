@@ -37,6 +37,7 @@ pub mod encode;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inspect;
+pub mod join;
 pub mod output;
 pub mod render;
 pub mod scene;

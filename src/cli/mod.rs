@@ -2,6 +2,7 @@
 
 mod check;
 mod diff;
+mod join;
 mod new;
 mod render;
 mod signals;
@@ -36,6 +37,8 @@ Examples:
   ripple-render plan scenes/pond.toml               show the timeline without rendering
   ripple-render diff new.gif refs/pond.gif          compare two renders
   ripple-render check scenes/*.toml --refs refs     check every scene against its reference
+  ripple-render scenes/pond.toml -o a.gif --frames 0..50   render a part of the frames …
+  ripple-render join a.gif b.gif -o pond.gif        … and put the parts together
 
 Exit codes:
   0  success (diff, check: the same)
@@ -156,6 +159,13 @@ enum Command {
     /// report page (--report), JUnit XML (--junit), JSON (--json), and a Markdown summary
     /// appended to $GITHUB_STEP_SUMMARY when it is set.
     Check(check::CheckArgs),
+    /// Put the parts of a render split with --frames A..B back together: GIF, APNG and WebP
+    /// parts chunk by chunk, MP4 and WebM through ffmpeg without re-encoding.
+    ///
+    /// The parts must be of one scene and format, given in frame order, without gaps or
+    /// overlaps; the joined file decodes to exactly the whole render's frames, delays and loop.
+    /// (A PNG sequence needs no join: render every part into one folder.)
+    Join(join::JoinArgs),
     /// Validate a scene and print its resolved timeline, without rendering.
     Plan {
         /// The scene file (TOML).
@@ -310,6 +320,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Join(args)) => join::run(&args).map(|()| ExitCode::SUCCESS),
         Some(Command::New { picture, output, model, force }) => {
             new::run(&picture, &output, model, force).map(|()| ExitCode::SUCCESS)
         }

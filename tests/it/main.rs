@@ -14,6 +14,7 @@ mod kill;
 mod layers;
 mod looks;
 mod outputs;
+mod parts;
 mod properties;
 mod seamless;
 mod shores;

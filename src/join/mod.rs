@@ -1,0 +1,287 @@
+//! `join`: the parts of a render split by frame range (`--frames A..B`) put back together into
+//! the whole render's file. Each part says in its label which frames of how many it holds, of
+//! which scene ([`Label`]); the parts must be of one scene and format, in order, without gaps or
+//! overlaps. GIF, APNG and WebP parts are joined here, chunk by chunk, without decoding a
+//! pixel; MP4 and WebM through ffmpeg's concat demuxer, without re-encoding.
+
+mod apng;
+mod gif;
+mod video;
+mod webp;
+
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::base::error::{Error, Result};
+use crate::encode::provenance::Provenance;
+use crate::output::Format;
+
+/// What a part says of itself: the render it belongs to and the frames it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    /// The whole render's provenance comment (without the part's frames).
+    pub comment: String,
+    /// Who rendered it, from what.
+    pub provenance: Provenance,
+    /// The output frames it holds, numbered as in the whole render.
+    pub frames: Range<u64>,
+    /// The whole render's output frames.
+    pub total: u64,
+}
+
+impl Label {
+    /// Reads `ripple-render VERSION scene=HASH … part=A..B/N`, as [`crate::encode::Stream::label`]
+    /// writes it; `None` for any other text.
+    pub fn parse(text: &str) -> Option<Label> {
+        let provenance = Provenance::parse(text)?;
+        let (comment, part) = text.trim_end().rsplit_once(" part=")?;
+        let (range, total) = part.split_once('/')?;
+        let (start, end) = range.split_once("..")?;
+        let number = |s: &str| s.parse::<u64>().ok();
+        let frames = number(start)?..number(end)?;
+        Some(Label { comment: comment.to_string(), provenance, frames, total: number(total)? })
+    }
+}
+
+/// One part as given: where it is and what it says.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// The file, as given.
+    pub path: PathBuf,
+    /// Its label.
+    pub label: Label,
+}
+
+/// What a join made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Joined {
+    /// Output frames in the joined file.
+    pub frames: u64,
+    /// Its canvas.
+    pub size: (u32, u32),
+}
+
+/// The format a part's first bytes show: GIF, APNG, WebP, MP4 or WebM; `None` for another.
+pub fn sniff(head: &[u8]) -> Option<Format> {
+    if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Some(Format::Gif)
+    } else if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some(Format::Apng)
+    } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
+        Some(Format::Webp)
+    } else if head.len() >= 8 && &head[4..8] == b"ftyp" {
+        Some(Format::Mp4)
+    } else if head.starts_with(&[0x1a, 0x45, 0xdf, 0xa3]) {
+        Some(Format::Webm)
+    } else {
+        None
+    }
+}
+
+fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
+}
+
+/// A part's bytes (a GIF, APNG or WebP is read whole: one part at a time is held).
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| bad(path, format!("cannot read it: {}", crate::base::error::os_reason(&e))))
+}
+
+/// The format of every part, which must be one and the output's (`format`).
+pub fn format_of(paths: &[PathBuf], format: Format) -> Result<Format> {
+    for path in paths {
+        let mut head = [0u8; 12];
+        let mut file = std::fs::File::open(path)
+            .map_err(|e| bad(path, format!("cannot read it: {}", crate::base::error::os_reason(&e))))?;
+        let n = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
+        let Some(found) = sniff(&head[..n]) else {
+            return Err(bad(path, "is not a GIF, APNG, WebP, MP4 or WebM, so it cannot be a part of a render"));
+        };
+        if found != format {
+            return Err(bad(
+                path,
+                format!(
+                    "is {} and the output is {}: parts join into a file of their own format",
+                    found.name(),
+                    format.name()
+                ),
+            ));
+        }
+    }
+    Ok(format)
+}
+
+/// Checks that `parts` make one whole render, in order: one scene, one build, no gap, no
+/// overlap, from the first frame to the last. Says which parts and frames when they do not.
+pub fn check_parts(parts: &[Part]) -> Result<()> {
+    let Some(first) = parts.first() else {
+        return Err(Error::Output { message: "join needs at least one part".into(), hint: None });
+    };
+    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
+    let show = |p: &Part| format!("{} (frames {}..{})", p.path.display(), p.label.frames.start, p.label.frames.end);
+    for part in &parts[1..] {
+        let (a, b) = (&first.label, &part.label);
+        if a.provenance.version != b.provenance.version {
+            return Err(usage(
+                format!(
+                    "{} was rendered by ripple-render {} and {} by {}: parts must come from one build",
+                    first.path.display(),
+                    a.provenance.version,
+                    part.path.display(),
+                    b.provenance.version
+                ),
+                "render every part with the same version",
+            ));
+        }
+        if a.provenance.scene != b.provenance.scene || a.comment != b.comment {
+            return Err(usage(
+                format!(
+                    "{} and {} are parts of different renders (scene={:016x} and scene={:016x}): a scene's text, \
+                     --set overrides and background must be the same for every part",
+                    first.path.display(),
+                    part.path.display(),
+                    a.provenance.scene,
+                    b.provenance.scene
+                ),
+                "render every part from the same scene file with the same --set options",
+            ));
+        }
+        if a.total != b.total {
+            return Err(usage(
+                format!(
+                    "{} is a part of {} frames and {} of {}",
+                    first.path.display(),
+                    a.total,
+                    part.path.display(),
+                    b.total
+                ),
+                "render every part from the same scene",
+            ));
+        }
+    }
+    let order = "give the parts in frame order, each starting where the one before ends (A..B renders A to B-1)";
+    if let Some(pair) = parts.windows(2).find(|w| w[1].label.frames.start < w[0].label.frames.start) {
+        let mut sorted: Vec<&Part> = parts.iter().collect();
+        sorted.sort_by_key(|p| (p.label.frames.start, p.label.frames.end));
+        let names: Vec<String> = sorted.iter().map(|p| p.path.display().to_string()).collect();
+        return Err(usage(
+            format!("the parts are out of order: {} is given before {}", show(&pair[0]), show(&pair[1])),
+            &format!("give them in frame order: {}", names.join(" ")),
+        ));
+    }
+    if first.label.frames.start > 0 {
+        return Err(usage(
+            format!("frames 0..{} are in no part: the first part is {}", first.label.frames.start, show(first)),
+            order,
+        ));
+    }
+    for pair in parts.windows(2) {
+        let (before, after) = (&pair[0], &pair[1]);
+        let (end, start) = (before.label.frames.end, after.label.frames.start);
+        if start > end {
+            return Err(usage(
+                format!("frames {end}..{start} are in no part: a gap between {} and {}", show(before), show(after)),
+                order,
+            ));
+        }
+        if start < end {
+            return Err(usage(
+                format!("{} and {} overlap: frames {start}..{end} are in both", show(before), show(after)),
+                order,
+            ));
+        }
+    }
+    let last = &parts[parts.len() - 1];
+    if last.label.frames.end < last.label.total {
+        return Err(usage(
+            format!(
+                "frames {}..{} are in no part: the last part is {}",
+                last.label.frames.end,
+                last.label.total,
+                show(last)
+            ),
+            order,
+        ));
+    }
+    Ok(())
+}
+
+/// Reads every part's label (a part without one is refused: it is not a part, or a whole
+/// render).
+pub fn parts(paths: &[PathBuf], format: Format, ffmpeg: Option<&Path>) -> Result<Vec<Part>> {
+    paths
+        .iter()
+        .map(|path| {
+            let text = match format {
+                Format::Gif => gif::label(path, &read(path)?)?,
+                Format::Apng => apng::label(path, &read(path)?)?,
+                Format::Webp => webp::label(path, &read(path)?)?,
+                _ => video::label(path, ffmpeg)?,
+            };
+            let label = text.as_deref().and_then(Label::parse).ok_or_else(|| {
+                let what = match text.as_deref().and_then(Provenance::parse) {
+                    Some(_) => "is a whole render, not a part of one (it has no part= label)",
+                    None => "is not a part of a ripple-render render (it carries no part= label)",
+                };
+                Error::Output {
+                    message: format!("{} {what}", path.display()),
+                    hint: Some("render the parts with --frames A..B, then join them".into()),
+                }
+            })?;
+            Ok(Part { path: path.clone(), label })
+        })
+        .collect()
+}
+
+/// Joins `parts` (checked by [`check_parts`]) of `format` into `out`, a seekable file. A video
+/// is joined by the ffmpeg at `ffmpeg`.
+pub fn join(parts: &[Part], format: Format, out: std::fs::File, ffmpeg: Option<&Path>) -> Result<Joined> {
+    let total = parts.first().map_or(0, |p| p.label.total);
+    let comment = parts.first().map_or_else(String::new, |p| p.label.comment.clone());
+    let mut writer = std::io::BufWriter::with_capacity(1 << 20, out);
+    let size = match format {
+        Format::Gif => gif::join(parts, &comment, &mut writer)?,
+        Format::Apng => apng::join(parts, &comment, total, &mut writer)?,
+        Format::Webp => webp::join(parts, &mut writer)?,
+        _ => {
+            let program = ffmpeg.ok_or_else(|| Error::Ffmpeg("joining videos needs the ffmpeg program".into()))?;
+            let file = writer.into_inner().map_err(|e| Error::output(e.into_error()))?;
+            return video::join(parts, format, file, program).map(|size| Joined { frames: total, size });
+        }
+    };
+    writer.flush().map_err(Error::output)?;
+    Ok(Joined { frames: total, size })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(name: &str, frames: Range<u64>, total: u64) -> Part {
+        let text = format!("ripple-render 0.1.0 scene=00000000000000ab part={}..{}/{total}", frames.start, frames.end);
+        Part { path: name.into(), label: Label::parse(&text).unwrap() }
+    }
+
+    #[test]
+    fn labels_round_trip() {
+        let label = Label::parse("ripple-render 0.1.0 scene=00000000000000ab part=3..9/10").unwrap();
+        assert_eq!((label.frames, label.total), (3..9, 10));
+        assert_eq!(label.comment, "ripple-render 0.1.0 scene=00000000000000ab");
+        assert_eq!(Label::parse("ripple-render 0.1.0 scene=00000000000000ab"), None);
+    }
+
+    #[test]
+    fn parts_must_cover_the_render_in_order() {
+        assert!(check_parts(&[part("a", 0..4, 10), part("b", 4..10, 10)]).is_ok());
+        let message = |parts: &[Part]| check_parts(parts).unwrap_err().to_string();
+        assert!(message(&[part("a", 0..4, 10), part("b", 5..10, 10)]).contains("frames 4..5 are in no part"));
+        assert!(message(&[part("a", 0..5, 10), part("b", 4..10, 10)]).contains("frames 4..5 are in both"));
+        assert!(message(&[part("b", 4..10, 10), part("a", 0..4, 10)]).contains("out of order"));
+        assert!(message(&[part("b", 4..10, 10)]).contains("frames 0..4 are in no part"));
+        assert!(message(&[part("a", 0..4, 10), part("c", 8..10, 10), part("b", 4..8, 10)]).contains("out of order"));
+        assert!(message(&[part("a", 0..4, 10), part("c", 8..10, 10)]).contains("a gap"));
+        assert!(message(&[part("a", 0..4, 10), part("b", 4..9, 10)]).contains("frames 9..10 are in no part"));
+        assert!(message(&[part("a", 0..4, 10), part("b", 4..12, 12)]).contains("a part of 10 frames"));
+    }
+}

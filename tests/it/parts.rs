@@ -1,0 +1,177 @@
+//! A render split by frame range (`--frames A..B`) and put back together (`join`): the parts of
+//! every format make the whole render's frames, delays and loop; a PNG sequence's parts make its
+//! files byte for byte; bad ranges and bad sets of parts are refused, saying which.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::cli::{ripple, scene_dir};
+use crate::support::{decode_gif, names};
+
+/// Looped (§11, with a crossfade), lit, walled, timed in seconds, at 30 fps (delays of 3 and 4
+/// cs, durations of 33 and 34 ms: a part that starts at an odd frame must keep the pattern).
+const SCENE: &str = "[video]\nwidth = 64\nheight = 40\nfps = 30\nduration = 0.6\nstart = 0.2\n\
+    [background]\npattern = \"tiles\"\n[water]\nrefraction = 0.08\n\
+    [look]\nsampling = \"bilinear\"\nshading = 96\nhighlight = 320\nsmooth = 1\ntone = \"soft\"\n\
+    [seamless]\nrepeat = true\ncrossfade = 4\n\
+    [[obstacle]]\nshape = \"rect\"\nx = 30\ny = 0\nwidth = 3\nheight = 16\n\
+    [[stone]]\nat = 0.25\nx = 14\ny = 20\nradius = 3\n[[stone]]\nat = 0.5\nx = 50\ny = 30\nradius = 2\n\
+    [rain]\ndrops_per_second = 30\nseed = 5\n";
+
+/// Uneven chunks of the scene's 18 frames, the last with an open end.
+const CHUNKS: [&str; 4] = ["0..1", "1..8", "8..13", "13.."];
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let run = ripple(args, dir);
+    assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    run.stderr
+}
+
+fn refused(dir: &Path, args: &[&str], needles: &[&str]) {
+    let run = ripple(args, dir);
+    assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+    for needle in needles {
+        assert!(run.stderr.contains(needle), "{args:?}: no {needle:?} in {}", run.stderr);
+    }
+    assert_eq!(run.stderr.matches("error:").count(), 1, "{}", run.stderr);
+}
+
+/// Renders the scene whole as `whole.EXT` and in `CHUNKS` as `part-K.EXT`; returns the parts.
+fn render_parts(dir: &Path, ext: &str) -> Vec<String> {
+    ok(dir, &["scene.toml", "-o", &format!("whole.{ext}")]);
+    let parts: Vec<String> = (0..CHUNKS.len()).map(|k| format!("part-{k}.{ext}")).collect();
+    for (chunk, part) in CHUNKS.iter().zip(&parts) {
+        ok(dir, &["scene.toml", "-o", part, "--frames", chunk, "-q"]);
+    }
+    parts
+}
+
+fn join(dir: &Path, parts: &[String], out: &str) -> String {
+    let mut args = vec!["join"];
+    args.extend(parts.iter().map(String::as_str));
+    args.extend(["-o", out]);
+    ok(dir, &args)
+}
+
+#[test]
+fn joined_parts_are_the_whole_render_in_every_animated_format() {
+    // The GIF is compared frame by frame in `a_joined_gif_keeps_every_delay_and_the_loop` (a
+    // `diff` of two lit GIFs matches their palettes, which takes a minute in a debug build).
+    for ext in ["gif", "apng", "webp"] {
+        let dir = scene_dir(&format!("parts-{ext}"), SCENE);
+        let parts = render_parts(&dir, ext);
+        let said = join(&dir, &parts, &format!("joined.{ext}"));
+        assert!(said.contains("joined 4 parts") && said.contains("18 frames"), "{said}");
+        // Frames as a viewer composes them, delays (each format's own) and frame count.
+        if ext != "gif" {
+            let run = ripple(&["diff", &format!("whole.{ext}"), &format!("joined.{ext}")], &dir);
+            assert_eq!(run.code, 0, "{ext}: {}{}", run.stdout, run.stderr);
+        }
+        // The joined file says what the whole render says of itself (its provenance).
+        let comment = |name: &str| {
+            let bytes = std::fs::read(dir.join(name)).unwrap();
+            let at = bytes.windows(14).position(|w| w == b"ripple-render ").unwrap();
+            bytes[at..at + 40].to_vec()
+        };
+        if ext != "webp" {
+            assert_eq!(comment(&format!("whole.{ext}")), comment(&format!("joined.{ext}")), "{ext}");
+        }
+    }
+}
+
+#[test]
+fn a_joined_gif_keeps_every_delay_and_the_loop() {
+    let dir = scene_dir("parts-gif-delays", SCENE);
+    let parts = render_parts(&dir, "gif");
+    join(&dir, &parts, "joined.gif");
+    let whole = decode_gif(&std::fs::read(dir.join("whole.gif")).unwrap());
+    let joined = decode_gif(&std::fs::read(dir.join("joined.gif")).unwrap());
+    assert_eq!(joined.frames.len(), 18);
+    assert_eq!(joined.delays, whole.delays);
+    // 30 fps: 3, 3, 4 centiseconds over and over (§6.1), whichever part a frame came from.
+    assert_eq!(joined.delays.iter().map(|&d| u32::from(d)).sum::<u32>(), 60);
+    assert_eq!(joined.frames, whole.frames);
+    assert_eq!(joined.loops, whole.loops);
+    assert_eq!(whole.loops, Some(gif::Repeat::Infinite));
+}
+
+#[test]
+fn a_png_sequence_rendered_in_parts_is_the_whole_sequence_byte_for_byte() {
+    let dir = scene_dir("parts-png", SCENE);
+    ok(&dir, &["scene.toml", "-o", "whole/"]);
+    // Parts in any order, into one folder that the first of them makes.
+    for chunk in ["8..13", "13..", "0..1", "1..8"] {
+        ok(&dir, &["scene.toml", "-o", "parts/", "--frames", chunk, "-q"]);
+    }
+    assert_eq!(names(&dir.join("parts")), names(&dir.join("whole")));
+    for name in names(&dir.join("whole")) {
+        let (a, b) = (std::fs::read(dir.join("whole").join(&name)), std::fs::read(dir.join("parts").join(&name)));
+        assert!(a.unwrap() == b.unwrap(), "{name} differs");
+    }
+    // A part that overlaps frames already there is refused, and they are left as they were.
+    refused(&dir, &["scene.toml", "-o", "parts/", "--frames", "12..14"], &["frame_0012.png", "--force"]);
+    assert_eq!(names(&dir.join("parts")).len(), 18);
+}
+
+#[test]
+fn joined_video_parts_have_every_frame_and_the_whole_duration() {
+    if Command::new("ffmpeg").arg("-version").output().is_err() {
+        return eprintln!("skipped joined_video_parts_have_every_frame_and_the_whole_duration: no ffmpeg");
+    }
+    for ext in ["mp4", "webm"] {
+        let dir = scene_dir(&format!("parts-{ext}"), SCENE);
+        let parts = render_parts(&dir, ext);
+        join(&dir, &parts, &format!("joined.{ext}"));
+        // Frames decoded by ffmpeg: as many as the whole render's, each shown for 1/30 s. (The
+        // pixels are the codec's, lossy, and each part starts a new group of pictures.)
+        let frames = |name: &str| {
+            let out = Command::new("ffmpeg")
+                .args(["-v", "error", "-i", name, "-f", "framemd5", "-"])
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(|l| l.split(',').nth(1).unwrap().trim().to_string())
+                .collect::<Vec<_>>()
+        };
+        let (whole, joined) = (frames(&format!("whole.{ext}")), frames(&format!("joined.{ext}")));
+        assert_eq!(joined.len(), 18, "{ext}");
+        assert_eq!(joined, whole, "{ext}: presentation times");
+    }
+}
+
+#[test]
+fn bad_sets_of_parts_are_refused_saying_which() {
+    let dir = scene_dir("parts-refused", SCENE);
+    let parts = render_parts(&dir, "gif");
+    let p = |k: usize| parts[k].as_str();
+    refused(&dir, &["join", p(0), p(1), p(3), "-o", "j.gif"], &["frames 8..13 are in no part", "part-1.gif"]);
+    refused(&dir, &["join", p(0), p(2), p(1), p(3), "-o", "j.gif"], &["out of order", "part-0.gif part-1.gif"]);
+    refused(&dir, &["join", p(1), p(2), p(3), "-o", "j.gif"], &["frames 0..1 are in no part"]);
+    refused(&dir, &["join", p(0), p(1), p(2), "-o", "j.gif"], &["frames 13..18 are in no part"]);
+    refused(&dir, &["join", p(0), p(1), p(1), p(2), p(3), "-o", "j.gif"], &["frames 1..8 are in both"]);
+    refused(&dir, &["join", "whole.gif", "-o", "j.gif"], &["whole.gif is a whole render"]);
+    // Another scene's part: the same frames of a scene that differs in one key.
+    ok(&dir, &["scene.toml", "-o", "other.gif", "--frames", "8..13", "--set", "rain.seed=6", "-q"]);
+    refused(&dir, &["join", p(0), p(1), "other.gif", p(3), "-o", "j.gif"], &["different renders", "other.gif"]);
+    ok(&dir, &["scene.toml", "-o", "part.apng", "--frames", "1..8", "-q"]);
+    refused(&dir, &["join", p(0), "part.apng", "-o", "j.gif"], &["part.apng", "is APNG and the output is GIF"]);
+    refused(&dir, &["join", p(0), p(1), "-o", "frames/"], &["need no join"]);
+    assert!(!dir.join("j.gif").exists());
+}
+
+#[test]
+fn ranges_outside_the_render_or_with_other_options_are_refused() {
+    let dir = scene_dir("parts-ranges", SCENE);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "10..19"], &["--frames 10..19 is past the end", "18"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "5..5"], &["empty range"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "18.."], &["empty range"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "x"], &["A..B"]);
+    refused(&dir, &["scene.toml", "-o", "a.png", "--frame", "3", "--frames", "0..4"], &["--frame"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "0..4", "--max-size", "1M"], &["--max-size"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "0..4", "--hashes", "h.txt"], &["--hashes"]);
+    assert!(names(&dir).iter().all(|n| n == "scene.toml"), "{:?}", names(&dir));
+}
