@@ -4,6 +4,7 @@
 //! render makes it.
 
 pub mod reference;
+pub mod shard;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

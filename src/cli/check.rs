@@ -10,6 +10,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use ripple_render::Error;
+use ripple_render::check::shard::{self, Shard};
 use ripple_render::check::{self, Blessed, Outcome, Plan, Verdict};
 use ripple_render::diff::Options;
 use ripple_render::diff::page::{self, Entry};
@@ -23,12 +24,29 @@ const SUMMARY_ROWS: usize = 50;
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// The scenes (TOML) to check.
-    #[arg(value_name = "SCENE", required = true)]
+    #[arg(value_name = "SCENE", required_unless_present = "merge_reports")]
     scenes: Vec<PathBuf>,
 
     /// The folder of references: NAME.gif for each NAME.toml.
-    #[arg(long, value_name = "DIR")]
-    refs: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "merge_reports")]
+    refs: Option<PathBuf>,
+
+    /// Check only the K-th of N slices of the scenes (K from 1): the scenes sorted by path,
+    /// every N-th from the K-th. Every scene is in exactly one slice, the same on every machine:
+    /// run N jobs (a CI matrix) and merge their --report folders with --merge-reports.
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    shard: Option<Shard>,
+
+    /// Merge the report folders of the N shards of one check (each written by `check --shard
+    /// K/N --report DIR`) into one verdict: the summary, exit code, --report, --junit and
+    /// --json of the whole check, as one machine would have made them.
+    #[arg(
+        long,
+        value_name = "DIR",
+        num_args = 1..,
+        conflicts_with_all = ["scenes", "refs", "shard", "bless", "tolerance", "max_pixels", "threads"]
+    )]
+    merge_reports: Vec<PathBuf>,
 
     /// Write the references of the scenes that differ or have none (the folder is made if need
     /// be), and say which. Never done otherwise.
@@ -66,29 +84,64 @@ pub struct CheckArgs {
     threads: Option<u16>,
 }
 
+/// What a check found, checked here or merged from shards, and how it was asked.
+struct Found {
+    outcomes: Vec<Outcome>,
+    options: Options,
+    refs: PathBuf,
+    /// The slice checked, if one was.
+    shard: Option<Shard>,
+    /// The scenes given, before slicing.
+    scenes_given: usize,
+    seconds: f64,
+    /// The report folder, staged.
+    staged: Option<Staged>,
+}
+
 pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
+    let found = if args.merge_reports.is_empty() { check_scenes(args)? } else { merge(args)? };
+    report(args, found)
+}
+
+/// Checks the scenes (or the shard's slice of them) against their references.
+fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let started = Instant::now();
     let options = Options { tolerance: args.tolerance, max_pixels: args.max_pixels };
+    let refs = args.refs.clone().unwrap_or_default();
+    let scenes = match args.shard {
+        Some(shard) => shard.slice(&args.scenes),
+        None => args.scenes.clone(),
+    };
     // Bad input stops the check before any work: every scene read and validated, no two
-    // sharing a reference, the report folder usable.
-    for scene in &args.scenes {
+    // sharing a reference, the report folder usable. (A shard reads only its own scenes, and
+    // checks that no two of all the scenes share a reference, as every shard must agree.)
+    for scene in &scenes {
         Scene::load(scene)?;
     }
-    if std::fs::metadata(&args.refs).is_ok_and(|m| !m.is_dir()) {
+    if std::fs::metadata(&refs).is_ok_and(|m| !m.is_dir()) {
         return Err(Error::Output {
-            message: format!("--refs {} is a file, not a folder of references", args.refs.display()),
+            message: format!("--refs {} is a file, not a folder of references", refs.display()),
             hint: Some("name the folder that holds (or will hold, with --bless) NAME.gif for each NAME.toml".into()),
         });
     }
-    check::distinct_references(&args.scenes, &args.refs)?;
+    check::distinct_references(&args.scenes, &refs)?;
     let mut inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).collect();
-    inputs.push(&args.refs);
+    inputs.push(&refs);
     let staged = args.report.as_deref().map(|dir| Staged::begin_report(dir, &inputs)).transpose()?;
     let plan = Plan { options, bless: args.bless, pictures: staged.is_some() };
     let threads = args.threads.map_or_else(default_threads, usize::from);
     let lines = !args.json && !args.quiet;
+    if lines && let Some(shard) = args.shard {
+        super::print_out(&format!(
+            "shard {}/{}: {} of {} scenes\n",
+            shard.index,
+            shard.count,
+            scenes.len(),
+            args.scenes.len()
+        ))?;
+    }
     let mut outcomes = Vec::new();
-    check::check_all(&args.scenes, &args.refs, plan, threads, &mut |outcome| {
+    check::check_all(&scenes, &refs, plan, threads, &mut |outcome| {
         if lines {
             super::print_out(&format!("scene {} ... {}\n", outcome.scene.display(), status_line(&outcome)))?;
         }
@@ -96,9 +149,57 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
         Ok(())
     })?;
     let seconds = started.elapsed().as_secs_f64();
+    Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given: args.scenes.len(), seconds, staged })
+}
+
+/// Reads the shards' report folders, checks they are every slice of one check once, and puts
+/// their outcomes together in the order one check of every scene lists them.
+fn merge(args: &CheckArgs) -> Result<Found, Error> {
+    let mut records = Vec::new();
+    let mut outcomes = Vec::new();
+    for dir in &args.merge_reports {
+        let (record, found) = shard::read(dir)?;
+        records.push((dir.clone(), record));
+        outcomes.extend(found);
+    }
+    shard::check_complete(&records)?;
+    outcomes.sort_by(|a, b| a.scene.as_os_str().cmp(b.scene.as_os_str()));
+    let first = &records[0].1;
+    let options = Options { tolerance: first.tolerance, max_pixels: first.max_pixels };
+    // The shards ran side by side: the check took as long as the slowest.
+    let seconds = records.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
+    let inputs: Vec<&Path> = args.merge_reports.iter().map(PathBuf::as_path).collect();
+    let staged = args.report.as_deref().map(|dir| Staged::begin_report(dir, &inputs)).transpose()?;
+    if !args.json && !args.quiet {
+        for outcome in &outcomes {
+            super::print_out(&format!("scene {} ... {}\n", outcome.scene.display(), status_line(outcome)))?;
+        }
+    }
+    let (refs, scenes_given) = (PathBuf::from(&first.refs), first.scenes_given);
+    Ok(Found { outcomes, options, refs, shard: None, scenes_given, seconds, staged })
+}
+
+/// Says what was found: the page, JUnit, the job summary, JSON or lines, and the exit code.
+fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
+    let Found { mut outcomes, options, refs, shard, scenes_given, seconds, staged } = found;
+    let refs = refs.as_path();
+    let inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).chain([refs]).collect();
     let tally = Tally::of(&outcomes);
     let report_page = staged.as_ref().map(|s| s.target().join("index.html"));
     if let Some(staged) = staged {
+        // The outcomes, for a merge of shards: written before the entries take the pictures.
+        let record = shard::Record {
+            shard,
+            scenes_given,
+            tolerance: options.tolerance,
+            max_pixels: options.max_pixels,
+            refs: refs.display().to_string(),
+            seconds,
+            scenes: outcomes.iter().map(shard::SceneRecord::of).collect(),
+        };
+        let path = staged.path().join(shard::RECORD);
+        let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
         let mut entries: Vec<Entry> = outcomes.iter_mut().map(Outcome::entry).collect();
         // Blessed scenes still show what changed: that is what a reviewer blesses.
         for (entry, outcome) in entries.iter_mut().zip(&outcomes) {
@@ -109,8 +210,11 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
                 };
             }
         }
-        let title = format!("ripple-render check: {}", tally.headline());
-        page::write(staged.path(), &title, &tally.summary(options, &args.refs, seconds), tally.fails(), &entries)?;
+        let mut title = format!("ripple-render check: {}", tally.headline());
+        if let Some(shard) = shard {
+            title += &format!(" (shard {}/{})", shard.index, shard.count);
+        }
+        page::write(staged.path(), &title, &tally.summary(options, refs, seconds), tally.fails(), &entries)?;
         staged.commit()?;
     }
     if let Some(junit) = &args.junit {
@@ -125,9 +229,10 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
         append_step_summary(Path::new(&summary), &outcomes, &tally, options, report_page.as_deref())?;
     }
     if args.json {
-        super::print_out(&json(&outcomes, &tally, options, &args.refs, report_page.as_deref(), seconds))?;
+        let shard = shard.map(|s| format!("{}/{}", s.index, s.count));
+        super::print_out(&json(&outcomes, &tally, options, refs, report_page.as_deref(), seconds, shard))?;
     } else if !args.quiet {
-        let mut text = format!("\ncheck result: {}\n", tally.summary(options, &args.refs, seconds));
+        let mut text = format!("\ncheck result: {}\n", tally.summary(options, refs, seconds));
         if let Some(page) = &report_page {
             let _ = writeln!(text, "report: {}", page.display());
         }
@@ -137,7 +242,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
             } else {
                 "write the missing references on purpose"
             };
-            let _ = writeln!(text, "hint: {what}: ripple-render check SCENE… --refs {} --bless", args.refs.display());
+            let _ = writeln!(text, "hint: {what}: ripple-render check SCENE… --refs {} --bless", refs.display());
         }
         super::print_out(&text)?;
     }
@@ -316,6 +421,8 @@ fn append_step_summary(
 #[derive(Serialize)]
 struct JsonCheck<'a> {
     verdict: &'static str,
+    /// The slice checked (`K/N`), if one was.
+    shard: Option<String>,
     tolerance: u8,
     max_pixels: u64,
     refs: String,
@@ -354,6 +461,7 @@ fn json(
     refs: &Path,
     report: Option<&Path>,
     seconds: f64,
+    shard: Option<String>,
 ) -> String {
     let scenes = outcomes
         .iter()
@@ -379,6 +487,7 @@ fn json(
         .collect();
     let value = JsonCheck {
         verdict: if tally.fails() { "different" } else { "same" },
+        shard,
         tolerance: options.tolerance,
         max_pixels: options.max_pixels,
         refs: refs.display().to_string(),

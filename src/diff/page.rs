@@ -210,7 +210,7 @@ pub fn write(dir: &Path, title: &str, summary: &str, failed: bool, entries: &[En
 }
 
 /// The file name of a picture of pair `n`, frame `frame`, side `side` (`a`, `b`, `heat`).
-fn picture_name(n: usize, frame: u64, side: &str) -> String {
+pub fn picture_name(n: usize, frame: u64, side: &str) -> String {
     format!("s{n:02}-f{frame:04}-{side}.png")
 }
 

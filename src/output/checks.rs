@@ -324,9 +324,9 @@ pub(super) enum Policy {
 
 /// The files a report is made of: an earlier report's folder holds nothing else. Its page
 /// `index.html`, whose pictures are `sNN-fNNNN-SIDE.png` (SIDE `a`, `b` or `heat`), and a diff's
-/// `report.json`, panels `frame_NNNN.png`, `contact.png` and `heat.gif`.
+/// `report.json`, panels `frame_NNNN.png`, `contact.png` and `heat.gif`; a check's record `check.json`.
 pub fn is_report_name(name: &str) -> bool {
-    matches!(name, "index.html" | "report.json" | "contact.png" | "heat.gif")
+    matches!(name, "index.html" | "report.json" | "check.json" | "contact.png" | "heat.gif")
         || is_frame_name(name)
         || is_picture_name(name)
 }

@@ -233,3 +233,101 @@ fn tolerance_and_max_pixels_are_in_force_and_said() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(run.stdout.contains("(tolerance 3, max pixels 10, references in refs)"), "{}", run.stdout);
 }
+
+/// The scene names a `check --json` reports, in its order.
+fn checked(json: &str) -> Vec<String> {
+    let value: serde_json::Value = serde_json::from_str(json).expect("check --json");
+    value["scenes"].as_array().unwrap().iter().map(|s| s["scene"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn shards_cover_every_scene_once_whatever_order_the_scenes_come_in() {
+    let (dir, scenes) = scene_copies("check-shards");
+    let run = ripple(&args(&scenes, &["--refs", "refs", "--bless", "-q"]), &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut reversed = scenes.clone();
+    reversed.reverse();
+    let mut all = Vec::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let run = ripple(&args(&scenes, &["--refs", "refs", "--shard", &shard, "--json"]), &dir);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let slice = checked(&run.stdout);
+        assert!(run.stdout.contains(&format!("\"shard\": \"{k}/3\"")), "{}", run.stdout);
+        // The same slice when the shell lists the scenes the other way round.
+        let again = ripple(&args(&reversed, &["--refs", "refs", "--shard", &shard, "--json"]), &dir);
+        assert_eq!(checked(&again.stdout), slice);
+        // Slices differ by one scene at most.
+        assert!(slice.len() == scenes.len() / 3 || slice.len() == scenes.len().div_ceil(3), "{slice:?}");
+        all.extend(slice);
+    }
+    all.sort();
+    assert_eq!(all, scenes, "every scene in exactly one slice");
+    let run = ripple(&args(&scenes, &["--refs", "refs", "--shard", "4/3"]), &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("K/N"), "{}", run.stderr);
+}
+
+#[test]
+fn merged_shard_reports_are_the_report_of_one_check() {
+    let (dir, scenes) = scene_copies("check-merge");
+    let run = ripple(&args(&scenes, &["--refs", "refs", "--bless", "-q"]), &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // One scene edited: it must fail in its shard and in the merge.
+    let edited = dir.join(&scenes[1]);
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, text + "\n[[stone]]\nat = 0.1\nx = 10\ny = 10\nradius = 4\n").unwrap();
+    let whole = ripple(&args(&scenes, &["--refs", "refs", "--report", "whole", "--junit", "whole.xml"]), &dir);
+    assert_eq!(whole.code, 1, "{}", whole.stderr);
+    let mut codes = Vec::new();
+    for k in 1..=3 {
+        let (shard, report) = (format!("{k}/3"), format!("r{k}"));
+        let run = ripple(&args(&scenes, &["--refs", "refs", "--shard", &shard, "--report", &report, "-q"]), &dir);
+        codes.push(run.code);
+    }
+    assert_eq!(codes.iter().filter(|&&c| c == 1).count(), 1, "{codes:?}: one shard holds the edited scene");
+    let merged = ripple(
+        &["check", "--merge-reports", "r3", "r1", "r2", "--report", "all", "--junit", "all.xml", "--json"],
+        &dir,
+    );
+    assert_eq!(merged.code, 1, "{}", merged.stderr);
+    assert_eq!(checked(&merged.stdout), scenes, "every scene, in one check's order");
+    // The page, its pictures and the JUnit XML are one check's, but for the times.
+    let untimed = |path: &str| without_times(&std::fs::read_to_string(dir.join(path)).unwrap());
+    assert_eq!(untimed("all/index.html"), untimed("whole/index.html"));
+    assert_eq!(untimed("all.xml"), untimed("whole.xml"));
+    let pictures = |d: &str| crate::support::names(&dir.join(d));
+    assert_eq!(pictures("all"), pictures("whole"));
+    assert!(pictures("all").iter().any(|n| n.ends_with("-heat.png")));
+    for name in pictures("whole").iter().filter(|n| n.ends_with(".png")) {
+        assert!(
+            std::fs::read(dir.join("all").join(name)).unwrap() == std::fs::read(dir.join("whole").join(name)).unwrap()
+        );
+    }
+    // A missing or doubled shard, or a whole check's report, is refused.
+    for (given, needle) in [
+        (vec!["r1", "r3"], "shard 2/3 are missing"),
+        (vec!["r1", "r2", "r2", "r3"], "both shard 2/3"),
+        (vec!["whole"], "not of a shard"),
+        (vec!["refs"], "is not the report folder of a check"),
+    ] {
+        let mut all = vec!["check", "--merge-reports"];
+        all.extend(given);
+        let run = ripple(&all, &dir);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains(needle), "{}", run.stderr);
+    }
+}
+
+/// `text` with the seconds a check took left out: `time="…"` and `finished in …s`.
+fn without_times(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    loop {
+        let next = ["time=\"", "finished in "].iter().filter_map(|m| rest.find(m).map(|at| (at, m.len()))).min();
+        let Some((at, len)) = next else { break };
+        out += &rest[..at + len];
+        rest = rest[at + len..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    }
+    out + rest
+}
