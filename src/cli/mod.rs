@@ -70,7 +70,7 @@ struct Cli {
 
     /// Where to write: a .gif, .apng, .webp, .mp4 or .webm file; a .png still (with --frame);
     /// a folder (ending in /) for a PNG sequence; or - for standard output (with --format).
-    #[arg(short, long, value_name = "OUT", required_unless_present = "hashes")]
+    #[arg(short, long, value_name = "OUT", required_unless_present_any = ["hashes", "checkpoint_every"])]
     output: Option<PathBuf>,
 
     /// Also write a hash manifest: one line per frame with a hash of its pixels (for `diff`).
@@ -93,6 +93,18 @@ struct Cli {
     /// into one folder (docs/distributed.md).
     #[arg(long, value_name = "A..B", value_parser = frame_span, conflicts_with = "frame")]
     frames: Option<render::Span>,
+
+    /// A folder of checkpoints of the simulation: --frames A..B starts from the nearest one at
+    /// or before A (of this scene and build; others are passed over) instead of simulating every
+    /// frame before A. Written with --checkpoint-every.
+    #[arg(long, value_name = "DIR")]
+    checkpoints: Option<PathBuf>,
+
+    /// Write a checkpoint into --checkpoints DIR at the start of every K-th output frame (made
+    /// if need be). Without -o, the scene is only simulated (no frame is drawn): a quick first
+    /// job before the parts of a long render.
+    #[arg(long, value_name = "K", requires = "checkpoints", value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: Option<u64>,
 
     /// Replace an existing output file or non-empty folder.
     #[arg(short, long)]
@@ -335,6 +347,8 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 format: cli.format,
                 frame: cli.frame,
                 frames: cli.frames,
+                checkpoints: cli.checkpoints.as_deref(),
+                checkpoint_every: cli.checkpoint_every,
                 hashes: cli.hashes.as_deref(),
                 force: cli.force,
                 quiet: cli.quiet,

@@ -15,6 +15,7 @@ use ripple_render::encode::png::frame_name;
 use ripple_render::inspect::advice;
 use ripple_render::output::{self, Format, Named, Staged};
 use ripple_render::render::budget::Estimate;
+use ripple_render::render::checkpoints::Checkpoints;
 use ripple_render::render::formats::{self, Output, Written, stream_of};
 use ripple_render::render::{Inputs, Progress, Run};
 use ripple_render::{Error, Scene};
@@ -28,6 +29,10 @@ pub struct Request<'a> {
     pub frame: Option<u64>,
     /// `--frames A..B`: a part of the render.
     pub frames: Option<Span>,
+    /// `--checkpoints DIR`.
+    pub checkpoints: Option<&'a Path>,
+    /// `--checkpoint-every K`.
+    pub checkpoint_every: Option<u64>,
     pub hashes: Option<&'a Path>,
     pub force: bool,
     pub quiet: bool,
@@ -67,6 +72,7 @@ struct Job {
     hashes: Option<Staged>,
     /// `--frames`, resolved.
     frames: Option<std::ops::Range<u64>>,
+    checkpoints: Option<Checkpoints>,
 }
 
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
@@ -165,7 +171,32 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     if let Some(why) = request.dither.then(|| dither_ignored(&scene, format)).flatten() {
         super::warn(&format!("--dither is ignored: {why}"));
     }
-    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, frames })
+    let checkpoints = match request.checkpoints {
+        Some(dir) => Some(checkpoints(dir, request, &scene, &decoded)?),
+        None => None,
+    };
+    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, frames, checkpoints })
+}
+
+/// The checkpoints in `dir`: made if they are to be written, and a warning when they would not
+/// be used at all.
+fn checkpoints(dir: &Path, request: &Request<'_>, scene: &Scene, inputs: &Inputs) -> Result<Checkpoints, Error> {
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::Output {
+            message: format!("--checkpoints {} is a file, not a folder", dir.display()),
+            hint: Some("name a folder for the checkpoints (it is made if need be)".into()),
+        });
+    }
+    if request.checkpoint_every.is_some() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    } else if request.frames.is_none() {
+        super::warn(&format!(
+            "--checkpoints {} is read only by a part that starts after frame 0 (--frames A..B), and written only \
+             with --checkpoint-every",
+            dir.display()
+        ));
+    }
+    Ok(Checkpoints::new(dir, request.checkpoint_every, scene, inputs))
 }
 
 /// Why `--dither` does nothing for `scene` written as `format`, if it does nothing: it dithers
@@ -195,7 +226,9 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
     // for a still, which stops at its frame).
     let seam = (request.stats || !request.quiet) && job.format != Some(Format::Still) && job.frames.is_none();
     let manifest = writer.as_mut().map(|w| w as &mut dyn Sink);
-    let run = Run { inputs: &job.inputs, manifest, threads: request.threads, stop: &super::signals::STOP, seam };
+    let checkpoints = job.checkpoints.as_ref();
+    let stop = &super::signals::STOP;
+    let run = Run { inputs: &job.inputs, manifest, threads: request.threads, stop, seam, checkpoints };
     let output = match (&job.output, job.format) {
         (Some(staged), Some(format)) => Some(Output {
             format,
@@ -286,7 +319,11 @@ fn summary(job: &Job, request: &Request<'_>, written: &Written, files: &[String]
     let (step, scale) = written.rung.map_or((1, 1), |r| (r.step, r.scale));
     let what = match (job.format, request.frame, &job.frames) {
         (Some(Format::Still), Some(frame), _) => format!("frame {frame} of {}", scene.frames),
-        (_, _, Some(part)) => format!("frames {}..{} of {}", part.start, part.end, scene.frames),
+        (_, _, Some(part)) => {
+            let from =
+                written.stats.resumed.map_or_else(String::new, |f| format!(" (from the checkpoint at frame {f})"));
+            format!("frames {}..{} of {}{from}", part.start, part.end, scene.frames)
+        }
         _ => format!("{} frames", scene.frames.div_ceil(u64::from(step))),
     };
     // The seam matters only where the output loops (an animated file that repeats), and only
@@ -302,6 +339,12 @@ fn summary(job: &Job, request: &Request<'_>, written: &Written, files: &[String]
         (Some(limit), Some(rung)) => format!("; fits --max-size {}: {}", units::show(limit), rung.describe()),
         _ => String::new(),
     };
+    if files.is_empty() {
+        // A run that only simulates, writing checkpoints.
+        let dir = request.checkpoints.map_or_else(String::new, |d| d.display().to_string());
+        let count = request.checkpoint_every.map_or(0, |k| (scene.frames - 1) / k);
+        return format!("simulated {} frames; wrote {count} checkpoints into {dir}, in {seconds:.2} s", scene.frames);
+    }
     format!("wrote {}: {what}, {width}×{height}{seam}, in {seconds:.2} s{fitted}", files.join(" and "))
 }
 

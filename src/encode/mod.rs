@@ -170,12 +170,19 @@ pub(crate) fn expand<'a>(indices: &[u8], colors: &[[u8; 3]], scratch: &'a mut Ve
 /// of the background, 3 bytes a pixel.
 pub struct Discard {
     background: Vec<[u8; 3]>,
+    /// Whether it takes frames at all (a run that only simulates takes none).
+    taking: bool,
 }
 
 impl Discard {
     /// Renders over the RGB `background`.
     pub fn new(background: &[[u8; 3]]) -> Self {
-        Discard { background: background.to_vec() }
+        Discard { background: background.to_vec(), taking: true }
+    }
+
+    /// Takes no frame: the render only simulates (to write checkpoints).
+    pub fn taking_none(self) -> Self {
+        Discard { taking: false, ..self }
     }
 }
 
@@ -192,6 +199,10 @@ impl Encoder for Discard {
 
     fn write_rgb(&mut self, _rgb: &[[u8; 3]]) -> Result<()> {
         Ok(())
+    }
+
+    fn wanted(&self) -> std::ops::Range<u64> {
+        if self.taking { 0..u64::MAX } else { 0..0 }
     }
 
     fn finish(self) -> Result<EncodeTimes> {

@@ -194,6 +194,8 @@ pub fn write(
     let written = |stats| Written { stats, rung: None, notes: Vec::new() };
     let Some(out) = output else {
         let discard = Discard::new(&run.inputs.background.pixels);
+        // Without a manifest, nothing is drawn: the run only simulates (and writes checkpoints).
+        let discard = if run.manifest.is_none() { discard.taking_none() } else { discard };
         return render_with(scene, discard, run, progress).map(written);
     };
     let (inputs, threads) = (run.inputs, out.threads);
@@ -372,7 +374,8 @@ fn fit(
     let (rungs, last) = fit::ladder(out.format == Format::Gif);
     let attempt = |rung: Rung, cap: u64, progress: &mut dyn FnMut(Progress)| {
         let mut capped = Capped::new(cap);
-        let run = Run { inputs: run.inputs, manifest: None, threads: 1, stop: run.stop, seam: run.seam };
+        let run =
+            Run { inputs: run.inputs, manifest: None, threads: 1, stop: run.stop, seam: run.seam, checkpoints: None };
         animate(scene, rung, &mut capped, run, out, progress).map(|stats| (capped, stats))
     };
     for &rung in rungs {

@@ -5,6 +5,7 @@
 
 pub mod budget;
 mod canvas;
+pub mod checkpoints;
 pub mod formats;
 pub mod palette;
 
@@ -12,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use canvas::Canvas;
+use checkpoints::Checkpoints;
 
 use crate::base::error::{Error, Result};
 use crate::base::limits::DEFAULT_BUDGET;
@@ -82,6 +84,8 @@ pub struct Stats {
     /// frame-to-frame change; `None` with fewer than 3 frames or no change, or when not
     /// measured ([`Run::seam`]).
     pub seam: Option<f64>,
+    /// The output frame of the checkpoint the render started from, if it did.
+    pub resumed: Option<u64>,
 }
 
 /// How a render runs, beside its scene and encoder.
@@ -97,6 +101,8 @@ pub struct Run<'a> {
     /// Whether to measure the seam ([`Stats::seam`]): a pass over the heights drawn each frame,
     /// a few percent of a render's time, so only when it is shown.
     pub seam: bool,
+    /// Checkpoints to start from (the nearest at or before the first frame drawn) and to write.
+    pub checkpoints: Option<&'a Checkpoints>,
 }
 
 /// Renders every frame of `scene` over `inputs` into `encoder`, in order, then finishes it, on
@@ -111,7 +117,7 @@ pub fn render<E: Encoder>(
 ) -> Result<Stats> {
     let never = AtomicBool::new(false);
     let threads = default_threads();
-    let run = Run { inputs, manifest: None, threads, stop: &never, seam: false };
+    let run = Run { inputs, manifest: None, threads, stop: &never, seam: false, checkpoints: None };
     render_with(scene, encoder, run, progress)
 }
 
@@ -139,7 +145,7 @@ fn pipeline<'r, W: Water, E: Encoder>(
 where
     W::Cell: Height,
 {
-    let Run { inputs: Inputs { background, shore }, manifest, threads, stop, seam } = run;
+    let Run { inputs: Inputs { background, shore }, manifest, threads, stop, seam, checkpoints } = run;
     let threads = Threads::new(threads);
     let timeline = Schedule::new(scene);
     let water = Simulation::<W>::new(scene, timeline, shore, threads.clone());
@@ -147,9 +153,20 @@ where
     if seam {
         surface = surface.measuring_seam(scene, shore);
     }
+    let wanted = encoder.wanted();
+    let mut resumed = None;
+    if manifest.is_none() {
+        // Frames before the encoder's first are simulated alone (a part's run-ahead, a still's),
+        // from the nearest checkpoint if there is one; none at all if it takes none.
+        surface = surface.drawing_from(if wanted.is_empty() { u64::MAX } else { wanted.start });
+        if let Some(checkpoints) = checkpoints.filter(|_| wanted.start > 0 && !seam) {
+            resumed = checkpoints.resume(wanted.start, &mut surface)?;
+        }
+    }
     let lens = Lens::new(scene, shore, threads);
     let canvas = Canvas::new(scene, background, &encoder);
-    let frames = Frames { scene, background, surface, lens, canvas, encoder, manifest, stats: Stats::default() };
+    let stats = Stats { resumed, ..Stats::default() };
+    let frames = Frames { scene, background, surface, lens, canvas, encoder, manifest, checkpoints, stats };
     frames.run(stop, progress)
 }
 
@@ -162,6 +179,7 @@ struct Frames<'s, 'r, W: Water, E: Encoder> {
     canvas: Canvas<E::Pixel>,
     encoder: E,
     manifest: Option<&'r mut dyn Sink>,
+    checkpoints: Option<&'r Checkpoints>,
     stats: Stats,
 }
 
@@ -180,6 +198,14 @@ where
             let started = Instant::now();
             let Some(k) = self.surface.advance() else { break };
             self.stats.simulate += started.elapsed();
+            if let Some(checkpoints) = self.checkpoints {
+                let output = k.checked_sub(scene.first_frame);
+                if let Some(i) = output.filter(|&i| checkpoints.due_after(i, scene.frames)) {
+                    let started = Instant::now();
+                    checkpoints.write(i + 1, &mut self.surface)?;
+                    self.stats.write += started.elapsed();
+                }
+            }
             // Frames before the window are simulated, not drawn; so are frames the encoder does
             // not take (a still's others), unless a manifest needs them.
             let output = k.checked_sub(scene.first_frame);

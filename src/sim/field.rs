@@ -20,7 +20,7 @@ pub fn cell_bytes(model: Model) -> u64 {
 
 /// A cell of a height field: the classic model's i16 or the spring model's i32. Every stage is
 /// written once, generic over it, so that a render holds one model's fields throughout.
-pub trait Cell: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + Into<i64> + 'static {
+pub trait Cell: bytemuck::Pod + Default + PartialEq + std::fmt::Debug + Send + Sync + Into<i64> + 'static {
     /// `v` narrowed to the cell type, truncating as `as` does (a blend of two cells fits).
     fn narrow(v: i64) -> Self;
 

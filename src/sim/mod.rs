@@ -3,6 +3,7 @@
 //! and the heights each frame is drawn from ([`Surface`], with [`seamless`]'s crossfade and
 //! seam, and [`smooth`]'s filter). Nothing here draws: [`field`] is what the drawing stage is handed.
 
+pub mod checkpoint;
 pub mod field;
 pub mod seamless;
 pub mod shore;
@@ -34,6 +35,8 @@ pub struct Simulation<W: Water> {
     end_frame: u64,
     /// Steps done so far (in step mode).
     steps: u64,
+    /// Timeline units whose events have been applied.
+    units: u64,
 }
 
 impl<W: Water> Simulation<W> {
@@ -50,6 +53,7 @@ impl<W: Water> Simulation<W> {
             next_frame: 0,
             end_frame: scene.end_frame(),
             steps: 0,
+            units: 0,
         }
     }
 
@@ -85,10 +89,60 @@ impl<W: Water> Simulation<W> {
     /// Applies the next unit's events; returns the unit.
     fn apply_next_unit(&mut self) -> Option<u64> {
         let (water, damping_shift) = (&mut self.water, &mut self.damping_shift);
-        self.schedule.next_unit_each(|_, event| match event {
+        let unit = self.schedule.next_unit_each(|_, event| match event {
             Event::Damping { shift } => *damping_shift = *shift,
             Event::Drop(drop) => water.drop(drop),
-        })
+        });
+        self.units += u64::from(unit.is_some());
+        unit
+    }
+
+    /// Writes the state (see [`checkpoint`]): counters, damping, the water's buffers.
+    fn save(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        for n in [self.units, self.steps, self.next_frame] {
+            out.write_all(&n.to_le_bytes())?;
+        }
+        out.write_all(&self.damping_shift.to_le_bytes())?;
+        let buffers = self.water.buffers();
+        out.write_all(&(buffers.len() as u32).to_le_bytes())?;
+        buffers.iter().try_for_each(|b| checkpoint::write_cells(out, b))
+    }
+
+    /// Reads back what [`Simulation::save`] wrote, onto still water made for the same scene:
+    /// the timeline is played to the same unit without applying its drops.
+    fn restore(&mut self, input: &mut impl std::io::Read) -> std::io::Result<()> {
+        let units = checkpoint::read_u64(input)?;
+        let (steps, next_frame) = (checkpoint::read_u64(input)?, checkpoint::read_u64(input)?);
+        let damping_shift = checkpoint::read_u32(input)?;
+        if self.units != 0 || units > self.schedule_end() || next_frame > self.end_frame {
+            return Err(checkpoint::invalid("a point past the end of the render"));
+        }
+        let mut buffers = self.water.buffers();
+        if checkpoint::read_u32(input)? as usize != buffers.len() {
+            return Err(checkpoint::invalid("another water model"));
+        }
+        buffers.iter_mut().try_for_each(|b| checkpoint::read_cells(input, b))?;
+        for _ in 0..units {
+            self.schedule.next_unit_each(|_, _| {});
+        }
+        (self.units, self.steps, self.next_frame, self.damping_shift) = (units, steps, next_frame, damping_shift);
+        Ok(())
+    }
+
+    /// Frames simulated so far, pre-roll included.
+    fn simulated(&self) -> u64 {
+        match self.clock {
+            Clock::Frames { .. } => self.units,
+            Clock::Steps { .. } => self.next_frame,
+        }
+    }
+
+    /// The timeline's units in all, an upper bound for a checkpoint's.
+    fn schedule_end(&self) -> u64 {
+        match self.clock {
+            Clock::Frames { .. } => self.end_frame,
+            Clock::Steps { .. } => self.clock.steps_before_drawing(self.end_frame, self.fps) + 1,
+        }
     }
 
     /// The water's current heights.
@@ -106,6 +160,9 @@ pub struct Surface<W: Water> {
     smoothing: Option<Smoothing<W::Cell>>,
     seam: Option<Seam<W::Cell>>,
     first_frame: u64,
+    /// The first frame whose heights are made ready to draw (smoothed, measured): frames before
+    /// it are only simulated.
+    drawn_from: u64,
 }
 
 impl<W: Water> Surface<W> {
@@ -113,7 +170,18 @@ impl<W: Water> Surface<W> {
     /// smoothed if the scene asks.
     pub fn new(scene: &Scene, simulation: Simulation<W>, shore: &Shore) -> Surface<W> {
         let smoothing = Smoothing::new(scene, shore, simulation.threads.clone());
-        Surface { simulation, fade: Crossfade::new(scene), smoothing, seam: None, first_frame: scene.first_frame }
+        let first_frame = scene.first_frame;
+        Surface { simulation, fade: Crossfade::new(scene), smoothing, seam: None, first_frame, drawn_from: first_frame }
+    }
+
+    /// Prepares heights to draw only from output frame `frame` on (a part of a render, or a
+    /// still): the frames before are simulated, not smoothed. Not with a seam, which measures
+    /// every output frame.
+    pub fn drawing_from(mut self, frame: u64) -> Surface<W> {
+        if self.seam.is_none() {
+            self.drawn_from = self.first_frame.saturating_add(frame);
+        }
+        self
     }
 
     /// Measures the render's seam (§11) over the water cells of `shore` as frames are
@@ -132,7 +200,7 @@ impl<W: Water> Surface<W> {
         if let Some(fade) = &mut self.fade {
             fade.take(k, self.simulation.heights());
         }
-        if k < self.first_frame {
+        if k < self.drawn_from {
             return Some(k);
         }
         let Surface { simulation, fade, smoothing, seam, .. } = self;
@@ -163,6 +231,30 @@ impl<W: Water> Surface<W> {
             Some(fade) => fade.drawn(self.simulation.heights()),
             None => self.simulation.heights(),
         }
+    }
+
+    /// Writes the state from which the render goes on with the next frame (see [`checkpoint`]):
+    /// the water's and a seamless loop's kept fields.
+    pub fn save(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.simulation.save(out)?;
+        let kept = self.fade.as_ref().map_or(&[][..], Crossfade::kept);
+        out.write_all(&(kept.len() as u32).to_le_bytes())?;
+        kept.iter().try_for_each(|field| checkpoint::write_cells(out, field))
+    }
+
+    /// Goes on from a state [`Surface::save`] wrote for the same scene, before any frame was
+    /// simulated here.
+    pub fn restore(&mut self, input: &mut impl std::io::Read) -> std::io::Result<()> {
+        self.simulation.restore(input)?;
+        let count = checkpoint::read_u32(input)?;
+        let cells = self.simulation.heights().len() as u64;
+        let kept = (0..count).map(|_| checkpoint::read_field(input, cells)).collect::<std::io::Result<Vec<_>>>()?;
+        let simulated = self.simulation.simulated();
+        let fits = match &mut self.fade {
+            Some(fade) => fade.keep(kept, simulated, cells as usize),
+            None => kept.is_empty(),
+        };
+        if fits { Ok(()) } else { Err(checkpoint::invalid("other crossfade fields than this scene keeps")) }
     }
 
     /// The seam so far (see [`Surface::measuring_seam`]).

@@ -37,6 +37,22 @@ impl<C: Cell> Crossfade<C> {
         })
     }
 
+    /// The pre-roll fields kept so far (for a checkpoint).
+    pub fn kept(&self) -> &[Vec<C>] {
+        &self.kept
+    }
+
+    /// Sets the pre-roll fields kept so far (from a checkpoint), which must be as many as the
+    /// first `simulated` frames keep, each of `cells`; says whether they were.
+    pub fn keep(&mut self, kept: Vec<Vec<C>>, simulated: u64, cells: usize) -> bool {
+        let due = simulated.saturating_sub(self.first_kept).min(self.fade);
+        let fits = kept.len() as u64 == due && kept.iter().all(|field| field.len() == cells);
+        if fits {
+            self.kept = kept;
+        }
+        fits
+    }
+
     /// Takes the water's `heights` at frame `k`: keeps them for one of the O pre-roll frames,
     /// blends them for one of the last O output frames.
     pub fn take(&mut self, k: u64, heights: &[C]) {

@@ -175,3 +175,43 @@ fn ranges_outside_the_render_or_with_other_options_are_refused() {
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "0..4", "--hashes", "h.txt"], &["--hashes"]);
     assert!(names(&dir).iter().all(|n| n == "scene.toml"), "{:?}", names(&dir));
 }
+
+#[test]
+fn parts_started_from_checkpoints_are_the_whole_render() {
+    let dir = scene_dir("parts-checkpoints", SCENE);
+    ok(&dir, &["scene.toml", "-o", "whole.gif"]);
+    // A run that only simulates writes a checkpoint at every 5th output frame.
+    let said = ok(&dir, &["scene.toml", "--checkpoints", "ck", "--checkpoint-every", "5"]);
+    assert!(said.contains("wrote 3 checkpoints into ck"), "{said}");
+    assert_eq!(
+        names(&dir.join("ck")),
+        ["frame_000005.checkpoint", "frame_000010.checkpoint", "frame_000015.checkpoint"]
+    );
+    let mut parts = Vec::new();
+    for (k, (chunk, from)) in [("0..7", None), ("7..12", Some(5)), ("12..", Some(10))].into_iter().enumerate() {
+        let part = format!("part-{k}.gif");
+        let said = ok(&dir, &["scene.toml", "-o", &part, "--frames", chunk, "--checkpoints", "ck"]);
+        let note = from.map(|f| format!("(from the checkpoint at frame {f})"));
+        assert_eq!(note.as_ref().is_some_and(|n| said.contains(n)), from.is_some(), "{chunk}: {said}");
+        parts.push(part);
+    }
+    join(&dir, &parts, "joined.gif");
+    let whole = decode_gif(&std::fs::read(dir.join("whole.gif")).unwrap());
+    let joined = decode_gif(&std::fs::read(dir.join("joined.gif")).unwrap());
+    assert!(joined.frames == whole.frames && joined.delays == whole.delays);
+
+    // Another scene's checkpoints are passed over (the part simulates from the start) …
+    let said =
+        ok(&dir, &["scene.toml", "-o", "other.gif", "--frames", "12..", "--checkpoints", "ck", "--set", "rain.seed=9"]);
+    assert!(!said.contains("from the checkpoint"), "{said}");
+    // … and one of this scene that is cut short is an error, not a wrong frame.
+    let path = dir.join("ck/frame_000010.checkpoint");
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    refused(
+        &dir,
+        &["scene.toml", "-o", "cut.gif", "--frames", "12..", "--checkpoints", "ck"],
+        &["frame_000010.checkpoint"],
+    );
+    assert!(!dir.join("cut.gif").exists());
+}

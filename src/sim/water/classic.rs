@@ -65,6 +65,10 @@ impl Water for Classic {
     fn heights(&self) -> &[i16] {
         &self.cur
     }
+
+    fn buffers(&mut self) -> Vec<&mut [i16]> {
+        vec![&mut self.cur, &mut self.prev]
+    }
 }
 
 /// Rows of a classic step the shore finishes: the heights before the step, and the new heights

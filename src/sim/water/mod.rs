@@ -34,6 +34,9 @@ pub trait Water: Sized + Send {
 
     /// The current heights, row-major.
     fn heights(&self) -> &[Self::Cell];
+
+    /// Every buffer the model steps with, in a fixed order: its whole state, for a checkpoint.
+    fn buffers(&mut self) -> Vec<&mut [Self::Cell]>;
 }
 
 /// Bytes a model's water holds per cell: two i16 buffers (classic), or three i32 buffers

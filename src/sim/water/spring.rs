@@ -80,6 +80,10 @@ impl Water for Spring {
     fn heights(&self) -> &[i32] {
         &self.pos
     }
+
+    fn buffers(&mut self) -> Vec<&mut [i32]> {
+        vec![&mut self.pos, &mut self.next, &mut self.vel]
+    }
 }
 
 /// One cell of §4 spring from its eight neighbours (N, S, W, E, NW, NE, SW, SE).
