@@ -87,11 +87,12 @@ struct Cli {
     #[arg(long, value_name = "N")]
     frame: Option<u64>,
 
-    /// Render output frames A to B-1 alone (from 0; A.. runs to the end), exactly as the whole
-    /// render makes them: one part of a render split over processes or machines. Parts of a
-    /// GIF, APNG, WebP or video are put together with `join`; a PNG sequence's parts are written
-    /// into one folder (docs/distributed.md).
-    #[arg(long, value_name = "A..B", value_parser = frame_span, conflicts_with = "frame")]
+    /// Render output frames A to B-1 alone (from 0; A.. runs to the end), or with K/N the K-th
+    /// of N near-equal chunks (K from 1), exactly as the whole render makes them: one part of a
+    /// render split over processes or machines. Parts of a GIF, APNG, WebP or video are put
+    /// together with `join`; a PNG sequence's parts are written into one folder
+    /// (docs/distributed.md).
+    #[arg(long, value_name = "A..B|K/N", value_parser = frame_span, conflicts_with = "frame")]
     frames: Option<render::Span>,
 
     /// A folder of checkpoints of the simulation: --frames A..B starts from the nearest one at
@@ -217,15 +218,23 @@ enum Command {
     },
 }
 
-/// `--frames A..B`, `A..` or `..B`.
+/// `--frames A..B`, `A..`, `..B` or `K/N`.
 fn frame_span(text: &str) -> Result<render::Span, String> {
-    let expected = || "expected A..B (output frames A to B-1, from 0), A.. or ..B".to_string();
+    let expected =
+        || "expected A..B (output frames A to B-1, from 0), A.., ..B, or K/N (the K-th of N chunks)".to_string();
+    if let Some((k, n)) = text.split_once('/') {
+        let (index, count) = (k.trim().parse::<u64>(), n.trim().parse::<u64>());
+        return match (index, count) {
+            (Ok(index), Ok(count)) if (1..=count).contains(&index) => Ok(render::Span::Chunk { index, count }),
+            _ => Err(format!("{}; in K/N, K runs from 1 to N", expected())),
+        };
+    }
     let (start, end) = text.split_once("..").ok_or_else(expected)?;
     let number = |s: &str| match s.trim() {
         "" => Ok(None),
         s => s.parse::<u64>().map(Some).map_err(|_| expected()),
     };
-    Ok(render::Span { start: number(start)?, end: number(end)? })
+    Ok(render::Span::Range { start: number(start)?, end: number(end)? })
 }
 
 fn memory_size(text: &str) -> Result<u64, String> {

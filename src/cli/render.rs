@@ -46,17 +46,33 @@ pub struct Request<'a> {
     pub max_size: Option<u64>,
 }
 
-/// `--frames A..B` as given: either end may be left open (the first frame, the end).
+/// `--frames` as given: `A..B` with either end open (the first frame, the end), or `K/N`, the
+/// K-th of N chunks of as near equal length as whole frames allow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Span {
-    pub start: Option<u64>,
-    pub end: Option<u64>,
+pub enum Span {
+    Range { start: Option<u64>, end: Option<u64> },
+    Chunk { index: u64, count: u64 },
 }
 
 impl Span {
-    /// The output frames meant, in a render of `frames`.
+    /// The output frames meant, in a render of `frames`: chunk K of N is frames
+    /// `⌊(K−1)·F/N⌋ .. ⌊K·F/N⌋`, so the N chunks cover every frame once.
     fn within(self, frames: u64) -> std::ops::Range<u64> {
-        self.start.unwrap_or(0)..self.end.unwrap_or(frames)
+        match self {
+            Span::Range { start, end } => start.unwrap_or(0)..end.unwrap_or(frames),
+            Span::Chunk { index, count } => {
+                let at = |k: u64| (u128::from(k) * u128::from(frames) / u128::from(count)) as u64;
+                at(index - 1)..at(index)
+            }
+        }
+    }
+
+    /// Whether it starts after frame 0 (and so may start from a checkpoint).
+    fn starts_late(self) -> bool {
+        match self {
+            Span::Range { start, .. } => start.unwrap_or(0) > 0,
+            Span::Chunk { index, .. } => index > 1,
+        }
     }
 }
 
@@ -116,6 +132,17 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
         });
     }
     let frames = request.frames.map(|span| span.within(scene.frames));
+    if let (Some(Span::Chunk { index, count }), Some(range)) = (request.frames, &frames)
+        && range.is_empty()
+    {
+        return Err(Error::Output {
+            message: format!(
+                "--frames {index}/{count} is empty: the render has {} output frames, fewer than {count} chunks",
+                scene.frames
+            ),
+            hint: Some(format!("split it into at most {} chunks", scene.frames)),
+        });
+    }
     let asked = formats::Asked {
         frame: request.frame,
         max_size: request.max_size,
@@ -189,7 +216,7 @@ fn checkpoints(dir: &Path, request: &Request<'_>, scene: &Scene, inputs: &Inputs
     }
     if request.checkpoint_every.is_some() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    } else if request.frames.is_none() {
+    } else if !request.frames.is_some_and(Span::starts_late) {
         super::warn(&format!(
             "--checkpoints {} is read only by a part that starts after frame 0 (--frames A..B), and written only \
              with --checkpoint-every",

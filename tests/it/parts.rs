@@ -170,6 +170,8 @@ fn ranges_outside_the_render_or_with_other_options_are_refused() {
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "5..5"], &["empty range"]);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "18.."], &["empty range"]);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "x"], &["A..B"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "0/3"], &["K runs from 1 to N"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "19/20"], &["18 output frames, fewer than 20 chunks"]);
     refused(&dir, &["scene.toml", "-o", "a.png", "--frame", "3", "--frames", "0..4"], &["--frame"]);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "0..4", "--max-size", "1M"], &["--max-size"]);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "0..4", "--hashes", "h.txt"], &["--hashes"]);
@@ -214,4 +216,24 @@ fn parts_started_from_checkpoints_are_the_whole_render() {
         &["frame_000010.checkpoint"],
     );
     assert!(!dir.join("cut.gif").exists());
+}
+
+#[test]
+fn chunks_k_of_n_split_the_frames_evenly_and_join_into_the_whole() {
+    let dir = scene_dir("parts-chunks", SCENE);
+    ok(&dir, &["scene.toml", "-o", "whole.gif"]);
+    let mut parts = Vec::new();
+    // 18 frames in 4 chunks: ⌊k·18/4⌋ gives 0..4, 4..9, 9..13, 13..18.
+    for (k, expected) in
+        ["frames 0..4 of 18", "frames 4..9 of 18", "frames 9..13 of 18", "frames 13..18 of 18"].iter().enumerate()
+    {
+        let part = format!("{:02}.gif", k + 1);
+        let said = ok(&dir, &["scene.toml", "-o", &part, "--frames", &format!("{}/4", k + 1)]);
+        assert!(said.contains(expected), "{said}");
+        parts.push(part);
+    }
+    join(&dir, &parts, "joined.gif");
+    let whole = decode_gif(&std::fs::read(dir.join("whole.gif")).unwrap());
+    let joined = decode_gif(&std::fs::read(dir.join("joined.gif")).unwrap());
+    assert!(joined.frames == whole.frames && joined.delays == whole.delays);
 }
