@@ -242,3 +242,176 @@ fn every_scene_snippet_reads_as_a_scene() {
         }
     }
 }
+
+/// The part of `doc` under the heading `heading`, up to the next heading of its level or above.
+fn under<'a>(doc: &'a str, heading: &str) -> &'a str {
+    let start = doc.find(heading).unwrap_or_else(|| panic!("no {heading:?}")) + heading.len();
+    let rest = &doc[start..];
+    let end = ["\n### ", "\n## "].iter().filter_map(|h| rest.find(h)).min().unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// The fenced blocks of `section` in `language`, as printed.
+fn blocks(section: &str, language: &str) -> Vec<String> {
+    let fence = format!("```{language}\n");
+    section.split(&fence).skip(1).map(|b| b[..b.find("```").expect("the block's end")].to_string()).collect()
+}
+
+/// Runs `script` in bash in `project` with `ripple-render` on the PATH and `env` set: its exit
+/// code and what it said.
+fn bash(project: &Path, script: &str, env: &[(&str, String)]) -> (Option<i32>, String) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new("bash")
+        .args(["-c", script])
+        .current_dir(project)
+        .env("PATH", path)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("run bash");
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), said)
+}
+
+/// [`bash`], which must succeed.
+fn run_script(project: &Path, script: &str, env: &[(&str, String)]) -> String {
+    let (code, said) = bash(project, script, env);
+    assert_eq!(code, Some(0), "{script}\n{said}");
+    said
+}
+
+/// A small scene for the recipes: no look, so that comparing GIFs is quick in a debug build.
+const LONG: &str = "[video]\nwidth = 48\nheight = 32\nfps = 25\nframes = 21\n[background]\npattern = \"tiles\"\n\
+                    [[stone]]\nat = 0.1\nx = 20\ny = 15\nweight = 400\n[rain]\ndrops_per_second = 20\nseed = 2\n";
+
+/// A project with `scenes/long.toml` and its whole render `whole.gif`.
+fn recipe_project(name: &str) -> PathBuf {
+    let project = scratch(name);
+    std::fs::create_dir_all(project.join("scenes")).unwrap();
+    std::fs::write(project.join("scenes/long.toml"), LONG).unwrap();
+    run_script(&project, "ripple-render scenes/long.toml -o whole.gif -q", &[]);
+    project
+}
+
+fn same_as_whole(project: &Path, joined: &str) {
+    let said = run_script(project, &format!("ripple-render diff {joined} whole.gif"), &[]);
+    assert!(said.contains("same:") && said.contains("21 frames compared"), "{said}");
+}
+
+#[test]
+fn the_farm_recipes_as_printed_make_the_whole_render() {
+    let doc = std::fs::read_to_string(root().join("docs/distributed.md")).unwrap();
+
+    // GNU parallel, on this machine's cores.
+    let parallel = blocks(under(&doc, "### GNU parallel"), "sh");
+    if Command::new("parallel").arg("--version").output().is_ok() {
+        let project = recipe_project("recipe-parallel");
+        run_script(&project, &parallel[0], &[]);
+        same_as_whole(&project, "long.gif");
+    } else {
+        eprintln!("skipped the GNU parallel recipe: no parallel on PATH (apt-get install parallel)");
+    }
+
+    // The Kubernetes Indexed Job: each pod's command with the index the Job sets, the shared
+    // volume a folder of the project.
+    let section = under(&doc, "### A Kubernetes Indexed Job");
+    let yaml = &blocks(section, "yaml")[0];
+    let line = yaml.lines().find(|l| l.trim_start().starts_with("command:")).expect("the pod's command");
+    let command = line.split("\"-c\", \"").nth(1).and_then(|c| c.strip_suffix("\"]")).expect("sh -c \"…\"");
+    let completions: u32 = yaml.lines().find_map(|l| l.trim().strip_prefix("completions: ")).unwrap().parse().unwrap();
+    let project = recipe_project("recipe-kubernetes");
+    let work = project.join("work");
+    std::fs::create_dir_all(work.join("scenes")).unwrap();
+    std::fs::write(work.join("scenes/long.toml"), LONG).unwrap();
+    let here = |text: &str| text.replace("/work", &work.display().to_string());
+    for index in 0..completions {
+        run_script(&project, &here(command), &[("JOB_COMPLETION_INDEX", index.to_string())]);
+    }
+    let join = blocks(section, "sh")[0].lines().find(|l| l.starts_with("ripple-render join")).unwrap().to_string();
+    run_script(&project, &here(&join), &[]);
+    same_as_whole(&project, "work/long.gif");
+
+    // The Slurm array: the batch script once per task, then the join it depends on.
+    let section = under(&doc, "### A Slurm array");
+    let sh = blocks(section, "sh");
+    let script = sh.iter().find(|b| b.starts_with("#!/bin/sh")).expect("the batch script");
+    let tasks = script.lines().find_map(|l| l.strip_prefix("#SBATCH --array=1-")).unwrap().parse::<u32>().unwrap();
+    let project = recipe_project("recipe-slurm");
+    for task in 1..=tasks {
+        run_script(&project, script, &[("SLURM_ARRAY_TASK_ID", task.to_string()), ("SLURM_CPUS_PER_TASK", "2".into())]);
+    }
+    let wrap = sh.iter().find_map(|b| b.split("--wrap '").nth(1)).and_then(|w| w.split('\'').next()).unwrap();
+    run_script(&project, wrap, &[]);
+    same_as_whole(&project, "long.gif");
+}
+
+#[test]
+fn the_sharded_check_recipe_as_printed_merges_into_the_whole_verdict() {
+    let doc = std::fs::read_to_string(root().join("docs/distributed.md")).unwrap();
+    let yaml = &blocks(under(&doc, "### A sharded `check` on GitHub Actions"), "yaml")[0];
+    let runs: Vec<&str> = yaml
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- run: "))
+        .filter(|l| l.starts_with("ripple-render"))
+        .collect();
+    let [shard, merge] = runs[..] else { panic!("expected a shard's check and the merge: {runs:?}") };
+    let shards: Vec<String> = yaml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("shard: ["))
+        .and_then(|l| l.strip_suffix(']'))
+        .unwrap()
+        .split(", ")
+        .map(str::to_string)
+        .collect();
+    let project = scratch("recipe-github");
+    std::fs::create_dir_all(project.join("scenes")).unwrap();
+    for (name, body) in [("checker", CHECKER), ("tiles", TILES), ("long", LONG)] {
+        std::fs::write(project.join(format!("scenes/{name}.toml")), body).unwrap();
+    }
+    run_script(&project, "ripple-render check scenes/*.toml --refs refs --bless -q", &[]);
+    // A scene changed after blessing: one shard fails, and so must the merge.
+    std::fs::write(project.join("scenes/tiles.toml"), TILES.replace("x = 20", "x = 12")).unwrap();
+    let mut failed = 0;
+    for k in &shards {
+        let line = shard.replace("${{ matrix.shard }}", k);
+        let out = Command::new("bash")
+            .args(["-c", &line])
+            .current_dir(&project)
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap().display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        failed += usize::from(out.status.code() == Some(1));
+        // upload-artifact, then download-artifact with a pattern: reports/NAME/.
+        std::fs::create_dir_all(project.join("reports")).unwrap();
+        std::fs::rename(project.join(format!("report-{k}")), project.join(format!("reports/check-report-{k}")))
+            .unwrap();
+    }
+    assert_eq!(failed, 1, "the shard that holds the changed scene fails");
+    let out = Command::new("bash")
+        .args(["-c", merge])
+        .current_dir(&project)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("scene scenes/tiles.toml ... FAILED") && said.contains("2 same; 1 different"), "{said}");
+    assert!(project.join("report/index.html").exists() && project.join("junit.xml").exists());
+}
