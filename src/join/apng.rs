@@ -5,37 +5,34 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, bad, read};
+use super::{Part, Source, bad};
 use crate::base::error::{Error, Result};
 
 const SIGNATURE: &[u8; 8] = b"\x89PNG\r\n\x1a\n";
 
 /// One chunk: its type and data.
-struct Chunk<'a> {
+struct Chunk {
     kind: [u8; 4],
-    data: &'a [u8],
+    data: Vec<u8>,
 }
 
-/// Every chunk of a PNG file, in order.
-fn chunks<'a>(path: &Path, bytes: &'a [u8]) -> Result<Vec<Chunk<'a>>> {
-    if !bytes.starts_with(SIGNATURE) {
-        return Err(bad(path, "is not a PNG file"));
+/// Checks the signature.
+fn open(source: &mut Source<'_>) -> Result<()> {
+    if source.take(8)? != SIGNATURE {
+        return Err(bad(source.path, "is not a PNG file"));
     }
-    let mut at = SIGNATURE.len();
-    let mut found = Vec::new();
-    while at < bytes.len() {
-        let cut = || bad(path, format!("is cut short inside a chunk at byte {at}"));
-        let head = bytes.get(at..at + 8).ok_or_else(cut)?;
-        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
-        let kind = [head[4], head[5], head[6], head[7]];
-        let data = bytes.get(at + 8..at + 8 + len).ok_or_else(cut)?;
-        found.push(Chunk { kind, data });
-        at += 12 + len;
-        if &kind == b"IEND" {
-            break;
-        }
-    }
-    Ok(found)
+    Ok(())
+}
+
+/// The next chunk (its CRC passed over), or `None` after `IEND` or at the end of the file.
+fn next(source: &mut Source<'_>) -> Result<Option<Chunk>> {
+    let Some(first) = source.next_byte()? else { return Ok(None) };
+    let rest = source.take(7)?;
+    let len = u32::from_be_bytes([first, rest[0], rest[1], rest[2]]) as usize;
+    let kind = [rest[3], rest[4], rest[5], rest[6]];
+    let data = source.take(len)?;
+    source.take(4)?;
+    Ok((&kind != b"IEND").then_some(Chunk { kind, data }))
 }
 
 /// Appends one chunk (length, type, data, CRC).
@@ -43,12 +40,10 @@ fn put(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> Result<()> {
     let mut crc = crc32fast::Hasher::new();
     crc.update(kind);
     crc.update(data);
-    let mut bytes = Vec::with_capacity(data.len() + 12);
-    bytes.extend((data.len() as u32).to_be_bytes());
-    bytes.extend_from_slice(kind);
-    bytes.extend_from_slice(data);
-    bytes.extend(crc.finalize().to_be_bytes());
-    out.write_all(&bytes).map_err(Error::output)
+    let io = Error::output;
+    out.write_all(&(data.len() as u32).to_be_bytes()).map_err(io)?;
+    out.write_all(kind).and_then(|()| out.write_all(data)).map_err(io)?;
+    out.write_all(&crc.finalize().to_be_bytes()).map_err(io)
 }
 
 /// Whether a chunk belongs to the frames (from the first frame control on).
@@ -57,8 +52,9 @@ fn is_frame_chunk(kind: &[u8; 4]) -> bool {
 }
 
 /// The part's label: its `Comment` text, if it names ripple-render.
-pub fn label(path: &Path, bytes: &[u8]) -> Result<Option<String>> {
-    for chunk in chunks(path, bytes)? {
+pub fn label(source: &mut Source<'_>) -> Result<Option<String>> {
+    open(source)?;
+    while let Some(chunk) = next(source)? {
         if is_frame_chunk(&chunk.kind) {
             break;
         }
@@ -77,15 +73,19 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
     // The chunks every part must share (canvas, palette, transparency), from the first.
     let mut shared: Option<(Vec<u8>, &Path)> = None;
     for (index, part) in parts.iter().enumerate() {
-        let bytes = read(&part.path)?;
-        let chunks = chunks(&part.path, &bytes)?;
-        let frames_from = chunks.iter().position(|c| is_frame_chunk(&c.kind)).unwrap_or(chunks.len());
+        let source = &mut Source::open(&part.path)?;
+        open(source)?;
         let mut own = Vec::new();
-        for chunk in &chunks[..frames_from] {
-            if !matches!(&chunk.kind, b"acTL" | b"tEXt") {
-                own.extend_from_slice(&chunk.kind);
-                own.extend_from_slice(chunk.data);
+        let mut header = Vec::new();
+        // The chunks before the first frame: compared with the first part's, which are written.
+        let mut chunk = next(source)?;
+        while let Some(c) = chunk.as_ref().filter(|c| !is_frame_chunk(&c.kind)) {
+            if !matches!(&c.kind, b"acTL" | b"tEXt") {
+                own.extend_from_slice(&c.kind);
+                own.extend_from_slice(&c.data);
             }
+            header.push(chunk.take().expect("a chunk"));
+            chunk = next(source)?;
         }
         match &shared {
             Some((first, first_path)) if *first != own => {
@@ -101,37 +101,37 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
             Some(_) => {}
             None => {
                 out.write_all(SIGNATURE).map_err(Error::output)?;
-                for chunk in &chunks[..frames_from] {
-                    match &chunk.kind {
-                        b"acTL" if chunk.data.len() == 8 => {
+                for c in &header {
+                    match &c.kind {
+                        b"acTL" if c.data.len() == 8 => {
                             let count = u32::try_from(frames).unwrap_or(u32::MAX);
-                            put(out, b"acTL", &[&count.to_be_bytes()[..], &chunk.data[4..]].concat())?;
+                            put(out, b"acTL", &[&count.to_be_bytes()[..], &c.data[4..]].concat())?;
                         }
-                        b"tEXt" if chunk.data.starts_with(b"Comment\0") => {
+                        b"tEXt" if c.data.starts_with(b"Comment\0") => {
                             let text: Vec<u8> = comment.bytes().filter(u8::is_ascii).collect();
                             put(out, b"tEXt", &[&b"Comment\0"[..], &text].concat())?;
                         }
-                        kind => put(out, kind, chunk.data)?,
+                        kind => put(out, kind, &c.data)?,
                     }
                 }
                 shared = Some((own, &part.path));
             }
         }
-        for chunk in &chunks[frames_from..] {
-            match &chunk.kind {
-                b"fcTL" | b"fdAT" if chunk.data.len() >= 4 => {
-                    let kind = &chunk.kind;
-                    put(out, kind, &[&sequence.to_be_bytes()[..], &chunk.data[4..]].concat())?;
+        while let Some(c) = chunk {
+            match &c.kind {
+                b"fcTL" | b"fdAT" if c.data.len() >= 4 => {
+                    put(out, &c.kind, &[&sequence.to_be_bytes()[..], &c.data[4..]].concat())?;
                     sequence += 1;
                 }
                 // The first part's default image stays the file's; a later part's is a frame.
-                b"IDAT" if index == 0 => put(out, b"IDAT", chunk.data)?,
+                b"IDAT" if index == 0 => put(out, b"IDAT", &c.data)?,
                 b"IDAT" => {
-                    put(out, b"fdAT", &[&sequence.to_be_bytes()[..], chunk.data].concat())?;
+                    put(out, b"fdAT", &[&sequence.to_be_bytes()[..], &c.data].concat())?;
                     sequence += 1;
                 }
                 _ => {}
             }
+            chunk = next(source)?;
         }
     }
     put(out, b"IEND", &[])?;

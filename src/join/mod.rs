@@ -83,9 +83,70 @@ fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
     Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
 }
 
-/// A part's bytes (a GIF, APNG or WebP is read whole: one part at a time is held).
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| bad(path, format!("cannot read it: {}", crate::base::error::os_reason(&e))))
+/// A part read block by block: only the block at hand (a frame's data at most) is held.
+struct Source<'a> {
+    path: &'a Path,
+    reader: std::io::BufReader<std::fs::File>,
+    /// Bytes read so far, for messages.
+    at: u64,
+    /// The file's length: a block said to run past it is refused before anything is allocated.
+    len: u64,
+}
+
+impl<'a> Source<'a> {
+    fn open(path: &'a Path) -> Result<Source<'a>> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| bad(path, format!("cannot read it: {}", crate::base::error::os_reason(&e))))?;
+        let len = file.metadata().map_or(u64::MAX, |m| m.len());
+        Ok(Source { path, reader: std::io::BufReader::with_capacity(1 << 20, file), at: 0, len })
+    }
+
+    /// Refuses `n` more bytes past the end of the file.
+    fn within(&self, n: u64) -> Result<()> {
+        if self.at.saturating_add(n) > self.len {
+            return Err(bad(self.path, format!("is cut short: a block at byte {} runs past its end", self.at)));
+        }
+        Ok(())
+    }
+
+    /// The next `n` bytes.
+    fn take(&mut self, n: usize) -> Result<Vec<u8>> {
+        self.within(n as u64)?;
+        let mut bytes = vec![0u8; n];
+        self.fill(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Fills `bytes` from the part.
+    fn fill(&mut self, bytes: &mut [u8]) -> Result<()> {
+        std::io::Read::read_exact(&mut self.reader, bytes)
+            .map_err(|_| bad(self.path, format!("is cut short at byte {}", self.at)))?;
+        self.at += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// The next byte, or `None` at the end of the file.
+    fn next_byte(&mut self) -> Result<Option<u8>> {
+        let mut byte = [0u8];
+        match std::io::Read::read(&mut self.reader, &mut byte) {
+            Ok(0) => Ok(None),
+            Ok(_) => {
+                self.at += 1;
+                Ok(Some(byte[0]))
+            }
+            Err(e) => Err(bad(self.path, format!("cannot read it: {}", crate::base::error::os_reason(&e)))),
+        }
+    }
+
+    /// Passes over `n` bytes without reading them.
+    fn skip(&mut self, n: u64) -> Result<()> {
+        self.within(n)?;
+        let by = i64::try_from(n).map_err(|_| bad(self.path, "has a block longer than a file can be"))?;
+        std::io::Seek::seek_relative(&mut self.reader, by)
+            .map_err(|e| bad(self.path, format!("cannot read it: {}", crate::base::error::os_reason(&e))))?;
+        self.at += n;
+        Ok(())
+    }
 }
 
 /// The format of every part, which must be one and the output's (`format`).
@@ -214,9 +275,9 @@ pub fn parts(paths: &[PathBuf], format: Format, ffmpeg: Option<&Path>) -> Result
         .iter()
         .map(|path| {
             let text = match format {
-                Format::Gif => gif::label(path, &read(path)?)?,
-                Format::Apng => apng::label(path, &read(path)?)?,
-                Format::Webp => webp::label(path, &read(path)?)?,
+                Format::Gif => gif::label(&mut Source::open(path)?)?,
+                Format::Apng => apng::label(&mut Source::open(path)?)?,
+                Format::Webp => webp::label(&mut Source::open(path)?)?,
                 _ => video::label(path, ffmpeg)?,
             };
             let label = text.as_deref().and_then(Label::parse).ok_or_else(|| {

@@ -5,46 +5,47 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::{Part, bad, read};
+use super::{Part, Source, bad};
 use crate::base::error::{Error, Result};
 use crate::encode::webp::PART_CHUNK;
 
-/// One chunk: its type and the whole chunk's bytes (header, data, padding).
-struct Chunk<'a> {
-    kind: [u8; 4],
-    whole: &'a [u8],
+/// Checks the `RIFF` header.
+fn open(source: &mut Source<'_>) -> Result<()> {
+    let head = source.take(12)?;
+    if &head[..4] != b"RIFF" || &head[8..12] != b"WEBP" {
+        return Err(bad(source.path, "is not a WebP file"));
+    }
+    Ok(())
 }
 
-impl Chunk<'_> {
-    fn data(&self) -> &[u8] {
-        let len = u32::from_le_bytes([self.whole[4], self.whole[5], self.whole[6], self.whole[7]]) as usize;
-        &self.whole[8..8 + len]
-    }
+/// The next chunk's type and data length (its padding excluded), or `None` at the end.
+fn next(source: &mut Source<'_>) -> Result<Option<([u8; 4], u64)>> {
+    let Some(first) = source.next_byte()? else { return Ok(None) };
+    let rest = source.take(7)?;
+    let len = u32::from_le_bytes([rest[3], rest[4], rest[5], rest[6]]);
+    Ok(Some(([first, rest[0], rest[1], rest[2]], u64::from(len))))
 }
 
-/// Every chunk inside the `RIFF`.
-fn chunks<'a>(path: &Path, bytes: &'a [u8]) -> Result<Vec<Chunk<'a>>> {
-    if bytes.len() < 12 || &bytes[..4] != b"RIFF" || &bytes[8..12] != b"WEBP" {
-        return Err(bad(path, "is not a WebP file"));
-    }
-    let mut at = 12;
-    let mut found = Vec::new();
-    while at + 8 <= bytes.len() {
-        let len = u32::from_le_bytes([bytes[at + 4], bytes[at + 5], bytes[at + 6], bytes[at + 7]]) as usize;
-        let end = at + 8 + len + (len & 1);
-        let whole = bytes.get(at..end.min(bytes.len())).filter(|w| w.len() >= 8 + len);
-        let whole = whole.ok_or_else(|| bad(path, format!("is cut short inside a chunk at byte {at}")))?;
-        found.push(Chunk { kind: [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]], whole });
-        at = end;
-    }
-    Ok(found)
+/// The whole chunk whose header [`next`] read: header, data, padding.
+fn whole(source: &mut Source<'_>, kind: [u8; 4], len: u64) -> Result<Vec<u8>> {
+    let len32 = u32::try_from(len).map_err(|_| bad(source.path, "has a chunk longer than RIFF allows"))?;
+    let mut chunk = kind.to_vec();
+    chunk.extend(len32.to_le_bytes());
+    chunk.extend(source.take(usize::try_from(len + (len & 1)).unwrap_or(usize::MAX))?);
+    Ok(chunk)
 }
 
 /// The part's label: its part chunk's text.
-pub fn label(path: &Path, bytes: &[u8]) -> Result<Option<String>> {
-    let chunks = chunks(path, bytes)?;
-    let part = chunks.iter().find(|c| &c.kind == PART_CHUNK);
-    Ok(part.map(|c| String::from_utf8_lossy(c.data()).into_owned()))
+pub fn label(source: &mut Source<'_>) -> Result<Option<String>> {
+    open(source)?;
+    while let Some((kind, len)) = next(source)? {
+        if &kind == PART_CHUNK {
+            let text = source.take(usize::try_from(len).unwrap_or(usize::MAX))?;
+            return Ok(Some(String::from_utf8_lossy(&text).into_owned()));
+        }
+        source.skip(len + (len & 1))?;
+    }
+    Ok(None)
 }
 
 /// Writes the joined WebP into `out`. Returns the canvas.
@@ -54,31 +55,37 @@ pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)>
     let mut length = 4u64;
     let mut shared: Option<(Vec<u8>, &Path)> = None;
     for part in parts {
-        let bytes = read(&part.path)?;
-        let chunks = chunks(&part.path, &bytes)?;
-        let own: Vec<u8> =
-            chunks.iter().filter(|c| matches!(&c.kind, b"VP8X" | b"ANIM")).flat_map(|c| c.whole.to_vec()).collect();
-        match &shared {
-            Some((first, first_path)) if *first != own => {
-                return Err(Error::Output {
-                    message: format!(
-                        "{} has another canvas or loop than {}: the parts of a render share them",
-                        part.path.display(),
-                        first_path.display()
-                    ),
-                    hint: Some("render every part from the same scene with the same options".into()),
-                });
+        let source = &mut Source::open(&part.path)?;
+        open(source)?;
+        // VP8X and ANIM come before the frames; each ANMF is one frame, copied whole.
+        let mut own = Vec::new();
+        while let Some((kind, len)) = next(source)? {
+            match &kind {
+                b"VP8X" | b"ANIM" => own.extend(whole(source, kind, len)?),
+                b"ANMF" => {
+                    if shared.is_none() {
+                        out.write_all(&own).map_err(io)?;
+                        length += own.len() as u64;
+                        shared = Some((std::mem::take(&mut own), &part.path));
+                    } else if let Some((first, first_path)) = shared.as_ref().filter(|_| !own.is_empty()) {
+                        if *first != own {
+                            return Err(Error::Output {
+                                message: format!(
+                                    "{} has another canvas or loop than {}: the parts of a render share them",
+                                    part.path.display(),
+                                    first_path.display()
+                                ),
+                                hint: Some("render every part from the same scene with the same options".into()),
+                            });
+                        }
+                        own.clear();
+                    }
+                    let frame = whole(source, kind, len)?;
+                    out.write_all(&frame).map_err(io)?;
+                    length += frame.len() as u64;
+                }
+                _ => source.skip(len + (len & 1))?,
             }
-            Some(_) => {}
-            None => {
-                out.write_all(&own).map_err(io)?;
-                length += own.len() as u64;
-                shared = Some((own, &part.path));
-            }
-        }
-        for chunk in chunks.iter().filter(|c| &c.kind == b"ANMF") {
-            out.write_all(chunk.whole).map_err(io)?;
-            length += chunk.whole.len() as u64;
         }
     }
     let size = u32::try_from(length)

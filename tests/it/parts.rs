@@ -160,6 +160,10 @@ fn bad_sets_of_parts_are_refused_saying_which() {
     ok(&dir, &["scene.toml", "-o", "part.apng", "--frames", "1..8", "-q"]);
     refused(&dir, &["join", p(0), "part.apng", "-o", "j.gif"], &["part.apng", "is APNG and the output is GIF"]);
     refused(&dir, &["join", p(0), p(1), "-o", "frames/"], &["need no join"]);
+    // A part cut short (a copy that did not finish) is named, and nothing is written.
+    let bytes = std::fs::read(dir.join(p(3))).unwrap();
+    std::fs::write(dir.join("cut.gif"), &bytes[..bytes.len() - 40]).unwrap();
+    refused(&dir, &["join", p(0), p(1), p(2), "cut.gif", "-o", "j.gif"], &["cut.gif", "cut short"]);
     assert!(!dir.join("j.gif").exists());
 }
 
