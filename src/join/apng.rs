@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Source, bad};
+use super::{Part, Source, bad, unlike};
 use crate::base::error::{Error, Result};
 
 const SIGNATURE: &[u8; 8] = b"\x89PNG\r\n\x1a\n";
@@ -79,24 +79,17 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
         let mut header = Vec::new();
         // The chunks before the first frame: compared with the first part's, which are written.
         let mut chunk = next(source)?;
-        while let Some(c) = chunk.as_ref().filter(|c| !is_frame_chunk(&c.kind)) {
+        while let Some(c) = chunk.take_if(|c| !is_frame_chunk(&c.kind)) {
             if !matches!(&c.kind, b"acTL" | b"tEXt") {
                 own.extend_from_slice(&c.kind);
                 own.extend_from_slice(&c.data);
             }
-            header.push(chunk.take().expect("a chunk"));
+            header.push(c);
             chunk = next(source)?;
         }
         match &shared {
             Some((first, first_path)) if *first != own => {
-                return Err(Error::Output {
-                    message: format!(
-                        "{} has another canvas, palette or transparency than {}: the parts of a render share them",
-                        part.path.display(),
-                        first_path.display()
-                    ),
-                    hint: Some("render every part from the same scene with the same options".into()),
-                });
+                return Err(unlike(&part.path, first_path, "canvas, palette or transparency"));
             }
             Some(_) => {}
             None => {

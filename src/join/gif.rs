@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Source, bad};
+use super::{Part, Source, bad, unlike};
 use crate::base::error::{Error, Result};
 
 /// The signature, the screen descriptor and the global palette.
@@ -91,14 +91,7 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
         let head = header(source)?;
         match &first {
             Some((first_head, first_path)) if *first_head != head => {
-                return Err(Error::Output {
-                    message: format!(
-                        "{} has another canvas or palette than {}: the parts of a render share them",
-                        part.path.display(),
-                        first_path.display()
-                    ),
-                    hint: Some("render every part from the same scene with the same options".into()),
-                });
+                return Err(unlike(&part.path, first_path, "canvas or palette"));
             }
             Some(_) => {}
             None => {

@@ -79,6 +79,18 @@ pub fn sniff(head: &[u8]) -> Option<Format> {
     }
 }
 
+/// A part whose `what` (its canvas, palette, loop…) is not the first part's.
+fn unlike(part: &Path, first: &Path, what: &str) -> Error {
+    Error::Output {
+        message: format!(
+            "{} has another {what} than {}: the parts of a render share them",
+            part.display(),
+            first.display()
+        ),
+        hint: Some("render every part from the same scene with the same options".into()),
+    }
+}
+
 fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
     Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
 }

@@ -5,7 +5,7 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::{Part, Source, bad};
+use super::{Part, Source, bad, unlike};
 use crate::base::error::{Error, Result};
 use crate::encode::webp::PART_CHUNK;
 
@@ -69,14 +69,7 @@ pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)>
                         shared = Some((std::mem::take(&mut own), &part.path));
                     } else if let Some((first, first_path)) = shared.as_ref().filter(|_| !own.is_empty()) {
                         if *first != own {
-                            return Err(Error::Output {
-                                message: format!(
-                                    "{} has another canvas or loop than {}: the parts of a render share them",
-                                    part.path.display(),
-                                    first_path.display()
-                                ),
-                                hint: Some("render every part from the same scene with the same options".into()),
-                            });
+                            return Err(unlike(&part.path, first_path, "canvas or loop"));
                         }
                         own.clear();
                     }

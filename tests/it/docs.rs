@@ -41,17 +41,24 @@ struct Run {
     stderr: String,
 }
 
-/// Runs a command line as printed, in bash, with `ripple-render` on the PATH.
-fn run_printed(project: &Path, line: &str) -> Run {
+/// Runs `script` in bash in `project` with `ripple-render` on the PATH and `env` set (a CI job's
+/// summary file never handed on).
+fn shell(project: &Path, script: &str, env: &[(&str, String)]) -> std::process::Output {
     let bin = Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new("bash")
-        .args(["-c", line])
+    Command::new("bash")
+        .args(["-c", script])
         .current_dir(project)
         .env("PATH", path)
         .env_remove("GITHUB_STEP_SUMMARY")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
-        .expect("run bash");
+        .expect("run bash")
+}
+
+/// Runs a command line as printed, in bash, with `ripple-render` on the PATH.
+fn run_printed(project: &Path, line: &str) -> Run {
+    let out = shell(project, line, &[]);
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -257,19 +264,9 @@ fn blocks(section: &str, language: &str) -> Vec<String> {
     section.split(&fence).skip(1).map(|b| b[..b.find("```").expect("the block's end")].to_string()).collect()
 }
 
-/// Runs `script` in bash in `project` with `ripple-render` on the PATH and `env` set: its exit
-/// code and what it said.
+/// [`shell`]'s exit code and what the script said.
 fn bash(project: &Path, script: &str, env: &[(&str, String)]) -> (Option<i32>, String) {
-    let bin = Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new("bash")
-        .args(["-c", script])
-        .current_dir(project)
-        .env("PATH", path)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .output()
-        .expect("run bash");
+    let out = shell(project, script, env);
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.code(), said)
 }
@@ -374,44 +371,16 @@ fn the_sharded_check_recipe_as_printed_merges_into_the_whole_verdict() {
     std::fs::write(project.join("scenes/tiles.toml"), TILES.replace("x = 20", "x = 12")).unwrap();
     let mut failed = 0;
     for k in &shards {
-        let line = shard.replace("${{ matrix.shard }}", k);
-        let out = Command::new("bash")
-            .args(["-c", &line])
-            .current_dir(&project)
-            .env(
-                "PATH",
-                format!(
-                    "{}:{}",
-                    Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap().display(),
-                    std::env::var("PATH").unwrap_or_default()
-                ),
-            )
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .output()
-            .unwrap();
-        failed += usize::from(out.status.code() == Some(1));
+        let (code, _) = bash(&project, &shard.replace("${{ matrix.shard }}", k), &[]);
+        failed += usize::from(code == Some(1));
         // upload-artifact, then download-artifact with a pattern: reports/NAME/.
         std::fs::create_dir_all(project.join("reports")).unwrap();
         std::fs::rename(project.join(format!("report-{k}")), project.join(format!("reports/check-report-{k}")))
             .unwrap();
     }
     assert_eq!(failed, 1, "the shard that holds the changed scene fails");
-    let out = Command::new("bash")
-        .args(["-c", merge])
-        .current_dir(&project)
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{said}");
+    let (code, said) = bash(&project, merge, &[]);
+    assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("scene scenes/tiles.toml ... FAILED") && said.contains("2 same; 1 different"), "{said}");
     assert!(project.join("report/index.html").exists() && project.join("junit.xml").exists());
 }
