@@ -6,6 +6,7 @@ mod join;
 mod new;
 mod render;
 mod signals;
+mod verdict;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,254 @@
+//! What a check says besides its lines: the counts and the summary line ([`Tally`]), JUnit XML,
+//! the GitHub job summary and the JSON object, each made from the scenes' outcomes.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use ripple_render::Error;
+use ripple_render::check::{Blessed, Outcome, Verdict};
+use ripple_render::diff::Options;
+
+/// Rows of the GitHub job summary's table at most (the summary is capped at 1 MiB).
+const SUMMARY_ROWS: usize = 50;
+
+/// The counts over every scene.
+pub(super) struct Tally {
+    same: usize,
+    pub(super) different: usize,
+    missing: usize,
+    blessed: Vec<(PathBuf, Blessed)>,
+}
+
+impl Tally {
+    pub(super) fn of(outcomes: &[Outcome]) -> Tally {
+        let count = |f: fn(&Verdict) -> bool| outcomes.iter().filter(|o| f(&o.verdict)).count();
+        Tally {
+            same: count(|v| *v == Verdict::Same),
+            different: count(|v| matches!(v, Verdict::Different { .. })),
+            missing: count(|v| *v == Verdict::Missing),
+            blessed: outcomes.iter().filter_map(|o| o.blessed.map(|b| (o.reference.clone(), b))).collect(),
+        }
+    }
+
+    /// Whether the job fails: a scene differs or lacks a reference, and was not blessed.
+    pub(super) fn fails(&self) -> bool {
+        self.different + self.missing > self.blessed.len()
+    }
+
+    fn total(&self) -> usize {
+        self.same + self.different + self.missing
+    }
+
+    /// "all 7 scenes are the same", "2 of 7 scenes fail", "2 of 7 scenes blessed".
+    pub(super) fn headline(&self) -> String {
+        let total = self.total();
+        let scenes = if total == 1 { "scene" } else { "scenes" };
+        if !self.blessed.is_empty() {
+            format!("{} of {total} {scenes} blessed", self.blessed.len())
+        } else if self.fails() {
+            format!("{} of {total} {scenes} fail", self.different + self.missing)
+        } else {
+            format!("all {total} {scenes} are the same")
+        }
+    }
+
+    /// `ok. 5 same; 1 different; 1 without a reference; …` as `cargo test` sums up.
+    pub(super) fn summary(&self, options: Options, refs: &Path, seconds: f64) -> String {
+        let verdict = if self.fails() { "FAILED" } else { "ok" };
+        let mut text = format!(
+            "{verdict}. {} same; {} different; {} without a reference",
+            self.same, self.different, self.missing
+        );
+        if !self.blessed.is_empty() {
+            let names: Vec<String> = self
+                .blessed
+                .iter()
+                .map(|(path, b)| {
+                    format!("{} ({})", path.display(), if *b == Blessed::New { "new" } else { "replaced" })
+                })
+                .collect();
+            let _ = write!(text, "; blessed {}: {}", self.blessed.len(), names.join(", "));
+        }
+        let _ = write!(
+            text,
+            "; finished in {seconds:.2}s (tolerance {}, max pixels {}, references in {})",
+            options.tolerance,
+            options.max_pixels,
+            refs.display()
+        );
+        text
+    }
+}
+
+/// Escapes text for XML attributes and content.
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// JUnit XML: one testsuite, one testcase per scene; a scene that differs or lacks a reference
+/// (and was not blessed) is a failure whose message names the first differing frame.
+pub(super) fn junit_xml(outcomes: &[Outcome], seconds: f64) -> String {
+    let failures = outcomes.iter().filter(|o| o.failed() && o.blessed.is_none()).count();
+    let tests = outcomes.len();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"ripple-render check\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" \
+         time=\"{seconds:.3}\">"
+    );
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"ripple-render check\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" \
+         skipped=\"0\" time=\"{seconds:.3}\">"
+    );
+    for o in outcomes {
+        let name = xml(&o.scene.display().to_string());
+        let _ = write!(
+            out,
+            "    <testcase classname=\"ripple-render.check\" name=\"{name}\" file=\"{name}\" time=\"{:.3}\"",
+            o.seconds
+        );
+        if !o.failed() || o.blessed.is_some() {
+            out.push_str("/>\n");
+            continue;
+        }
+        let (kind, message) = match &o.verdict {
+            Verdict::Missing => ("missing", format!("no reference {}", o.reference.display())),
+            _ => ("different", format!("{}: {}", o.scene.display(), o.line())),
+        };
+        let _ = write!(
+            out,
+            ">\n      <failure type=\"{kind}\" message=\"{}\">reference: {}\n{}</failure>\n    </testcase>\n",
+            xml(&message),
+            xml(&o.reference.display().to_string()),
+            xml(&o.line())
+        );
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// Appends a short Markdown summary to GitHub's job summary: a headline, a row per failing
+/// scene, the count of the rest. No pictures: the summary is capped at 1 MiB, the report is an
+/// artifact.
+pub(super) fn append_step_summary(
+    path: &Path,
+    outcomes: &[Outcome],
+    tally: &Tally,
+    options: Options,
+    report: Option<&Path>,
+) -> Result<(), Error> {
+    let mark = if tally.fails() { "❌" } else { "✅" };
+    let mut text = format!("### {mark} ripple-render check: {}\n\n", tally.headline());
+    let listed: Vec<&Outcome> = outcomes.iter().filter(|o| o.failed()).collect();
+    if !listed.is_empty() {
+        text.push_str("| scene | result |\n|---|---|\n");
+        for o in listed.iter().take(SUMMARY_ROWS) {
+            let result = match o.blessed {
+                Some(_) => format!("blessed: {}", o.line()),
+                None => o.line(),
+            };
+            let cell = |s: &str| s.replace('|', "\\|");
+            let _ = writeln!(text, "| `{}` | {} |", cell(&o.scene.display().to_string()), cell(&result));
+        }
+        if listed.len() > SUMMARY_ROWS {
+            let _ = writeln!(text, "\n…and {} more.", listed.len() - SUMMARY_ROWS);
+        }
+        text.push('\n');
+    }
+    let _ = write!(text, "{} same (tolerance {}, max pixels {}).", tally.same, options.tolerance, options.max_pixels);
+    if let Some(report) = report {
+        let _ = write!(text, " Report: `{}` (keep it as the job's artifact).", report.display());
+    }
+    text.push_str("\n\n");
+    let mut file = std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| Error::io(path, e))?;
+    std::io::Write::write_all(&mut file, text.as_bytes()).map_err(|e| Error::io(path, e))
+}
+
+#[derive(Serialize)]
+struct JsonCheck<'a> {
+    verdict: &'static str,
+    /// The slice checked (`K/N`), if one was.
+    shard: Option<String>,
+    tolerance: u8,
+    max_pixels: u64,
+    refs: String,
+    report: Option<String>,
+    seconds: f64,
+    counts: JsonCounts,
+    scenes: Vec<JsonScene<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonCounts {
+    same: usize,
+    pub(super) different: usize,
+    missing: usize,
+    blessed: usize,
+}
+
+#[derive(Serialize)]
+struct JsonScene<'a> {
+    scene: String,
+    reference: String,
+    result: &'static str,
+    first_differing_frame: Option<u64>,
+    differing_frames: u64,
+    frames: u64,
+    reference_frames: Option<u64>,
+    notes: &'a [String],
+    blessed: Option<&'static str>,
+    seconds: f64,
+}
+
+pub(super) fn json(
+    outcomes: &[Outcome],
+    tally: &Tally,
+    options: Options,
+    refs: &Path,
+    report: Option<&Path>,
+    seconds: f64,
+    shard: Option<String>,
+) -> String {
+    let scenes = outcomes
+        .iter()
+        .map(|o| {
+            let (result, first, differing) = match &o.verdict {
+                Verdict::Same => ("same", None, 0),
+                Verdict::Different { first, frames } => ("different", Some(*first), *frames),
+                Verdict::Missing => ("missing", None, 0),
+            };
+            JsonScene {
+                scene: o.scene.display().to_string(),
+                reference: o.reference.display().to_string(),
+                result,
+                first_differing_frame: first,
+                differing_frames: differing,
+                frames: o.frames,
+                reference_frames: o.reference_frames,
+                notes: &o.notes,
+                blessed: o.blessed.map(|b| if b == Blessed::New { "new" } else { "replaced" }),
+                seconds: o.seconds,
+            }
+        })
+        .collect();
+    let value = JsonCheck {
+        verdict: if tally.fails() { "different" } else { "same" },
+        shard,
+        tolerance: options.tolerance,
+        max_pixels: options.max_pixels,
+        refs: refs.display().to_string(),
+        report: report.map(|p| p.display().to_string()),
+        seconds,
+        counts: JsonCounts {
+            same: tally.same,
+            different: tally.different,
+            missing: tally.missing,
+            blessed: tally.blessed.len(),
+        },
+        scenes,
+    };
+    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+}
