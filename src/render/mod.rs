@@ -198,17 +198,16 @@ where
             let started = Instant::now();
             let Some(k) = self.surface.advance() else { break };
             self.stats.simulate += started.elapsed();
-            if let Some(checkpoints) = self.checkpoints {
-                let output = k.checked_sub(scene.first_frame);
-                if let Some(i) = output.filter(|&i| checkpoints.due_after(i, scene.frames)) {
-                    let started = Instant::now();
-                    checkpoints.write(i + 1, &mut self.surface)?;
-                    self.stats.write += started.elapsed();
-                }
+            let output = k.checked_sub(scene.first_frame);
+            if let Some(checkpoints) = self.checkpoints
+                && let Some(i) = output.filter(|&i| checkpoints.due_after(i, scene.frames))
+            {
+                let started = Instant::now();
+                checkpoints.write(i + 1, &mut self.surface)?;
+                self.stats.write += started.elapsed();
             }
             // Frames before the window are simulated, not drawn; so are frames the encoder does
             // not take (a still's others), unless a manifest needs them.
-            let output = k.checked_sub(scene.first_frame);
             let taken = output.is_some_and(|i| wanted.contains(&i));
             if taken || (output.is_some() && self.manifest.is_some()) {
                 self.frame(taken)?;
