@@ -56,7 +56,7 @@ fn scene(frames: u32) -> Scene {
 
 /// A one-thread run over `inputs`, without a manifest.
 fn run<'a>(inputs: &'a Inputs, stop: &'a std::sync::atomic::AtomicBool) -> Run<'a> {
-    Run { inputs, manifest: None, threads: 1, stop, seam: true, checkpoints: None }
+    Run { inputs, manifest: None, threads: 1, ahead: 1, stop, seam: true, checkpoints: None }
 }
 
 /// A GIF encoder of `scene` into nothing, in the background's own palette.

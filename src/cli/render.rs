@@ -255,7 +255,8 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
     let manifest = writer.as_mut().map(|w| w as &mut dyn Sink);
     let checkpoints = job.checkpoints.as_ref();
     let stop = &super::signals::STOP;
-    let run = Run { inputs: &job.inputs, manifest, threads: request.threads, stop, seam, checkpoints };
+    let threads = request.threads;
+    let run = Run { inputs: &job.inputs, manifest, threads, ahead: threads, stop, seam, checkpoints };
     let output = match (&job.output, job.format) {
         (Some(staged), Some(format)) => Some(Output {
             format,

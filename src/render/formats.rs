@@ -204,7 +204,8 @@ pub fn write(
     let file = || out.staged.file().map(|f| BufWriter::with_capacity(1 << 20, f));
     // With an encoder that compresses on threads of its own (most of the work), the simulation
     // runs on one; others leave the cores to the simulation and the drawing.
-    let one = Run { threads: 1, ..run };
+    // The water runs ahead to a part's first frame on every thread: the encoder is idle then.
+    let one = Run { threads: 1, ahead: threads, ..run };
     match out.format {
         Format::Gif | Format::Apng | Format::Webp => animated(scene, one, out, progress),
         Format::PngSequence => {
@@ -374,8 +375,15 @@ fn fit(
     let (rungs, last) = fit::ladder(out.format == Format::Gif);
     let attempt = |rung: Rung, cap: u64, progress: &mut dyn FnMut(Progress)| {
         let mut capped = Capped::new(cap);
-        let run =
-            Run { inputs: run.inputs, manifest: None, threads: 1, stop: run.stop, seam: run.seam, checkpoints: None };
+        let run = Run {
+            inputs: run.inputs,
+            manifest: None,
+            threads: 1,
+            ahead: 1,
+            stop: run.stop,
+            seam: run.seam,
+            checkpoints: None,
+        };
         animate(scene, rung, &mut capped, run, out, progress).map(|stats| (capped, stats))
     };
     for &rung in rungs {

@@ -96,6 +96,9 @@ pub struct Run<'a> {
     pub manifest: Option<&'a mut dyn Sink>,
     /// Threads to step and draw on (the encoder has its own setting).
     pub threads: usize,
+    /// Threads to step the water on while no frame is drawn yet (a part's run-ahead), when the
+    /// encoder's threads are idle: at least `threads`.
+    pub ahead: usize,
     /// Once set, the render stops with [`Error::Interrupted`] before the next frame.
     pub stop: &'a AtomicBool,
     /// Whether to measure the seam ([`Stats::seam`]): a pass over the heights drawn each frame,
@@ -117,7 +120,7 @@ pub fn render<E: Encoder>(
 ) -> Result<Stats> {
     let never = AtomicBool::new(false);
     let threads = default_threads();
-    let run = Run { inputs, manifest: None, threads, stop: &never, seam: false, checkpoints: None };
+    let run = Run { inputs, manifest: None, threads, ahead: threads, stop: &never, seam: false, checkpoints: None };
     render_with(scene, encoder, run, progress)
 }
 
@@ -145,8 +148,8 @@ fn pipeline<'r, W: Water, E: Encoder>(
 where
     W::Cell: Height,
 {
-    let Run { inputs: Inputs { background, shore }, manifest, threads, stop, seam, checkpoints } = run;
-    let threads = Threads::new(threads);
+    let Run { inputs: Inputs { background, shore }, manifest, threads: count, ahead, stop, seam, checkpoints } = run;
+    let threads = Threads::new(count);
     let timeline = Schedule::new(scene);
     let water = Simulation::<W>::new(scene, timeline, shore, threads.clone());
     let mut surface = Surface::new(scene, water, shore);
@@ -159,6 +162,9 @@ where
         // Frames before the encoder's first are simulated alone (a part's run-ahead, a still's),
         // from the nearest checkpoint if there is one; none at all if it takes none.
         surface = surface.drawing_from(if wanted.is_empty() { u64::MAX } else { wanted.start });
+        if ahead > count && wanted.start > 0 {
+            surface = surface.running_ahead_on(Threads::new(ahead));
+        }
         if let Some(checkpoints) = checkpoints.filter(|_| wanted.start > 0 && !seam) {
             resumed = checkpoints.resume(wanted.start, &mut surface)?;
         }

@@ -163,6 +163,9 @@ pub struct Surface<W: Water> {
     /// The first frame whose heights are made ready to draw (smoothed, measured): frames before
     /// it are only simulated.
     drawn_from: u64,
+    /// While frames are only simulated, the threads the water steps on in drawing's stead, and
+    /// the drawing's own, handed back at `drawn_from`.
+    drawing_threads: Option<Threads>,
 }
 
 impl<W: Water> Surface<W> {
@@ -171,7 +174,16 @@ impl<W: Water> Surface<W> {
     pub fn new(scene: &Scene, simulation: Simulation<W>, shore: &Shore) -> Surface<W> {
         let smoothing = Smoothing::new(scene, shore, simulation.threads.clone());
         let first_frame = scene.first_frame;
-        Surface { simulation, fade: Crossfade::new(scene), smoothing, seam: None, first_frame, drawn_from: first_frame }
+        let drawing_threads = None;
+        Surface {
+            simulation,
+            fade: Crossfade::new(scene),
+            smoothing,
+            seam: None,
+            first_frame,
+            drawn_from: first_frame,
+            drawing_threads,
+        }
     }
 
     /// Prepares heights to draw only from output frame `frame` on (a part of a render, or a
@@ -181,6 +193,13 @@ impl<W: Water> Surface<W> {
         if self.seam.is_none() {
             self.drawn_from = self.first_frame.saturating_add(frame);
         }
+        self
+    }
+
+    /// Steps the water on `threads` until the first frame to draw (see
+    /// [`Surface::drawing_from`]), then on its own again: the same water either way.
+    pub fn running_ahead_on(mut self, threads: Threads) -> Surface<W> {
+        self.drawing_threads = Some(std::mem::replace(&mut self.simulation.threads, threads));
         self
     }
 
@@ -197,6 +216,11 @@ impl<W: Water> Surface<W> {
     /// frame K0+N-1.
     pub fn advance(&mut self) -> Option<u64> {
         let k = self.simulation.advance()?;
+        if k + 1 >= self.drawn_from
+            && let Some(threads) = self.drawing_threads.take()
+        {
+            self.simulation.threads = threads;
+        }
         if let Some(fade) = &mut self.fade {
             fade.take(k, self.simulation.heights());
         }
