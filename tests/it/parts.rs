@@ -241,3 +241,16 @@ fn chunks_k_of_n_split_the_frames_evenly_and_join_into_the_whole() {
     let joined = decode_gif(&std::fs::read(dir.join("joined.gif")).unwrap());
     assert!(joined.frames == whole.frames && joined.delays == whole.delays);
 }
+
+#[test]
+fn a_part_runs_ahead_on_several_threads_to_the_same_frames() {
+    // A million cells: the water steps in bands on a pool while the part runs ahead.
+    let body = "[video]\nwidth = 1024\nheight = 1024\nframes = 4\n[background]\npattern = \"tiles\"\n\
+                [[stone]]\nat = 0\nx = 500\ny = 500\nradius = 9\n[[stone]]\nat = 0.04\nx = 20\ny = 1000\n";
+    let dir = scene_dir("parts-threads", body);
+    ok(&dir, &["scene.toml", "-o", "one/", "--frames", "3..", "--threads", "1", "-q"]);
+    ok(&dir, &["scene.toml", "-o", "two/", "--frames", "3..", "--threads", "2", "-q"]);
+    ok(&dir, &["scene.toml", "-o", "whole/", "--threads", "1", "-q"]);
+    let frame = |d: &str| std::fs::read(dir.join(d).join("frame_0003.png")).unwrap();
+    assert!(frame("one") == frame("two") && frame("two") == frame("whole"));
+}
