@@ -149,8 +149,9 @@ fn the_estimate_bounds_large_timelines() {
     }
 }
 
-/// The budget's estimate, fixed part aside, is an upper bound of the heap a render uses, and not a
-/// loose one: the peak is at least a third of it, for each output, model and thread count.
+/// The budget's estimate, fixed part aside, is an upper bound of the heap a render uses for each
+/// output, model and thread count, and not a loose one: on one thread the peak is at least a
+/// third of it.
 fn the_estimate_bounds_the_peak() {
     let dir = std::env::temp_dir().join(format!("ripple-render-estimate-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -245,7 +246,14 @@ fn the_estimate_bounds_the_peak() {
         // The fixed part is for what a heap count does not see (code, stacks); the rest must
         // hold the heap with no more slack than a few small allocations.
         assert!(peak as u64 <= variable + (256 << 10), "{model} {output:?} {threads}: peak {peak} over {estimate:?}");
-        assert!(peak as u64 * 3 >= variable, "{model} {output:?} {threads}: peak {peak}, a loose {estimate:?}");
+        // On several threads the estimate holds every frame that may be in flight, and how many
+        // are depends on how fast the workers drain the queue beside the drawing (seen here: the
+        // 4-thread PNG sequence below passed, at least 14.7 MB of its 44 MB estimate, in one CI
+        // run, and peaked at 14.05 MB in every run an hour later, on the same code). Whether the
+        // estimate is tight is judged on one thread, where nothing waits in a queue.
+        if threads == 1 {
+            assert!(peak as u64 * 3 >= variable, "{model} {output:?} {threads}: peak {peak}, a loose {estimate:?}");
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
