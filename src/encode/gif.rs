@@ -153,41 +153,86 @@ impl<W: Write> GifEncoder<W> {
 
     /// The part of `pixels` that differs from the previous frame, as a GIF frame to compress.
     fn difference(&self, pixels: &[u8]) -> ::gif::Frame<'static> {
-        let w = usize::from(self.width);
-        let delay = self.stream.delay_cs(self.stream.held().start + self.written);
-        let Some(previous) = &self.previous else {
-            return ::gif::Frame {
+        let held = self.stream.held();
+        let delay = self.stream.delay_cs(held.start + self.written);
+        let size = (self.width, self.height);
+        match &self.previous {
+            Some(previous) => difference(previous, pixels, size, self.transparent, delay),
+            None => ::gif::Frame {
                 width: self.width,
                 height: self.height,
                 delay,
+                // A part after the first names the transparent index on its whole first frame
+                // (no pixel of which takes it), for `join` to re-encode that frame as the
+                // difference the whole render has there.
+                transparent: self.transparent.filter(|_| held.start > 0),
                 buffer: pixels.to_vec().into(),
                 ..Default::default()
-            };
-        };
-        let Some(rect) = super::rect::changed(previous, pixels, w) else {
-            // Nothing changed: one pixel, unchanged, carries the delay.
-            let pixel = self.transparent.unwrap_or(pixels[0]);
-            return ::gif::Frame {
-                width: 1,
-                height: 1,
-                delay,
-                transparent: self.transparent,
-                buffer: vec![pixel].into(),
-                ..Default::default()
-            };
-        };
-        let buffer = super::rect::cut(pixels, previous, w, rect, self.transparent);
-        ::gif::Frame {
-            left: rect.x as u16,
-            top: rect.y as u16,
-            width: rect.width as u16,
-            height: rect.height as u16,
-            delay,
-            transparent: self.transparent,
-            buffer: buffer.into(),
-            ..Default::default()
+            },
         }
     }
+}
+
+/// The part of `pixels` (a frame's palette indices, `size` as width and height) that differs
+/// from `previous`, unchanged pixels as `transparent` where there is such an index, as a GIF
+/// frame shown for `delay` to compress.
+fn difference(
+    previous: &[u8],
+    pixels: &[u8],
+    size: (u16, u16),
+    transparent: Option<u8>,
+    delay: u16,
+) -> ::gif::Frame<'static> {
+    let Some(rect) = super::rect::changed(previous, pixels, usize::from(size.0)) else {
+        // Nothing changed: one pixel, unchanged, carries the delay.
+        let pixel = transparent.unwrap_or(pixels[0]);
+        return ::gif::Frame {
+            width: 1,
+            height: 1,
+            delay,
+            transparent,
+            buffer: vec![pixel].into(),
+            ..Default::default()
+        };
+    };
+    let buffer = super::rect::cut(pixels, previous, usize::from(size.0), rect, transparent);
+    ::gif::Frame {
+        left: rect.x as u16,
+        top: rect.y as u16,
+        width: rect.width as u16,
+        height: rect.height as u16,
+        delay,
+        transparent,
+        buffer: buffer.into(),
+        ..Default::default()
+    }
+}
+
+/// The bytes a GIF encoder writes for the frame `pixels` (palette indices) after `previous`,
+/// shown for `delay`, in a GIF whose header (signature, screen, palette) is `header`, whose
+/// unchanged pixels take `transparent` and whose data starts at LZW code size `code_size`:
+/// what `join` puts in place of a part's whole first frame, so that the joined file is the whole
+/// render's, byte for byte.
+pub fn frame_after(
+    header: &[u8],
+    transparent: Option<u8>,
+    code_size: u8,
+    previous: &[u8],
+    pixels: &[u8],
+    delay: u16,
+) -> Result<Vec<u8>> {
+    let side = |at: usize| header.get(at..at + 2).map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+    let size = (side(6), side(8));
+    if previous.len() != pixels.len() || pixels.len() != usize::from(size.0) * usize::from(size.1) {
+        return Err(Error::Encode("a frame of another size than the GIF's canvas".into()));
+    }
+    let mut frame = difference(previous, pixels, size, transparent, delay);
+    frame.buffer = super::lzw::compress(&frame.buffer, code_size, frame.transparent).into();
+    let palette = header.get(13..).unwrap_or_default();
+    let mut encoder = ::gif::Encoder::new(Vec::new(), size.0, size.1, palette).map_err(gif_error)?;
+    let start = encoder.get_ref().len();
+    encoder.write_lzw_pre_encoded_frame(&frame).map_err(gif_error)?;
+    Ok(encoder.get_ref()[start..].to_vec())
 }
 
 impl<W: Write> super::Encoder for GifEncoder<W> {

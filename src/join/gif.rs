@@ -1,11 +1,47 @@
 //! GIF parts: the header, palette and loop of the first, the frames of each in turn, copied as
-//! they are (each part's first frame is whole, so it needs nothing before it).
+//! they are, but for each later part's first frame: whole in the part, it is encoded again as
+//! the difference from the frame before it (the previous part's last), exactly as the whole
+//! render encodes it, so the joined GIF is the whole render's, byte for byte.
 
 use std::io::Write;
 use std::path::Path;
 
 use super::{Part, Source, bad, unlike};
 use crate::base::error::{Error, Result};
+use crate::base::limits::MAX_AREA;
+use crate::encode::gif::frame_after;
+
+/// The palette indices on the canvas of the GIF at `path` after its last frame, or after its
+/// first with `first_only`.
+fn canvas(path: &Path, first_only: bool) -> Result<Vec<u8>> {
+    let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let mut options = ::gif::DecodeOptions::new();
+    options.set_color_output(::gif::ColorOutput::Indexed);
+    let most = std::num::NonZeroU64::new(MAX_AREA as u64).unwrap_or(std::num::NonZeroU64::MIN);
+    options.set_memory_limit(::gif::MemoryLimit::Bytes(most));
+    let decode = |e: ::gif::DecodingError| bad(path, format!("cannot be decoded: {e}"));
+    let mut decoder = options.read_info(std::io::BufReader::new(file)).map_err(decode)?;
+    let width = usize::from(decoder.width());
+    let mut canvas = vec![0u8; width * usize::from(decoder.height())];
+    while let Some(frame) = decoder.read_next_frame().map_err(decode)? {
+        let (left, top, w) = (usize::from(frame.left), usize::from(frame.top), usize::from(frame.width));
+        for (y, row) in frame.buffer.chunks(w.max(1)).enumerate() {
+            let at = (top + y) * width + left;
+            let Some(out) = canvas.get_mut(at..at + row.len()) else {
+                return Err(bad(path, "has a frame off its canvas"));
+            };
+            for (o, &p) in out.iter_mut().zip(row) {
+                if Some(p) != frame.transparent {
+                    *o = p;
+                }
+            }
+        }
+        if first_only {
+            break;
+        }
+    }
+    Ok(canvas)
+}
 
 /// The signature, the screen descriptor and the global palette.
 fn header(source: &mut Source<'_>) -> Result<Vec<u8>> {
@@ -86,6 +122,8 @@ pub fn label(source: &mut Source<'_>) -> Result<Option<String>> {
 pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32, u32)> {
     let io = Error::output;
     let mut first: Option<(Vec<u8>, &Path)> = None;
+    // The previous part's last picture, for the next part's first frame.
+    let mut previous: Option<Vec<u8>> = None;
     for (index, part) in parts.iter().enumerate() {
         let source = &mut Source::open(&part.path)?;
         let head = header(source)?;
@@ -102,6 +140,8 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
         // Before the first frame: the loop (kept from the first part) and comments (the whole
         // render's written in their place).
         let mut framed = false;
+        // A later part's first frame (its control extension, then its image) is encoded again.
+        let mut first_frame = previous.take().map(|before| (before, None::<Vec<u8>>));
         loop {
             let start = source.at;
             match source.next_byte()? {
@@ -120,7 +160,10 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                         0xff => index == 0 && !framed,
                         _ => framed,
                     };
-                    if keep {
+                    if let Some((_, control)) = first_frame.as_mut().filter(|_| frame_part && control_pending(&blocks))
+                    {
+                        *control = Some(blocks);
+                    } else if keep {
                         out.write_all(&[0x21, kind]).and_then(|()| out.write_all(&blocks)).map_err(io)?;
                     }
                 }
@@ -131,6 +174,19 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                     framed = true;
                     let descriptor = source.take(9)?;
                     let packed = descriptor[8];
+                    if let Some((before, control)) = first_frame.take() {
+                        // Passed over, and written as the whole render writes it.
+                        if packed & 0x80 != 0 {
+                            source.take(3 << ((packed & 7) + 1))?;
+                        }
+                        let code_size = source.take(1)?[0];
+                        sub_blocks(source)?;
+                        let (delay, transparent) = control.as_deref().map_or((0, None), read_control);
+                        let head = first.as_ref().map(|(h, _)| h.as_slice()).unwrap_or_default();
+                        let now = canvas(&part.path, true)?;
+                        out.write_all(&frame_after(head, transparent, code_size, &before, &now, delay)?).map_err(io)?;
+                        continue;
+                    }
                     out.write_all(&[0x2c]).and_then(|()| out.write_all(&descriptor)).map_err(io)?;
                     if packed & 0x80 != 0 {
                         out.write_all(&source.take(3 << ((packed & 7) + 1))?).map_err(io)?;
@@ -145,11 +201,25 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                 None => return Err(bad(&part.path, "is cut short: it has no trailer")),
             }
         }
+        if index + 1 < parts.len() {
+            previous = Some(canvas(&part.path, false)?);
+        }
     }
     out.write_all(&[0x3b]).map_err(io)?;
     let head = first.map(|(h, _)| h).unwrap_or_default();
     let side = |at: usize| u32::from(u16::from_le_bytes([head[at], head[at + 1]]));
     Ok(if head.len() >= 10 { (side(6), side(8)) } else { (0, 0) })
+}
+
+/// Whether a graphic control extension's sub-blocks (`blocks`) are whole: 4 bytes and the end.
+fn control_pending(blocks: &[u8]) -> bool {
+    blocks.len() == 6 && blocks[0] == 4
+}
+
+/// A graphic control extension's delay and transparent index, from its sub-blocks.
+fn read_control(blocks: &[u8]) -> (u16, Option<u8>) {
+    let delay = u16::from_le_bytes([blocks[2], blocks[3]]);
+    ((delay), (blocks[1] & 1 == 1).then_some(blocks[4]))
 }
 
 /// A comment extension holding `text`, in sub-blocks of at most 255 bytes.
