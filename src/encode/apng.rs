@@ -145,20 +145,72 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
     /// The job for the next frame: the whole canvas first, then the rectangle that changed.
     fn job(&mut self, pixels: &[P]) -> Job<P> {
         let stream = &self.chunks.stream;
-        let width = stream.width as usize;
-        let (rect, blend) = if self.previous.is_empty() {
-            (Rect::whole(stream.width, stream.height), Blend::Source)
-        } else {
-            match rect::changed(&self.previous, pixels, width) {
-                Some(rect) => (rect, if self.unchanged.is_some() { Blend::Over } else { Blend::Source }),
-                None => (Rect::PIXEL, Blend::Source),
-            }
-        };
-        let unchanged = self.unchanged.filter(|_| blend == Blend::Over);
-        let cut = rect::cut(pixels, &self.previous, width, rect, unchanged);
+        let job = job_after(&self.previous, pixels, (stream.width, stream.height), self.unchanged);
         self.previous.clear();
         self.previous.extend_from_slice(pixels);
-        Job { rect, blend, pixels: cut }
+        job
+    }
+}
+
+/// The job for the frame `pixels` after `previous` (none: the whole canvas of `size`), the
+/// pixels that did not change as `unchanged` where there is such a pixel (the frame then blends).
+fn job_after<P: PngPixel + PartialEq>(previous: &[P], pixels: &[P], size: (u32, u32), unchanged: Option<P>) -> Job<P> {
+    let (rect, blend) = if previous.is_empty() {
+        (Rect::whole(size.0, size.1), Blend::Source)
+    } else {
+        match rect::changed(previous, pixels, size.0 as usize) {
+            Some(rect) => (rect, if unchanged.is_some() { Blend::Over } else { Blend::Source }),
+            None => (Rect::PIXEL, Blend::Source),
+        }
+    };
+    let unchanged = unchanged.filter(|_| blend == Blend::Over);
+    let cut = rect::cut(pixels, previous, size.0 as usize, rect, unchanged);
+    Job { rect, blend, pixels: cut }
+}
+
+/// The chunks an APNG encoder writes for the frame `pixels` after `previous` on a canvas of
+/// `size` (RGB, or palette indices with `indexed`), unchanged pixels as `unchanged` where there
+/// is such a pixel, shown for `delay` (numerator, denominator), numbered from `sequence`: its
+/// `fcTL` and `fdAT`. What `join` puts in place of a later part's whole first frame, so that the
+/// joined file is the whole render's, byte for byte.
+pub fn frame_after<P: PngPixel + PartialEq>(
+    previous: &[P],
+    pixels: &[P],
+    (size, indexed): ((u32, u32), bool),
+    unchanged: Option<P>,
+    delay: (u16, u16),
+    sequence: u32,
+) -> Result<Vec<u8>> {
+    if previous.len() != pixels.len() || pixels.len() != size.0 as usize * size.1 as usize {
+        return Err(Error::Encode("a frame of another size than the APNG's canvas".into()));
+    }
+    let frame = compress(job_after(previous, pixels, size, unchanged), indexed)?;
+    let mut bytes = Vec::with_capacity(frame.data.len() + 64);
+    frame_chunks(&mut bytes, &frame, delay, sequence, false);
+    Ok(bytes)
+}
+
+/// Appends a frame's `fcTL` (numbered `sequence`) and its data: the `IDAT` of the default image
+/// (`default`), or an `fdAT` numbered `sequence + 1`.
+fn frame_chunks(bytes: &mut Vec<u8>, frame: &Compressed, (num, den): (u16, u16), sequence: u32, default: bool) {
+    let Rect { x, y, width, height } = frame.rect;
+    let mut fctl = Vec::with_capacity(26);
+    fctl.extend(sequence.to_be_bytes());
+    for v in [width, height, x, y] {
+        fctl.extend(v.to_be_bytes());
+    }
+    fctl.extend(num.to_be_bytes());
+    fctl.extend(den.to_be_bytes());
+    // Frames are never disposed (the next one is drawn over).
+    fctl.extend([0, u8::from(frame.blend == Blend::Over)]);
+    chunk(bytes, b"fcTL", &fctl);
+    if default {
+        chunk(bytes, b"IDAT", &frame.data);
+    } else {
+        let mut fdat = Vec::with_capacity(frame.data.len() + 4);
+        fdat.extend((sequence + 1).to_be_bytes());
+        fdat.extend_from_slice(&frame.data);
+        chunk(bytes, b"fdAT", &fdat);
     }
 }
 
@@ -208,30 +260,13 @@ impl<W: Write> Chunks<W> {
     fn write_compressed(&mut self, frame: Compressed) -> Result<()> {
         self.times.encode += frame.encode;
         let mut bytes = Vec::with_capacity(frame.data.len() + 64);
-        let Rect { x, y, width, height } = frame.rect;
-        let mut fctl = Vec::with_capacity(26);
-        fctl.extend(self.sequence.to_be_bytes());
-        for v in [width, height, x, y] {
-            fctl.extend(v.to_be_bytes());
-        }
-        // A delay of 1/fps exactly (or of the frames it stands for); frames are never disposed
-        // (the next one is drawn over).
+        // A delay of 1/fps exactly (or of the frames it stands for).
         let span = self.stream.span(self.sequence_frame);
-        fctl.extend(((span.end - span.start) as u16).to_be_bytes());
-        fctl.extend((self.stream.fps as u16).to_be_bytes());
+        let delay = ((span.end - span.start) as u16, self.stream.fps as u16);
         self.sequence_frame += 1;
-        fctl.extend([0, u8::from(frame.blend == Blend::Over)]);
-        chunk(&mut bytes, b"fcTL", &fctl);
-        self.sequence += 1;
-        if self.sequence == 1 {
-            chunk(&mut bytes, b"IDAT", &frame.data);
-        } else {
-            let mut fdat = Vec::with_capacity(frame.data.len() + 4);
-            fdat.extend(self.sequence.to_be_bytes());
-            fdat.extend_from_slice(&frame.data);
-            chunk(&mut bytes, b"fdAT", &fdat);
-            self.sequence += 1;
-        }
+        let default = self.sequence == 0;
+        frame_chunks(&mut bytes, &frame, delay, self.sequence, default);
+        self.sequence += if default { 1 } else { 2 };
         self.write(&bytes)
     }
 

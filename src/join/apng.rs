@@ -1,12 +1,100 @@
 //! APNG parts: the first part's header chunks with the whole render's frame count and comment,
-//! then every part's frame chunks, renumbered; a later part's default image (`IDAT`) becomes a
-//! frame's data (`fdAT`).
+//! then every part's frame chunks, renumbered; a later part's default image (whole, so that the
+//! part plays on its own) is encoded again as the frame the whole render has there, from the
+//! previous part's last picture, so the joined APNG is the whole render's, byte for byte.
 
 use std::io::Write;
 use std::path::Path;
 
 use super::{Part, Source, bad, unlike};
 use crate::base::error::{Error, Result};
+use crate::encode::apng::frame_after;
+
+/// What a part's frames are made of: RGB or palette samples, and the pixel that marks an
+/// unchanged one (the `tRNS` colour key, or the palette's transparent index), if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Samples {
+    size: (u32, u32),
+    indexed: bool,
+    unchanged: Option<Vec<u8>>,
+}
+
+impl Samples {
+    /// Read from the header chunks `IHDR` and `tRNS` (type and data, one after the other).
+    fn of(header: &[Chunk]) -> Option<Samples> {
+        let ihdr = header.iter().find(|c| &c.kind == b"IHDR").filter(|c| c.data.len() >= 13)?;
+        let word =
+            |at: usize| u32::from_be_bytes([ihdr.data[at], ihdr.data[at + 1], ihdr.data[at + 2], ihdr.data[at + 3]]);
+        let indexed = match (ihdr.data[8], ihdr.data[9]) {
+            (8, 2) => false,
+            (8, 3) => true,
+            _ => return None,
+        };
+        let trns = header.iter().find(|c| &c.kind == b"tRNS").map(|c| c.data.as_slice());
+        let unchanged = match (indexed, trns) {
+            (false, Some(&[0, r, 0, g, 0, b])) => Some(vec![r, g, b]),
+            (true, Some(alpha)) => {
+                alpha.iter().position(|&a| a == 0).and_then(|i| u8::try_from(i).ok()).map(|i| vec![i])
+            }
+            _ => None,
+        };
+        Some(Samples { size: (word(0), word(4)), indexed, unchanged })
+    }
+
+    fn bytes_per_pixel(&self) -> usize {
+        if self.indexed { 1 } else { 3 }
+    }
+}
+
+/// The samples on the canvas of the APNG at `path` after its last frame, or after its first
+/// with `first_only`: each frame's rectangle over the last, its unchanged pixels kept where it
+/// blends.
+fn canvas(path: &Path, samples: &Samples, first_only: bool) -> Result<Vec<u8>> {
+    let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::IDENTITY);
+    let decode = |e: png::DecodingError| bad(path, format!("cannot be decoded: {e}"));
+    let mut reader = decoder.read_info().map_err(decode)?;
+    let frames = reader.info().animation_control.map_or(1, |a| a.num_frames);
+    let (width, bpp) = (samples.size.0 as usize, samples.bytes_per_pixel());
+    let mut canvas = vec![0u8; width * samples.size.1 as usize * bpp];
+    let mut buffer = vec![0u8; reader.output_buffer_size().ok_or_else(|| bad(path, "has too large a canvas"))?];
+    for _ in 0..if first_only { 1 } else { frames } {
+        let out = reader.next_frame(&mut buffer).map_err(decode)?;
+        let control = reader.info().frame_control;
+        let (x, y, w, h) = control.map_or((0, 0, width, samples.size.1 as usize), |c| {
+            (c.x_offset as usize, c.y_offset as usize, c.width as usize, c.height as usize)
+        });
+        let over = control.is_some_and(|c| c.blend_op == png::BlendOp::Over);
+        for row in 0..h {
+            let from = &buffer[row * out.line_size..][..w * bpp];
+            let at = ((y + row) * width + x) * bpp;
+            let Some(to) = canvas.get_mut(at..at + w * bpp) else {
+                return Err(bad(path, "has a frame off its canvas"));
+            };
+            for (t, f) in to.chunks_exact_mut(bpp).zip(from.chunks_exact(bpp)) {
+                if !(over && samples.unchanged.as_deref() == Some(f)) {
+                    t.copy_from_slice(f);
+                }
+            }
+        }
+    }
+    Ok(canvas)
+}
+
+/// The chunks the whole render has for the frame `now` after `before` (both the canvas's
+/// samples), shown for `delay`, numbered from `sequence`.
+fn again(samples: &Samples, before: &[u8], now: &[u8], delay: (u16, u16), sequence: u32) -> Result<Vec<u8>> {
+    let shape = (samples.size, samples.indexed);
+    if samples.indexed {
+        let unchanged = samples.unchanged.as_ref().map(|u| u[0]);
+        frame_after(before, now, shape, unchanged, delay, sequence)
+    } else {
+        let rgb = |bytes: &[u8]| bytes.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect::<Vec<[u8; 3]>>();
+        let unchanged = samples.unchanged.as_ref().map(|u| [u[0], u[1], u[2]]);
+        frame_after(&rgb(before), &rgb(now), shape, unchanged, delay, sequence)
+    }
+}
 
 const SIGNATURE: &[u8; 8] = b"\x89PNG\r\n\x1a\n";
 
@@ -72,6 +160,9 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
     let mut sequence = 0u32;
     // The chunks every part must share (canvas, palette, transparency), from the first.
     let mut shared: Option<(Vec<u8>, &Path)> = None;
+    // The previous part's last picture, for the next part's first frame.
+    let mut previous: Option<Vec<u8>> = None;
+    let mut samples = None;
     for (index, part) in parts.iter().enumerate() {
         let source = &mut Source::open(&part.path)?;
         open(source)?;
@@ -107,10 +198,40 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
                         kind => put(out, kind, &c.data)?,
                     }
                 }
+                samples = Samples::of(&header);
                 shared = Some((own, &part.path));
             }
         }
+        // A later part's first frame (its control chunk, then its default image) is encoded
+        // again; parts of another kind of samples are joined as they are.
+        let mut first_frame = previous.take().zip(samples.as_ref()).map(|(before, s)| (before, s, None));
         while let Some(c) = chunk {
+            if let Some((before, s, delay)) = &mut first_frame {
+                match &c.kind {
+                    b"fcTL" if c.data.len() >= 26 && delay.is_none() => {
+                        *delay = Some((
+                            u16::from_be_bytes([c.data[20], c.data[21]]),
+                            u16::from_be_bytes([c.data[22], c.data[23]]),
+                        ));
+                        chunk = next(source)?;
+                        continue;
+                    }
+                    b"IDAT" => {
+                        let now = canvas(&part.path, s, true)?;
+                        let delay = delay.unwrap_or((1, 1));
+                        out.write_all(&again(s, before, &now, delay, sequence)?).map_err(Error::output)?;
+                        sequence += 2;
+                        // Any further IDAT of that image is passed over.
+                        chunk = next(source)?;
+                        while chunk.as_ref().is_some_and(|c| &c.kind == b"IDAT") {
+                            chunk = next(source)?;
+                        }
+                        first_frame = None;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
             match &c.kind {
                 b"fcTL" | b"fdAT" if c.data.len() >= 4 => {
                     put(out, &c.kind, &[&sequence.to_be_bytes()[..], &c.data[4..]].concat())?;
@@ -125,6 +246,9 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
                 _ => {}
             }
             chunk = next(source)?;
+        }
+        if index + 1 < parts.len() {
+            previous = samples.as_ref().map(|s| canvas(&part.path, s, false)).transpose()?;
         }
     }
     put(out, b"IEND", &[])?;
