@@ -177,8 +177,7 @@ enum Command {
     /// parts chunk by chunk, MP4 and WebM through ffmpeg without re-encoding.
     ///
     /// The parts must be of one scene and format, given in frame order, without gaps or
-    /// overlaps; a joined GIF or APNG is the whole render's file, byte for byte, and a joined
-    /// WebP decodes to exactly its frames, delays and loop.
+    /// overlaps; a joined GIF, APNG or WebP is the whole render's file, byte for byte.
     /// (A PNG sequence needs no join: render every part into one folder.)
     Join(join::JoinArgs),
     /// Validate a scene and print its resolved timeline, without rendering.

@@ -118,48 +118,65 @@ impl<W: Write + Seek> Webp<W> {
     }
 
     fn job(&mut self, pixels: &[[u8; 3]]) -> Job {
-        let width = self.stream.width as usize;
         let duration = self.stream.duration_ms(self.stream.held().start + self.written);
-        let rect = if self.previous.is_empty() {
-            Rect::whole(self.stream.width, self.stream.height)
-        } else {
-            match rect::changed(&self.previous, pixels, width) {
-                // Frames start at even coordinates.
-                Some(r) => Rect { x: r.x & !1, y: r.y & !1, width: r.width + (r.x & 1), height: r.height + (r.y & 1) },
-                None => Rect::PIXEL,
-            }
-        };
-        let opaque = |[r, g, b]: [u8; 3]| 0xff00_0000 | u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b);
-        // After the first frame, a pixel the frame leaves as it was is transparent and the frame
-        // blends: runs of transparent pixels cost almost nothing.
-        let blend = !self.previous.is_empty();
-        let (x0, y0, w) = (rect.x as usize, rect.y as usize, rect.width as usize);
-        let mut cut = Vec::with_capacity(w * rect.height as usize);
-        for y in y0..y0 + rect.height as usize {
-            let row = y * width + x0..y * width + x0 + w;
-            if blend {
-                let old = &self.previous[row.clone()];
-                cut.extend(pixels[row].iter().zip(old).map(|(&p, &o)| if p == o { 0 } else { opaque(p) }));
-            } else {
-                cut.extend(pixels[row].iter().map(|&p| opaque(p)));
-            }
-        }
-        // A blended frame's pixels with short gaps closed, if that changes any.
-        let closed = blend
-            .then(|| {
-                let mut closed = cut.clone();
-                let mut any = false;
-                for (y, line) in (y0..).zip(closed.chunks_exact_mut(w)) {
-                    any |= close_gaps(line, &pixels[y * width + x0..][..w], opaque);
-                }
-                any.then_some(closed)
-            })
-            .flatten();
+        let job = job_after(&self.previous, pixels, (self.stream.width, self.stream.height), duration);
         self.previous.clear();
         self.previous.extend_from_slice(pixels);
         self.written += 1;
-        Job { rect, pixels: cut, closed, blend, duration }
+        job
     }
+}
+
+/// The job for the frame `pixels` after `previous` (none: the whole canvas of `size`), shown
+/// for `duration` milliseconds.
+fn job_after(previous: &[[u8; 3]], pixels: &[[u8; 3]], size: (u32, u32), duration: u32) -> Job {
+    let width = size.0 as usize;
+    let rect = if previous.is_empty() {
+        Rect::whole(size.0, size.1)
+    } else {
+        match rect::changed(previous, pixels, width) {
+            // Frames start at even coordinates.
+            Some(r) => Rect { x: r.x & !1, y: r.y & !1, width: r.width + (r.x & 1), height: r.height + (r.y & 1) },
+            None => Rect::PIXEL,
+        }
+    };
+    let opaque = |[r, g, b]: [u8; 3]| 0xff00_0000 | u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b);
+    // After the first frame, a pixel the frame leaves as it was is transparent and the frame
+    // blends: runs of transparent pixels cost almost nothing.
+    let blend = !previous.is_empty();
+    let (x0, y0, w) = (rect.x as usize, rect.y as usize, rect.width as usize);
+    let mut cut = Vec::with_capacity(w * rect.height as usize);
+    for y in y0..y0 + rect.height as usize {
+        let row = y * width + x0..y * width + x0 + w;
+        if blend {
+            let old = &previous[row.clone()];
+            cut.extend(pixels[row].iter().zip(old).map(|(&p, &o)| if p == o { 0 } else { opaque(p) }));
+        } else {
+            cut.extend(pixels[row].iter().map(|&p| opaque(p)));
+        }
+    }
+    // A blended frame's pixels with short gaps closed, if that changes any.
+    let closed = blend
+        .then(|| {
+            let mut closed = cut.clone();
+            let mut any = false;
+            for (y, line) in (y0..).zip(closed.chunks_exact_mut(w)) {
+                any |= close_gaps(line, &pixels[y * width + x0..][..w], opaque);
+            }
+            any.then_some(closed)
+        })
+        .flatten();
+    Job { rect, pixels: cut, closed, blend, duration }
+}
+
+/// The `ANMF` chunk a WebP encoder writes for the frame `pixels` after `previous` on a canvas of
+/// `size`, shown for `duration` milliseconds: what `join` puts in place of a later part's whole
+/// first frame, so that the joined file is the whole render's, byte for byte.
+pub fn frame_after(previous: &[[u8; 3]], pixels: &[[u8; 3]], size: (u32, u32), duration: u32) -> Result<Vec<u8>> {
+    if previous.is_empty() || previous.len() != pixels.len() || pixels.len() != size.0 as usize * size.1 as usize {
+        return Err(Error::Encode("a frame of another size than the WebP's canvas".into()));
+    }
+    compress(job_after(previous, pixels, size, duration)).map(|frame| frame.chunk)
 }
 
 /// The longest run of unchanged pixels between two changed ones (in a row) that is written

@@ -1,9 +1,9 @@
 //! `join`: the parts of a render split by frame range (`--frames A..B`) put back together into
 //! the whole render's file. Each part says in its label which frames of how many it holds, of
 //! which scene ([`Label`]); the parts must be of one scene and format, in order, without gaps or
-//! overlaps. GIF, APNG and WebP parts are joined here, chunk by chunk (a later GIF or APNG
-//! part's first frame encoded again as the whole render has it); MP4 and WebM through ffmpeg's
-//! concat demuxer, without re-encoding.
+//! overlaps. GIF, APNG and WebP parts are joined here, chunk by chunk, a later part's first
+//! frame encoded again as the whole render has it, so the joined file is the whole render's;
+//! MP4 and WebM through ffmpeg's concat demuxer, without re-encoding.
 
 mod apng;
 mod gif;

@@ -1,5 +1,7 @@
-//! WebP parts: the first part's `VP8X` and `ANIM`, then every part's `ANMF` frames as they are
-//! (each part's first frame covers the canvas and does not blend); the part's own chunk is
+//! WebP parts: the first part's `VP8X` and `ANIM`, then every part's `ANMF` frames as they are,
+//! but for each later part's first frame: whole in the part (so that the part plays on its own),
+//! it is encoded again as the frame the whole render has there, from the previous part's last
+//! picture, so the joined WebP is the whole render's, byte for byte. The part's own chunk is
 //! left out, and the `RIFF` size filled in at the end.
 
 use std::io::{Seek, SeekFrom, Write};
@@ -7,7 +9,31 @@ use std::path::Path;
 
 use super::{Part, Source, bad, unlike};
 use crate::base::error::{Error, Result};
-use crate::encode::webp::PART_CHUNK;
+use crate::diff::webp::WebpFrames;
+use crate::encode::webp::{PART_CHUNK, frame_after};
+
+/// A WebP's picture at one frame, in RGB (a render's frames are opaque), and its canvas.
+struct Picture {
+    rgb: Vec<[u8; 3]>,
+    size: (u32, u32),
+}
+
+/// The picture of the WebP at `path` after its last frame, or after its first with
+/// `first_only`.
+fn canvas(path: &Path, first_only: bool) -> Result<Picture> {
+    let bytes = std::fs::read(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let mut frames = WebpFrames::parse(path, bytes)?;
+    let size = frames.size();
+    let mut last = None;
+    while let Some(frame) = frames.next_frame(path)? {
+        last = Some(frame.rgba);
+        if first_only {
+            break;
+        }
+    }
+    let rgba = last.ok_or_else(|| bad(path, "has no frame"))?;
+    Ok(Picture { rgb: rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect(), size })
+}
 
 /// Checks the `RIFF` header.
 fn open(source: &mut Source<'_>) -> Result<()> {
@@ -54,9 +80,12 @@ pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)>
     out.write_all(b"RIFF\0\0\0\0WEBP").map_err(io)?;
     let mut length = 4u64;
     let mut shared: Option<(Vec<u8>, &Path)> = None;
-    for part in parts {
+    // The previous part's last picture, for the next part's first frame.
+    let mut previous: Option<Vec<[u8; 3]>> = None;
+    for (index, part) in parts.iter().enumerate() {
         let source = &mut Source::open(&part.path)?;
         open(source)?;
+        let mut first_frame = previous.take();
         // VP8X and ANIM come before the frames; each ANMF is one frame, copied whole.
         let mut own = Vec::new();
         while let Some((kind, len)) = next(source)? {
@@ -73,12 +102,21 @@ pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)>
                         }
                         own.clear();
                     }
-                    let frame = whole(source, kind, len)?;
+                    let mut frame = whole(source, kind, len)?;
+                    if let Some(before) = first_frame.take() {
+                        // ANMF's data: x, y, width − 1, height − 1, then the duration, 24 bits each.
+                        let duration = frame.get(20..23).map_or(0, |d| u32::from_le_bytes([d[0], d[1], d[2], 0]));
+                        let now = canvas(&part.path, true)?;
+                        frame = frame_after(&before, &now.rgb, now.size, duration)?;
+                    }
                     out.write_all(&frame).map_err(io)?;
                     length += frame.len() as u64;
                 }
                 _ => source.skip(len + (len & 1))?,
             }
+        }
+        if index + 1 < parts.len() {
+            previous = Some(canvas(&part.path, false)?.rgb);
         }
     }
     let size = u32::try_from(length)

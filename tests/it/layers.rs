@@ -12,7 +12,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("sim", &["scene", "base"]),
     ("encode", &["base"]),
     ("output", &["base"]),
-    ("join", &["encode", "output", "base"]),
+    ("join", &["diff", "encode", "output", "base"]),
     ("draw", &["sim", "scene", "base"]),
     ("render", &["draw", "encode", "output", "sim", "scene", "base"]),
     ("inspect", &["draw", "sim", "scene", "base"]),
