@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Source, bad, unlike};
+use super::{Part, Pictures, Source, bad, unlike};
 use crate::base::error::{Error, Result};
 use crate::encode::apng::frame_after;
 
@@ -46,10 +46,10 @@ impl Samples {
     }
 }
 
-/// The samples on the canvas of the APNG at `path` after its last frame, or after its first
-/// with `first_only`: each frame's rectangle over the last, its unchanged pixels kept where it
+/// The samples on the canvas of the APNG at `path` after its first frame, and after its last
+/// with `last`: each frame's rectangle over the one before, its unchanged pixels kept where it
 /// blends.
-fn canvas(path: &Path, samples: &Samples, first_only: bool) -> Result<Vec<u8>> {
+fn pictures(path: &Path, samples: &Samples, last: bool) -> Result<Pictures<Vec<u8>>> {
     let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
     let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
     decoder.set_transformations(png::Transformations::IDENTITY);
@@ -59,7 +59,8 @@ fn canvas(path: &Path, samples: &Samples, first_only: bool) -> Result<Vec<u8>> {
     let (width, bpp) = (samples.size.0 as usize, samples.bytes_per_pixel());
     let mut canvas = vec![0u8; width * samples.size.1 as usize * bpp];
     let mut buffer = vec![0u8; reader.output_buffer_size().ok_or_else(|| bad(path, "has too large a canvas"))?];
-    for _ in 0..if first_only { 1 } else { frames } {
+    let mut first = None;
+    for _ in 0..if last { frames } else { 1 } {
         let out = reader.next_frame(&mut buffer).map_err(decode)?;
         let control = reader.info().frame_control;
         let (x, y, w, h) = control.map_or((0, 0, width, samples.size.1 as usize), |c| {
@@ -78,8 +79,10 @@ fn canvas(path: &Path, samples: &Samples, first_only: bool) -> Result<Vec<u8>> {
                 }
             }
         }
+        first.get_or_insert_with(|| canvas.clone());
     }
-    Ok(canvas)
+    let first = first.ok_or_else(|| bad(path, "has no frame"))?;
+    Ok(Pictures { first, last: last.then_some(canvas) })
 }
 
 /// The chunks the whole render has for the frame `now` after `before` (both the canvas's
@@ -204,6 +207,11 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
         }
         // A later part's first frame (its control chunk, then its default image) is encoded
         // again; parts of another kind of samples are joined as they are.
+        let later = index + 1 < parts.len();
+        let mut pictures = match &samples {
+            Some(s) if index > 0 || later => Some(pictures(&part.path, s, later)?),
+            _ => None,
+        };
         let mut first_frame = previous.take().zip(samples.as_ref()).map(|(before, s)| (before, s, None));
         while let Some(c) = chunk {
             if let Some((before, s, delay)) = &mut first_frame {
@@ -217,9 +225,9 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
                         continue;
                     }
                     b"IDAT" => {
-                        let now = canvas(&part.path, s, true)?;
+                        let now = pictures.as_ref().map(|p| p.first.as_slice()).unwrap_or_default();
                         let delay = delay.unwrap_or((1, 1));
-                        out.write_all(&again(s, before, &now, delay, sequence)?).map_err(Error::output)?;
+                        out.write_all(&again(s, before, now, delay, sequence)?).map_err(Error::output)?;
                         sequence += 2;
                         // Any further IDAT of that image is passed over.
                         chunk = next(source)?;
@@ -247,9 +255,7 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
             }
             chunk = next(source)?;
         }
-        if index + 1 < parts.len() {
-            previous = samples.as_ref().map(|s| canvas(&part.path, s, false)).transpose()?;
-        }
+        previous = pictures.take().and_then(|p| p.last);
     }
     put(out, b"IEND", &[])?;
     let ihdr = shared.as_ref().map(|(own, _)| own.as_slice()).unwrap_or_default();

@@ -6,14 +6,14 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Source, bad, unlike};
+use super::{Part, Pictures, Source, bad, unlike};
 use crate::base::error::{Error, Result};
 use crate::base::limits::MAX_AREA;
 use crate::encode::gif::frame_after;
 
-/// The palette indices on the canvas of the GIF at `path` after its last frame, or after its
-/// first with `first_only`.
-fn canvas(path: &Path, first_only: bool) -> Result<Vec<u8>> {
+/// The palette indices on the canvas of the GIF at `path` after its first frame, and after its
+/// last with `last`.
+fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<u8>>> {
     let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
     let mut options = ::gif::DecodeOptions::new();
     options.set_color_output(::gif::ColorOutput::Indexed);
@@ -23,6 +23,7 @@ fn canvas(path: &Path, first_only: bool) -> Result<Vec<u8>> {
     let mut decoder = options.read_info(std::io::BufReader::new(file)).map_err(decode)?;
     let width = usize::from(decoder.width());
     let mut canvas = vec![0u8; width * usize::from(decoder.height())];
+    let mut first = None;
     while let Some(frame) = decoder.read_next_frame().map_err(decode)? {
         let (left, top, w) = (usize::from(frame.left), usize::from(frame.top), usize::from(frame.width));
         for (y, row) in frame.buffer.chunks(w.max(1)).enumerate() {
@@ -36,11 +37,15 @@ fn canvas(path: &Path, first_only: bool) -> Result<Vec<u8>> {
                 }
             }
         }
-        if first_only {
-            break;
+        if first.is_none() {
+            first = Some(canvas.clone());
+            if !last {
+                break;
+            }
         }
     }
-    Ok(canvas)
+    let first = first.ok_or_else(|| bad(path, "has no frame"))?;
+    Ok(Pictures { first, last: last.then_some(canvas) })
 }
 
 /// The signature, the screen descriptor and the global palette.
@@ -127,6 +132,8 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
     for (index, part) in parts.iter().enumerate() {
         let source = &mut Source::open(&part.path)?;
         let head = header(source)?;
+        let later = index + 1 < parts.len();
+        let mut pictures = (index > 0 || later).then(|| pictures(&part.path, later)).transpose()?;
         match &first {
             Some((first_head, first_path)) if *first_head != head => {
                 return Err(unlike(&part.path, first_path, "canvas or palette"));
@@ -160,8 +167,7 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                         0xff => index == 0 && !framed,
                         _ => framed,
                     };
-                    if let Some((_, control)) = first_frame.as_mut().filter(|_| frame_part && control_pending(&blocks))
-                    {
+                    if let Some((_, control)) = first_frame.as_mut().filter(|_| frame_part && is_control(&blocks)) {
                         *control = Some(blocks);
                     } else if keep {
                         out.write_all(&[0x21, kind]).and_then(|()| out.write_all(&blocks)).map_err(io)?;
@@ -183,8 +189,8 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                         sub_blocks(source)?;
                         let (delay, transparent) = control.as_deref().map_or((0, None), read_control);
                         let head = first.as_ref().map(|(h, _)| h.as_slice()).unwrap_or_default();
-                        let now = canvas(&part.path, true)?;
-                        out.write_all(&frame_after(head, transparent, code_size, &before, &now, delay)?).map_err(io)?;
+                        let now = pictures.as_ref().map(|p| p.first.as_slice()).unwrap_or_default();
+                        out.write_all(&frame_after(head, transparent, code_size, &before, now, delay)?).map_err(io)?;
                         continue;
                     }
                     out.write_all(&[0x2c]).and_then(|()| out.write_all(&descriptor)).map_err(io)?;
@@ -201,9 +207,7 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                 None => return Err(bad(&part.path, "is cut short: it has no trailer")),
             }
         }
-        if index + 1 < parts.len() {
-            previous = Some(canvas(&part.path, false)?);
-        }
+        previous = pictures.take().and_then(|p| p.last);
     }
     out.write_all(&[0x3b]).map_err(io)?;
     let head = first.map(|(h, _)| h).unwrap_or_default();
@@ -211,15 +215,16 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
     Ok(if head.len() >= 10 { (side(6), side(8)) } else { (0, 0) })
 }
 
-/// Whether a graphic control extension's sub-blocks (`blocks`) are whole: 4 bytes and the end.
-fn control_pending(blocks: &[u8]) -> bool {
+/// Whether a graphic control extension's sub-blocks (`blocks`) are well formed: 4 bytes and the
+/// end.
+fn is_control(blocks: &[u8]) -> bool {
     blocks.len() == 6 && blocks[0] == 4
 }
 
 /// A graphic control extension's delay and transparent index, from its sub-blocks.
 fn read_control(blocks: &[u8]) -> (u16, Option<u8>) {
     let delay = u16::from_le_bytes([blocks[2], blocks[3]]);
-    ((delay), (blocks[1] & 1 == 1).then_some(blocks[4]))
+    (delay, (blocks[1] & 1 == 1).then_some(blocks[4]))
 }
 
 /// A comment extension holding `text`, in sub-blocks of at most 255 bytes.

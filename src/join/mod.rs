@@ -80,6 +80,14 @@ pub fn sniff(head: &[u8]) -> Option<Format> {
     }
 }
 
+/// The pictures of a part a join needs, read in one pass over it: its first (which the part's
+/// own first frame shows, whole) and, when asked, its last (which the next part's first frame
+/// follows).
+struct Pictures<T> {
+    first: T,
+    last: Option<T>,
+}
+
 /// A part whose `what` (its canvas, palette, loop…) is not the first part's.
 fn unlike(part: &Path, first: &Path, what: &str) -> Error {
     Error::Output {

@@ -7,32 +7,32 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::{Part, Source, bad, unlike};
+use super::{Part, Pictures, Source, bad, unlike};
 use crate::base::error::{Error, Result};
 use crate::diff::webp::WebpFrames;
 use crate::encode::webp::{PART_CHUNK, frame_after};
 
-/// A WebP's picture at one frame, in RGB (a render's frames are opaque), and its canvas.
-struct Picture {
-    rgb: Vec<[u8; 3]>,
-    size: (u32, u32),
-}
-
-/// The picture of the WebP at `path` after its last frame, or after its first with
-/// `first_only`.
-fn canvas(path: &Path, first_only: bool) -> Result<Picture> {
+/// The pictures of the WebP at `path`, in RGB (a render's frames are opaque), after its first
+/// frame and, with `last`, after its last, as libwebp composes them (the whole file is read:
+/// `diff`'s reader holds it).
+fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<[u8; 3]>>> {
     let bytes = std::fs::read(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
     let mut frames = WebpFrames::parse(path, bytes)?;
-    let size = frames.size();
-    let mut last = None;
-    while let Some(frame) = frames.next_frame(path)? {
-        last = Some(frame.rgba);
-        if first_only {
-            break;
-        }
+    let rgb = |rgba: Vec<u8>| rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect::<Vec<[u8; 3]>>();
+    let first = frames.next_frame(path)?.ok_or_else(|| bad(path, "has no frame"))?.rgba;
+    let mut latest = None;
+    while last && let Some(frame) = frames.next_frame(path)? {
+        latest = Some(frame.rgba);
     }
-    let rgba = last.ok_or_else(|| bad(path, "has no frame"))?;
-    Ok(Picture { rgb: rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect(), size })
+    let last = last.then(|| rgb(latest.unwrap_or_else(|| first.clone())));
+    Ok(Pictures { first: rgb(first), last })
+}
+
+/// The canvas a part's `VP8X` chunk (whole, at the start of `chunks`) gives: its data's width − 1
+/// and height − 1, 24 bits each, after 4 bytes of flags.
+fn canvas_size(chunks: &[u8]) -> (u32, u32) {
+    let side = |at: usize| chunks.get(at..at + 3).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], 0]) + 1);
+    (side(12), side(15))
 }
 
 /// Checks the `RIFF` header.
@@ -85,6 +85,8 @@ pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)>
     for (index, part) in parts.iter().enumerate() {
         let source = &mut Source::open(&part.path)?;
         open(source)?;
+        let later = index + 1 < parts.len();
+        let mut pictures = (index > 0 || later).then(|| pictures(&part.path, later)).transpose()?;
         let mut first_frame = previous.take();
         // VP8X and ANIM come before the frames; each ANMF is one frame, copied whole.
         let mut own = Vec::new();
@@ -103,11 +105,10 @@ pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)>
                         own.clear();
                     }
                     let mut frame = whole(source, kind, len)?;
-                    if let Some(before) = first_frame.take() {
+                    if let (Some(before), Some(now), Some((first, _))) = (first_frame.take(), &pictures, &shared) {
                         // ANMF's data: x, y, width − 1, height − 1, then the duration, 24 bits each.
                         let duration = frame.get(20..23).map_or(0, |d| u32::from_le_bytes([d[0], d[1], d[2], 0]));
-                        let now = canvas(&part.path, true)?;
-                        frame = frame_after(&before, &now.rgb, now.size, duration)?;
+                        frame = frame_after(&before, &now.first, canvas_size(first), duration)?;
                     }
                     out.write_all(&frame).map_err(io)?;
                     length += frame.len() as u64;
@@ -115,17 +116,12 @@ pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)>
                 _ => source.skip(len + (len & 1))?,
             }
         }
-        if index + 1 < parts.len() {
-            previous = Some(canvas(&part.path, false)?.rgb);
-        }
+        previous = pictures.take().and_then(|p| p.last);
     }
     let size = u32::try_from(length)
         .map_err(|_| Error::Encode("the joined WebP is larger than 4 GiB, which RIFF cannot hold".into()))?;
     out.seek(SeekFrom::Start(4)).map_err(io)?;
     out.write_all(&size.to_le_bytes()).map_err(io)?;
     out.seek(SeekFrom::End(0)).map_err(io)?;
-    let vp8x = shared.as_ref().map(|(own, _)| own.as_slice()).unwrap_or_default();
-    // VP8X's data: flags (4), then width - 1 and height - 1 in 24 bits each.
-    let side = |at: usize| vp8x.get(at..at + 3).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], 0]) + 1);
-    Ok((side(12), side(15)))
+    Ok(canvas_size(shared.as_ref().map(|(own, _)| own.as_slice()).unwrap_or_default()))
 }
