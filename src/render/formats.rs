@@ -154,7 +154,7 @@ fn check_part(scene: &Scene, format: Option<Format>, asked: &Asked, range: &std:
     let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
     let (start, end, frames) = (range.start, range.end, scene.frames);
     if start >= end || end > frames {
-        let why = if start >= end { "an empty range" } else { "past the end" };
+        let why = if start >= frames || end > frames { "past the end" } else { "an empty range" };
         return Err(usage(
             format!("--frames {start}..{end} is {why}: the render has {frames} output frames, 0..{frames}"),
             "give A..B with A < B <= the frame count (B is not rendered; A.. runs to the end)",

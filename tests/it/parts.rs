@@ -179,7 +179,8 @@ fn ranges_outside_the_render_or_with_other_options_are_refused() {
     let dir = scene_dir("parts-ranges", SCENE);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "10..19"], &["--frames 10..19 is past the end", "18"]);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "5..5"], &["empty range"]);
-    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "18.."], &["empty range"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "18.."], &["--frames 18..18 is past the end"]);
+    refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "40.."], &["--frames 40..18 is past the end"]);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "x"], &["A..B"]);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "0/3"], &["K runs from 1 to N"]);
     refused(&dir, &["scene.toml", "-o", "a.gif", "--frames", "1/20"], &["18 output frames, fewer than 20 chunks"]);
