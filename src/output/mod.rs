@@ -340,7 +340,11 @@ impl Staged {
         pending.retain(|p| *p != self.temp);
         let _ = fs::remove_dir(&self.temp);
         self.committed = true;
-        sync_parent(&self.resolved.join("."));
+        // The folder that now names the frames, and its own folder (it may have been made here).
+        if let Some(name) = names.first() {
+            sync_parent(&self.resolved.join(name));
+        }
+        sync_parent(&self.resolved);
         Ok(())
     }
 }
