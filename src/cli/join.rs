@@ -55,7 +55,7 @@ pub fn run(args: &JoinArgs) -> Result<(), Error> {
     } else {
         None
     };
-    join::format_of(&args.parts, format)?;
+    join::check_format(&args.parts, format)?;
     let parts = join::parts(&args.parts, format, ffmpeg.as_deref())?;
     join::check_parts(&parts)?;
     let inputs: Vec<&Path> = args.parts.iter().map(PathBuf::as_path).collect();

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Pictures, Source, bad, unlike};
+use super::{Part, Pictures, Source, bad, unlike, unreadable};
 use crate::base::error::{Error, Result};
 use crate::encode::apng::frame_after;
 
@@ -50,7 +50,7 @@ impl Samples {
 /// with `last`: each frame's rectangle over the one before, its unchanged pixels kept where it
 /// blends.
 fn pictures(path: &Path, samples: &Samples, last: bool) -> Result<Pictures<Vec<u8>>> {
-    let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
     let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
     decoder.set_transformations(png::Transformations::IDENTITY);
     let decode = |e: png::DecodingError| bad(path, format!("cannot be decoded: {e}"));

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Pictures, Source, bad, unlike};
+use super::{Part, Pictures, Source, bad, unlike, unreadable};
 use crate::base::error::{Error, Result};
 use crate::base::limits::MAX_AREA;
 use crate::encode::gif::frame_after;
@@ -14,7 +14,7 @@ use crate::encode::gif::frame_after;
 /// The palette indices on the canvas of the GIF at `path` after its first frame, and after its
 /// last with `last`.
 fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<u8>>> {
-    let file = std::fs::File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
     let mut options = ::gif::DecodeOptions::new();
     options.set_color_output(::gif::ColorOutput::Indexed);
     let most = std::num::NonZeroU64::new(MAX_AREA as u64).unwrap_or(std::num::NonZeroU64::MIN);

@@ -104,6 +104,11 @@ fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
     Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
 }
 
+/// A part that cannot be read, and the system's reason.
+fn unreadable(path: &Path, e: &std::io::Error) -> Error {
+    bad(path, format!("cannot read it: {}", crate::base::error::os_reason(e)))
+}
+
 /// A part read block by block: only the block at hand (a frame's data at most) is held.
 struct Source<'a> {
     path: &'a Path,
@@ -116,8 +121,7 @@ struct Source<'a> {
 
 impl<'a> Source<'a> {
     fn open(path: &'a Path) -> Result<Source<'a>> {
-        let file = std::fs::File::open(path)
-            .map_err(|e| bad(path, format!("cannot read it: {}", crate::base::error::os_reason(&e))))?;
+        let file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
         let len = file.metadata().map_or(u64::MAX, |m| m.len());
         Ok(Source { path, reader: std::io::BufReader::with_capacity(1 << 20, file), at: 0, len })
     }
@@ -155,7 +159,7 @@ impl<'a> Source<'a> {
                 self.at += 1;
                 Ok(Some(byte[0]))
             }
-            Err(e) => Err(bad(self.path, format!("cannot read it: {}", crate::base::error::os_reason(&e)))),
+            Err(e) => Err(unreadable(self.path, &e)),
         }
     }
 
@@ -163,19 +167,17 @@ impl<'a> Source<'a> {
     fn skip(&mut self, n: u64) -> Result<()> {
         self.within(n)?;
         let by = i64::try_from(n).map_err(|_| bad(self.path, "has a block longer than a file can be"))?;
-        std::io::Seek::seek_relative(&mut self.reader, by)
-            .map_err(|e| bad(self.path, format!("cannot read it: {}", crate::base::error::os_reason(&e))))?;
+        std::io::Seek::seek_relative(&mut self.reader, by).map_err(|e| unreadable(self.path, &e))?;
         self.at += n;
         Ok(())
     }
 }
 
-/// The format of every part, which must be one and the output's (`format`).
-pub fn format_of(paths: &[PathBuf], format: Format) -> Result<Format> {
+/// Refuses a part that is not of the output's `format`, by its first bytes.
+pub fn check_format(paths: &[PathBuf], format: Format) -> Result<()> {
     for path in paths {
         let mut head = [0u8; 12];
-        let mut file = std::fs::File::open(path)
-            .map_err(|e| bad(path, format!("cannot read it: {}", crate::base::error::os_reason(&e))))?;
+        let mut file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
         let n = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
         let Some(found) = sniff(&head[..n]) else {
             return Err(bad(path, "is not a GIF, APNG, WebP, MP4 or WebM, so it cannot be a part of a render"));
@@ -191,7 +193,7 @@ pub fn format_of(paths: &[PathBuf], format: Format) -> Result<Format> {
             ));
         }
     }
-    Ok(format)
+    Ok(())
 }
 
 /// Checks that `parts` make one whole render, in order: one scene, one build, no gap, no

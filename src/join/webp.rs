@@ -7,7 +7,7 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::{Part, Pictures, Source, bad, unlike};
+use super::{Part, Pictures, Source, bad, unlike, unreadable};
 use crate::base::error::{Error, Result};
 use crate::diff::webp::WebpFrames;
 use crate::encode::webp::{PART_CHUNK, frame_after};
@@ -16,7 +16,7 @@ use crate::encode::webp::{PART_CHUNK, frame_after};
 /// frame and, with `last`, after its last, as libwebp composes them (the whole file is read:
 /// `diff`'s reader holds it).
 fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<[u8; 3]>>> {
-    let bytes = std::fs::read(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| unreadable(path, &e))?;
     let mut frames = WebpFrames::parse(path, bytes)?;
     let rgb = |rgba: Vec<u8>| rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect::<Vec<[u8; 3]>>();
     let first = frames.next_frame(path)?.ok_or_else(|| bad(path, "has no frame"))?.rgba;
