@@ -11,7 +11,9 @@
 //! colours that alone is 7% of its size. All costs are integers (1/65536 bit), so every machine
 //! parses alike.
 
-use super::{Distances, Histograms, MAX_MATCH, NEAR, Token, cache_slot, log2, prefix};
+use super::coding::{Coding, Image};
+use super::prefix::{log2, prefix};
+use super::tokens::{Distances, Histograms, MAX_MATCH, NEAR, Token, cache, cache_slot, histograms};
 
 /// The shortest copy the parse weighs: a shorter one never pays for its length and distance.
 const MIN_COPY: usize = 4;
@@ -192,4 +194,44 @@ pub(super) fn parse(pixels: &[u32], cache_bits: u32, counts: &Histograms, matche
     }
     tokens.reverse();
     tokens
+}
+
+/// Cheapest parses, each priced by the one before.
+pub(super) const PASSES: usize = 2;
+
+/// The colour cache sizes (in bits; 0: none) the cheapest parse is counted with.
+pub(super) const CACHE_SIZES: [u32; 5] = [0, 4, 6, 8, 10];
+
+impl Image {
+    /// `pixels`, parsed greedily as `self`, parsed again for fewest bits: [`PASSES`] cheapest
+    /// parses, each priced by the counts of the one before (the first by the greedy parse's),
+    /// then the colour cache of [`CACHE_SIZES`] that takes fewest bits; `self` where it is
+    /// smaller still.
+    pub(super) fn cheapest(self, pixels: &[u32]) -> Image {
+        let greedy = self;
+        let Image { width, cache_bits, main, .. } = greedy;
+        let matches = Matches::find(pixels, width, &greedy.tokens);
+        let mut counts = histograms(&greedy.tokens, cache_bits);
+        let mut plain = Vec::new();
+        for _ in 0..PASSES {
+            // The last pass's symbols go before the next are made.
+            drop(std::mem::take(&mut plain));
+            plain = parse(pixels, cache_bits, &counts, &matches);
+            let mut marked = plain.clone();
+            cache(&mut marked, pixels, cache_bits);
+            counts = histograms(&marked, cache_bits);
+        }
+        drop(matches);
+        let mut best = (Coding::single(&greedy).bits, greedy);
+        for bits in CACHE_SIZES {
+            let mut tokens = plain.clone();
+            cache(&mut tokens, pixels, bits);
+            let image = Image { tokens, width, height: best.1.height, cache_bits: bits, main };
+            let size = Coding::single(&image).bits;
+            if size < best.0 {
+                best = (size, image);
+            }
+        }
+        best.1
+    }
 }

@@ -1,6 +1,6 @@
 //! VP8L's entropy coding: the bit writer (least significant bit first), Huffman code lengths
-//! limited to 15 bits, canonical codes, how a code is itself written, and the prefix coding of
-//! lengths and distances.
+//! limited to 15 bits, canonical codes, how a code is itself written, the prefix coding of
+//! lengths and distances, and the integer logarithms that price symbols.
 
 /// Bits written least significant first, as VP8L reads them.
 #[derive(Clone)]
@@ -244,6 +244,43 @@ pub(super) fn prefix(value: u32) -> (usize, u32, u32) {
     let second = (v >> (high - 1)) & 1;
     let extra_bits = high - 1;
     ((2 * high + second) as usize, v & ((1 << extra_bits) - 1), extra_bits)
+}
+
+/// `n·log2(n)` in 1/65536 bits, in integers only (the same on every machine).
+pub(super) fn nlogn(n: u64) -> u64 {
+    n * log2(n)
+}
+
+/// `log2(n)` in 1/65536 bits from a table: exact for counts below 4096, and for larger ones the
+/// table's value at the count's top 12 bits, shifted (within 1/2048 of a bit). The costs that
+/// sort tiles and price symbols take thousands of logs a frame; [`log2_q16`] each time was a
+/// fixed cost that small frames felt most.
+pub(super) fn log2(n: u64) -> u64 {
+    static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..4096u64).map(log2_q16).collect());
+    if n < 4096 {
+        return table[n as usize];
+    }
+    let shift = 64 - u64::from(n.leading_zeros()) - 12;
+    table[(n >> shift) as usize] + (shift << 16)
+}
+
+/// `log2(n)` in 1/65536 bits, by repeated squaring.
+pub(super) fn log2_q16(n: u64) -> u64 {
+    if n <= 1 {
+        return 0;
+    }
+    let whole = 63 - u64::from(n.leading_zeros());
+    let mut x: u64 = if whole >= 32 { n >> (whole - 32) } else { n << (32 - whole) };
+    let mut fraction = 0u64;
+    for bit in (0..16).rev() {
+        x = ((u128::from(x) * u128::from(x)) >> 32) as u64;
+        if x >= 1 << 33 {
+            x >>= 1;
+            fraction |= 1 << bit;
+        }
+    }
+    whole << 16 | fraction
 }
 
 #[cfg(test)]
