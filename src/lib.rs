@@ -8,6 +8,8 @@
 //! - [`sim`]: the timeline, the water within its shore, the heights each frame is drawn from;
 //! - [`draw`]: the background, and a frame drawn from the heights (refraction, looks);
 //! - [`encode`]: the codecs, over plain pixels; [`output`]: formats and staged, atomic writes;
+//! - [`decode`]: the readers of rendered files, the mirror of `encode`; [`join`]: the parts of
+//!   a render split by frame range put back together;
 //! - [`render`](mod@render): the pipeline that puts them together, the encoder for each format,
 //!   the memory estimate; [`inspect`]: `plan` and warnings; [`diff`]: comparing two renders;
 //!   [`check`]: scenes against their references, the CI job.
@@ -31,6 +33,7 @@
 
 pub mod base;
 pub mod check;
+pub mod decode;
 pub mod diff;
 pub mod draw;
 pub mod encode;

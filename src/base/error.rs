@@ -31,7 +31,9 @@ pub enum Error {
         reason: String,
     },
 
-    /// A render, folder or manifest given to `diff` cannot be read or decoded.
+    /// A file or folder the tool reads, other than the scene and its pictures, cannot be used:
+    /// a render, folder or manifest given to `diff`, a reference, a part given to `join`, a
+    /// checkpoint, a shard's report.
     #[error("{}: {reason}", path.display())]
     Input {
         /// The input as given.
@@ -40,9 +42,11 @@ pub enum Error {
         reason: String,
     },
 
-    /// The output path or format cannot be used (a usage error, found before rendering).
+    /// A request that cannot be carried out as asked: options that do not go together, an output
+    /// path or format that cannot be used, parts that do not make a render (a usage error, found
+    /// before any work).
     #[error("{message}")]
-    Output {
+    Usage {
         /// What is wrong.
         message: String,
         /// How to fix it.
@@ -75,7 +79,8 @@ pub enum Error {
     #[error("encoding failed: {0}")]
     Ffmpeg(String),
 
-    /// An encoder refused its input; this is a bug, not a user error.
+    /// An encoder refused its input, or its threads stopped: a bug, not a user error, and never
+    /// shown for anything a user can change.
     #[error("encoding failed: {0}")]
     Encode(String),
 }
@@ -89,7 +94,7 @@ impl Error {
                 | Error::SceneUnreadable { .. }
                 | Error::Background { .. }
                 | Error::Input { .. }
-                | Error::Output { .. }
+                | Error::Usage { .. }
                 | Error::Budget { .. }
         )
     }
@@ -98,7 +103,7 @@ impl Error {
     pub fn hints(&self) -> Vec<String> {
         match self {
             Error::Scene(d) => d.hint.iter().cloned().collect(),
-            Error::Output { hint, .. } => hint.iter().cloned().collect(),
+            Error::Usage { hint, .. } => hint.iter().cloned().collect(),
             Error::Budget { hint, .. } => vec![hint.clone()],
             Error::Io { target: Target::Stdout, .. } => Vec::new(),
             Error::Io { source, .. } => {
@@ -118,6 +123,17 @@ impl Error {
             }
             _ => Vec::new(),
         }
+    }
+
+    /// A request that cannot be carried out as asked: `message` says what and why, `hint` (if
+    /// any) how to ask instead.
+    pub fn usage(message: impl Into<String>, hint: Option<&str>) -> Self {
+        Error::Usage { message: message.into(), hint: hint.map(str::to_string) }
+    }
+
+    /// The file or folder `path`, given as input, cannot be used: `reason` says why.
+    pub fn input(path: impl Into<PathBuf>, reason: impl fmt::Display) -> Self {
+        Error::Input { path: path.into(), reason: reason.to_string() }
     }
 
     /// Writing the file or folder at `path` failed.

@@ -1,12 +1,14 @@
 //! The ground floor: what every stage stands on and nothing of ours is imported into. Errors
 //! and their messages, sizes in bytes, the limits of every input, image files, the rain's
-//! generator, run-time CPU dispatch, and JSON as the tool prints it.
+//! generator, run-time CPU dispatch, the one ordered pool of worker threads, and JSON as the
+//! tool prints it.
 
 pub mod error;
 pub mod files;
 pub mod json;
 pub mod limits;
 pub mod picture;
+pub mod pool;
 pub mod rng;
 pub mod simd;
 pub mod units;

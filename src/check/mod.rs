@@ -7,18 +7,17 @@ pub mod reference;
 pub mod shard;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::base::error::{Error, Result};
+use crate::base::pool::Ordered;
+use crate::decode::frames::{FrameSource, Pixels};
 use crate::diff::Options;
-use crate::diff::frames::{FrameSource, Pixels};
-use crate::diff::page::{Entry, Shot, Status, Stretch};
+use crate::diff::page::{Entry, FrameFigure, Shot, Status, Stretch};
 use crate::diff::scene::{Through, open as open_scene};
 use crate::encode::gif::delay_cs;
 use crate::encode::manifest::frame_hash;
-use crate::output::Staged;
+use crate::output::{Policy, Staged};
 use reference::{Recorder, Reference, preview_frames};
 
 /// How one scene came out.
@@ -61,7 +60,7 @@ pub struct Outcome {
     /// Why frames differ, beyond their pixels (canvas, frame count, timing), if they do.
     pub notes: Vec<String>,
     /// Per frame: whether it differs, and its differing pixels in the reference's picture.
-    pub figures: Vec<(bool, Option<u64>)>,
+    pub figures: Vec<FrameFigure>,
     /// Pictures of the differing stretch (for a report).
     pub shots: Vec<Shot>,
     /// The pictures' size.
@@ -136,15 +135,15 @@ pub fn distinct_references(scenes: &[PathBuf], refs: &Path) -> Result<()> {
     for scene in scenes {
         let reference = reference_path(scene, refs);
         if let Some((_, other)) = seen.iter().find(|(r, _)| *r == reference) {
-            return Err(Error::Output {
-                message: format!(
+            return Err(Error::usage(
+                format!(
                     "{} and {} would share the reference {}: a reference is named after its scene's file",
                     other.display(),
                     scene.display(),
                     reference.display()
                 ),
-                hint: Some("rename one of the scenes, or check them with separate --refs folders".into()),
-            });
+                Some("rename one of the scenes, or check them with separate --refs folders"),
+            ));
         }
         seen.push((reference, scene));
     }
@@ -159,45 +158,16 @@ pub fn check_all(
     refs: &Path,
     plan: Plan,
     threads: usize,
-    done: &mut (dyn FnMut(Outcome) -> Result<()> + Send),
+    done: &mut dyn FnMut(Outcome) -> Result<()>,
 ) -> Result<()> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<(Vec<Option<Result<Outcome>>>, usize)> =
-        Mutex::new((std::iter::repeat_with(|| None).take(scenes.len()).collect(), 0));
-    let done = Mutex::new(done);
-    let failed = std::sync::atomic::AtomicBool::new(false);
-    let outcome: Mutex<Result<()>> = Mutex::new(Ok(()));
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, scenes.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= scenes.len() || failed.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    let result = check_scene(&scenes[i], &reference_path(&scenes[i], refs), plan);
-                    let mut guard = results.lock().unwrap_or_else(|e| e.into_inner());
-                    guard.0[i] = Some(result);
-                    // Hand over, in order, every outcome now known.
-                    while guard.1 < scenes.len() {
-                        let at = guard.1;
-                        let Some(result) = guard.0[at].take() else { break };
-                        guard.1 += 1;
-                        let step = result.and_then(|o| (done.lock().unwrap_or_else(|e| e.into_inner()))(o));
-                        if let Err(e) = step {
-                            failed.store(true, Ordering::SeqCst);
-                            let mut first = outcome.lock().unwrap_or_else(|e| e.into_inner());
-                            if first.is_ok() {
-                                *first = Err(e);
-                            }
-                            return;
-                        }
-                    }
-                }
-            });
-        }
-    });
-    outcome.into_inner().unwrap_or_else(|e| e.into_inner())
+    let refs = refs.to_path_buf();
+    let threads = threads.clamp(1, scenes.len().max(1));
+    let mut pool =
+        Ordered::new(threads, move |scene: PathBuf| check_scene(&scene, &reference_path(&scene, &refs), plan));
+    for scene in scenes {
+        pool.submit(scene.clone(), done)?;
+    }
+    pool.finish(done)
 }
 
 /// Checks one scene against `reference`, blessing it if the plan says so.
@@ -205,112 +175,185 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
     let started = Instant::now();
     let (info, mut frames) = open_scene(scene, Through::Exact)?;
     let (width, height) = (info.width, info.height);
-    let mut reference = match std::fs::metadata(reference_path) {
-        Ok(_) => Some(Reference::read(reference_path)?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(reference_path, e)),
-    };
-    let same_canvas = reference.as_ref().is_none_or(|r| (r.manifest.width, r.manifest.height) == (width, height));
-    let mut notes = Vec::new();
-    if let Some(r) = &reference
-        && !same_canvas
-    {
-        notes.push(format!(
-            "the canvas is {width}×{height}, the reference's {}×{}",
-            r.manifest.width, r.manifest.height
-        ));
-    }
-    // The reference's picture, read in step with the render when its pixels are wanted.
-    let mut pictures = match &reference {
-        Some(_) if same_canvas => Some(preview_frames(reference_path)?),
-        _ => None,
-    };
-    let picture_size = reference.as_ref().map_or((0, 0), |r| (width.div_ceil(r.scale), height.div_ceil(r.scale)));
-    let mut stretch = plan.pictures.then(|| Stretch::new(picture_size, plan.options.tolerance));
+    let mut against = Against::open(reference_path, (width, height), plan)?;
     let mut recorder: Option<Recorder> = None;
-    let (mut figures, mut shown, mut fps) = (Vec::new(), Vec::new(), None);
-    let (mut timing_differs, mut index) = (false, 0u64);
+    let mut rendered = 0u64;
     while let Some(frame) = frames.next_frame()? {
         let Pixels::Rgb(rgb) = &frame.pixels else { continue };
         let rate = frame.delay.map_or(1, |d| d.den);
-        fps.get_or_insert(rate);
         if plan.bless {
             recorder.get_or_insert_with(|| Recorder::new(width, height, rate)).add(rgb);
         }
-        let Some(r) = &mut reference else {
-            index += 1;
-            continue;
-        };
-        let theirs = r.manifest.frames.get(index as usize).copied();
-        let picture = match &mut pictures {
-            Some(source) => next_picture(source.as_mut())?,
-            None => None,
-        };
-        let hash_same = theirs.is_some_and(|(hash, _)| hash == frame_hash(rgb));
-        let delay_same = theirs.is_some_and(|(_, cs)| cs == delay_cs(index, rate));
-        timing_differs |= theirs.is_some() && !delay_same;
-        let mut differs = !(hash_same && delay_same && same_canvas);
-        let mut pixels = None;
-        if let Some(old) = picture.filter(|_| !hash_same || stretch.is_some()) {
-            r.show(rgb, width, &mut shown);
-            let counted = count_differing(&old, &shown, plan.options.tolerance);
-            pixels = Some(counted);
-            // Within the options on the reference's picture: a differing hash passes when the
-            // options allow any difference at all, as `diff` lets a frame pass.
-            let lenient = plan.options.tolerance > 0 || plan.options.max_pixels > 0;
-            if !hash_same && lenient && delay_same && counted <= plan.options.max_pixels {
-                differs = false;
-            }
-            if let Some(s) = &mut stretch {
-                s.observe(index, differs, &old, &shown)?;
-            }
+        if let Some(against) = &mut against {
+            against.compare(rendered, rgb, rate)?;
         }
-        figures.push((differs, if differs { pixels } else { Some(0) }));
-        index += 1;
+        rendered += 1;
     }
-    let rendered = index;
-    let reference_frames = reference.as_ref().map(|r| r.manifest.frames.len() as u64);
-    if let Some(theirs) = reference_frames {
-        if theirs != rendered {
-            notes.push(format!("the render has {rendered} frames, the reference {theirs}"));
-            for _ in rendered..theirs {
-                figures.push((true, None));
-            }
-        }
-        if timing_differs {
-            notes.push("frame delays differ".into());
-        }
-    }
-    let verdict = match &reference {
-        None => Verdict::Missing,
-        Some(_) => match figures.iter().position(|f| f.0) {
-            None => Verdict::Same,
-            Some(first) => {
-                let frames = figures.iter().filter(|f| f.0).count() as u64;
-                Verdict::Different { first: first as u64, frames }
-            }
-        },
-    };
-    let blessed = match (&verdict, recorder) {
-        (Verdict::Same, _) | (_, None) => None,
-        (verdict, Some(recorder)) => {
-            write_reference(recorder, scene, reference_path, info.provenance.map(|p| p.to_text()))?;
-            Some(if *verdict == Verdict::Missing { Blessed::New } else { Blessed::Refreshed })
-        }
-    };
+    let compared = against.map(|a| a.finish(rendered));
+    let verdict = verdict_of(compared.as_ref().map(|c| c.figures.as_slice()));
+    let blessed = bless(recorder, &verdict, scene, reference_path, info.provenance.map(|p| p.to_text()))?;
+    let compared = compared.unwrap_or_default();
     Ok(Outcome {
         scene: scene.to_path_buf(),
         reference: reference_path.to_path_buf(),
         verdict,
         frames: rendered,
-        reference_frames,
-        notes,
-        figures,
-        shots: stretch.map(Stretch::finish).unwrap_or_default(),
-        picture_size,
+        reference_frames: compared.reference_frames,
+        notes: compared.notes,
+        figures: compared.figures,
+        shots: compared.shots,
+        picture_size: compared.picture_size,
         blessed,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// A reference read in step with a render of its scene: its hashes, and its picture (where the
+/// canvas is the render's) to count differing pixels in and to take pictures of.
+struct Against {
+    reference: Reference,
+    /// Whether the render's canvas is the reference's.
+    same_canvas: bool,
+    /// The reference's picture, frame by frame, when its pixels can be compared.
+    pictures: Option<Box<dyn FrameSource>>,
+    /// Pictures of the differing stretch, for a report.
+    stretch: Option<Stretch>,
+    options: Options,
+    width: u32,
+    /// A render's frame as the reference's picture shows it (scratch).
+    shown: Vec<u8>,
+    figures: Vec<FrameFigure>,
+    notes: Vec<String>,
+    timing_differs: bool,
+    picture_size: (u32, u32),
+}
+
+/// What comparing a render with its reference found.
+#[derive(Default)]
+struct Compared {
+    figures: Vec<FrameFigure>,
+    notes: Vec<String>,
+    reference_frames: Option<u64>,
+    shots: Vec<Shot>,
+    picture_size: (u32, u32),
+}
+
+impl Against {
+    /// The reference at `path` to compare a render of `width`×`height` with; `None` when there
+    /// is none.
+    fn open(path: &Path, (width, height): (u32, u32), plan: Plan) -> Result<Option<Against>> {
+        let reference = match std::fs::metadata(path) {
+            Ok(_) => Reference::read(path)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let (theirs_w, theirs_h) = (reference.manifest.width, reference.manifest.height);
+        let same_canvas = (theirs_w, theirs_h) == (width, height);
+        let mut notes = Vec::new();
+        if !same_canvas {
+            notes.push(format!("the canvas is {width}×{height}, the reference's {theirs_w}×{theirs_h}"));
+        }
+        // The reference's picture, read in step with the render when its pixels are wanted.
+        let pictures = if same_canvas { Some(preview_frames(path)?) } else { None };
+        let picture_size = (width.div_ceil(reference.scale), height.div_ceil(reference.scale));
+        let stretch = plan.pictures.then(|| Stretch::new(picture_size, plan.options.tolerance));
+        Ok(Some(Against {
+            reference,
+            same_canvas,
+            pictures,
+            stretch,
+            options: plan.options,
+            width,
+            shown: Vec::new(),
+            figures: Vec::new(),
+            notes,
+            timing_differs: false,
+            picture_size,
+        }))
+    }
+
+    /// Compares the render's frame `index` (its exact RGB bytes, at `rate` frames a second).
+    fn compare(&mut self, index: u64, rgb: &[u8], rate: u32) -> Result<()> {
+        let theirs = self.reference.manifest.frames.get(index as usize).copied();
+        let picture = match &mut self.pictures {
+            Some(source) => next_picture(source.as_mut())?,
+            None => None,
+        };
+        let hash_same = theirs.is_some_and(|(hash, _)| hash == frame_hash(rgb));
+        let delay_same = theirs.is_some_and(|(_, cs)| cs == delay_cs(index, rate));
+        self.timing_differs |= theirs.is_some() && !delay_same;
+        let mut differs = !(hash_same && delay_same && self.same_canvas);
+        let mut pixels = None;
+        if let Some(old) = picture.filter(|_| !hash_same || self.stretch.is_some()) {
+            self.reference.show(rgb, self.width, &mut self.shown);
+            let counted = count_differing(&old, &self.shown, self.options.tolerance);
+            pixels = Some(counted);
+            // Within the options on the reference's picture: a differing hash passes when the
+            // options allow any difference at all, as `diff` lets a frame pass.
+            let lenient = self.options.tolerance > 0 || self.options.max_pixels > 0;
+            if !hash_same && lenient && delay_same && counted <= self.options.max_pixels {
+                differs = false;
+            }
+            if let Some(s) = &mut self.stretch {
+                s.observe(index, differs, &old, &self.shown)?;
+            }
+        }
+        self.figures.push(FrameFigure { differs, pixels: if differs { pixels } else { Some(0) } });
+        Ok(())
+    }
+
+    /// What was found, after a render of `rendered` frames: frames only the reference has
+    /// count as differing.
+    fn finish(mut self, rendered: u64) -> Compared {
+        let theirs = self.reference.manifest.frames.len() as u64;
+        if theirs != rendered {
+            self.notes.push(format!("the render has {rendered} frames, the reference {theirs}"));
+            for _ in rendered..theirs {
+                self.figures.push(FrameFigure { differs: true, pixels: None });
+            }
+        }
+        if self.timing_differs {
+            self.notes.push("frame delays differ".into());
+        }
+        Compared {
+            figures: self.figures,
+            notes: self.notes,
+            reference_frames: Some(theirs),
+            shots: self.stretch.map(Stretch::finish).unwrap_or_default(),
+            picture_size: self.picture_size,
+        }
+    }
+}
+
+/// The verdict on a scene whose frames compared as `figures` with its reference (`None`: it
+/// has none).
+fn verdict_of(figures: Option<&[FrameFigure]>) -> Verdict {
+    let Some(figures) = figures else { return Verdict::Missing };
+    match figures.iter().position(|f| f.differs) {
+        None => Verdict::Same,
+        Some(first) => {
+            let frames = figures.iter().filter(|f| f.differs).count() as u64;
+            Verdict::Different { first: first as u64, frames }
+        }
+    }
+}
+
+/// Writes the reference `recorder` holds (a blessing check's render of `scene`) where the
+/// `verdict` says it is wanted: a new one, or one in place of a reference that differs.
+fn bless(
+    recorder: Option<Recorder>,
+    verdict: &Verdict,
+    scene: &Path,
+    path: &Path,
+    provenance: Option<String>,
+) -> Result<Option<Blessed>> {
+    match (verdict, recorder) {
+        (Verdict::Same, _) | (_, None) => Ok(None),
+        (verdict, Some(recorder)) => {
+            write_reference(recorder, scene, path, provenance)?;
+            Ok(Some(if *verdict == Verdict::Missing { Blessed::New } else { Blessed::Refreshed }))
+        }
+    }
 }
 
 /// The next frame of a reference's picture, in RGB.
@@ -329,7 +372,7 @@ fn count_differing(a: &[u8], b: &[u8], tolerance: u8) -> u64 {
     if a.len() != b.len() {
         return (a.len().max(b.len()) / 3) as u64;
     }
-    crate::diff::compare_pixels(a, b, tolerance).0
+    crate::diff::compare_pixels(a, b, tolerance).differing
 }
 
 /// Writes a new reference beside its place and renames it there, so a reference is whole or
@@ -338,7 +381,7 @@ fn write_reference(recorder: Recorder, scene: &Path, path: &Path, provenance: Op
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
     }
-    let staged = Staged::begin(path, false, true, &[scene])?;
+    let staged = Staged::begin(path, Policy::File { force: true }, &[scene])?;
     let mut file = std::io::BufWriter::new(staged.file()?);
     recorder.write(&mut file, &provenance.unwrap_or_default()).map_err(|e| staged.claim(e))?;
     std::io::Write::flush(&mut file).map_err(|e| staged.claim(Error::io(staged.path(), e)))?;

@@ -16,9 +16,9 @@ use std::io::{BufReader, Write};
 use std::path::Path;
 
 use crate::base::error::{Error, Result};
-use crate::diff::frames::FrameSource;
-use crate::diff::gif::Head;
-use crate::diff::palettes::PaletteMap;
+use crate::decode::frames::FrameSource;
+use crate::decode::gif::Head;
+use crate::decode::palettes::PaletteMap;
 use crate::encode::gif::GifEncoder;
 use crate::encode::manifest::{self, Manifest};
 use crate::encode::palette::{Palette, SAMPLE};
@@ -48,7 +48,7 @@ impl Reference {
     /// Reads a reference's head: its manifest comment and palette. A GIF without the manifest
     /// is not a reference.
     pub fn read(path: &Path) -> Result<Reference> {
-        let bad = |reason: String| Error::Input { path: path.to_path_buf(), reason };
+        let bad = |reason: String| Error::input(path, reason);
         let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
         let head = Head::read(BufReader::new(file));
         let Some(palette) = head.palette else {
@@ -142,5 +142,5 @@ impl Recorder {
 
 /// The frames of a reference's picture, in RGB.
 pub fn preview_frames(path: &Path) -> Result<Box<dyn FrameSource>> {
-    Ok(crate::diff::gif::open(path)?.1)
+    Ok(crate::decode::gif::open(path)?.1)
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Blessed, Outcome, Verdict};
 use crate::base::error::{Error, Result};
-use crate::diff::page::{Shot, picture_name};
+use crate::diff::page::{FrameFigure, Shot, picture_name};
 
 /// The file in a report folder that holds its outcomes, for a merge.
 pub const RECORD: &str = "check.json";
@@ -76,7 +76,7 @@ pub struct SceneRecord {
     frames: u64,
     reference_frames: Option<u64>,
     notes: Vec<String>,
-    figures: Vec<(bool, Option<u64>)>,
+    figures: Vec<FrameFigure>,
     /// The frames pictured in the report.
     shots: Vec<u64>,
     picture_size: (u32, u32),
@@ -112,7 +112,7 @@ impl SceneRecord {
     /// The outcome again, its pictures read from the report folder `dir`, where it was the
     /// page's `n`-th entry.
     fn outcome(self, dir: &Path, n: usize) -> Result<Outcome> {
-        let bad = |reason: String| Error::Input { path: dir.join(RECORD), reason };
+        let bad = |reason: String| Error::input(dir.join(RECORD), reason);
         let verdict = match (self.result.as_str(), self.first_differing_frame) {
             ("same", _) => Verdict::Same,
             ("missing", _) => Verdict::Missing,
@@ -151,15 +151,15 @@ impl SceneRecord {
 /// Reads a shard's report folder: its record and every outcome with its pictures.
 pub fn read(dir: &Path) -> Result<(Record, Vec<Outcome>)> {
     let path = dir.join(RECORD);
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::Input {
-        path: dir.to_path_buf(),
-        reason: format!(
-            "is not the report folder of a check ({RECORD}: {}); write each shard's with --report DIR",
-            crate::base::error::os_reason(&e)
-        ),
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        let why = crate::base::error::os_reason(&e);
+        Error::input(
+            dir,
+            format!("is not the report folder of a check ({RECORD}: {why}); write each shard's with --report DIR"),
+        )
     })?;
-    let mut record: Record = serde_json::from_str(&text)
-        .map_err(|e| Error::Input { path: path.clone(), reason: format!("cannot be read: {e}") })?;
+    let mut record: Record =
+        serde_json::from_str(&text).map_err(|e| Error::input(&path, format!("cannot be read: {e}")))?;
     // The page numbers each entry's pictures by its place in the check's order.
     let scenes = std::mem::take(&mut record.scenes);
     let outcomes = scenes.into_iter().enumerate().map(|(n, s)| s.outcome(dir, n)).collect::<Result<Vec<_>>>()?;
@@ -168,13 +168,12 @@ pub fn read(dir: &Path) -> Result<(Record, Vec<Outcome>)> {
 
 /// Checks that `records` (each with its folder) are the N slices of one check, each once.
 pub fn check_complete(records: &[(PathBuf, Record)]) -> Result<()> {
-    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
     let Some((first_dir, first)) = records.first() else { return Ok(()) };
     let shard_of = |dir: &Path, record: &Record| {
         record.shard.ok_or_else(|| {
-            usage(
+            Error::usage(
                 format!("{} is the report of a whole check, not of a shard", dir.display()),
-                "merge the report folders of `check --shard K/N --report DIR` runs",
+                Some("merge the report folders of `check --shard K/N --report DIR` runs"),
             )
         })
     };
@@ -183,7 +182,7 @@ pub fn check_complete(records: &[(PathBuf, Record)]) -> Result<()> {
     for (dir, record) in records {
         let shard = shard_of(dir, record)?;
         if shard.count != count || record.scenes_given != first.scenes_given {
-            return Err(usage(
+            return Err(Error::usage(
                 format!(
                     "{} is shard {}/{} of {} scenes and {} is shard {}/{} of {}: they are not slices of one check",
                     first_dir.display(),
@@ -195,32 +194,32 @@ pub fn check_complete(records: &[(PathBuf, Record)]) -> Result<()> {
                     shard.count,
                     record.scenes_given
                 ),
-                "run every shard with the same scenes and the same N",
+                Some("run every shard with the same scenes and the same N"),
             ));
         }
         if (record.tolerance, record.max_pixels, &record.refs) != (first.tolerance, first.max_pixels, &first.refs) {
-            return Err(usage(
+            return Err(Error::usage(
                 format!(
                     "{} and {} were checked with other options (tolerance, max pixels or --refs)",
                     first_dir.display(),
                     dir.display()
                 ),
-                "run every shard with the same options",
+                Some("run every shard with the same options"),
             ));
         }
         if let Some(other) = seen[shard.index - 1].replace(dir) {
-            return Err(usage(
+            return Err(Error::usage(
                 format!("{} and {} are both shard {}/{count}", other.display(), dir.display(), shard.index),
-                "give each shard's report once",
+                Some("give each shard's report once"),
             ));
         }
     }
     let missing: Vec<String> =
         seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(k, _)| format!("{}/{count}", k + 1)).collect();
     if !missing.is_empty() {
-        return Err(usage(
+        return Err(Error::usage(
             format!("the reports of shard {} are missing: the merge would not cover every scene", missing.join(", ")),
-            "give the report folder of every shard",
+            Some("give the report folder of every shard"),
         ));
     }
     Ok(())

@@ -8,12 +8,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use ripple_render::Error;
+use ripple_render::base::pool::default_threads;
 use ripple_render::check::shard::{self, Shard};
 use ripple_render::check::{self, Blessed, Outcome, Plan, Verdict};
 use ripple_render::diff::Options;
 use ripple_render::diff::page::{self, Entry};
-use ripple_render::encode::workers::default_threads;
-use ripple_render::output::Staged;
+use ripple_render::output::{Policy, Staged};
 use ripple_render::scene::Scene;
 
 use super::verdict::{Tally, append_step_summary, json, junit_xml};
@@ -116,15 +116,15 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
         Scene::load(scene)?;
     }
     if std::fs::metadata(&refs).is_ok_and(|m| !m.is_dir()) {
-        return Err(Error::Output {
-            message: format!("--refs {} is a file, not a folder of references", refs.display()),
-            hint: Some("name the folder that holds (or will hold, with --bless) NAME.gif for each NAME.toml".into()),
-        });
+        return Err(Error::usage(
+            format!("--refs {} is a file, not a folder of references", refs.display()),
+            Some("name the folder that holds (or will hold, with --bless) NAME.gif for each NAME.toml"),
+        ));
     }
     check::distinct_references(&args.scenes, &refs)?;
     let mut inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).collect();
     inputs.push(&refs);
-    let staged = args.report.as_deref().map(|dir| Staged::begin_report(dir, &inputs)).transpose()?;
+    let staged = args.report.as_deref().map(|dir| Staged::begin(dir, Policy::Report, &inputs)).transpose()?;
     let plan = Plan { options, bless: args.bless, pictures: staged.is_some() };
     let threads = args.threads.map_or_else(default_threads, usize::from);
     let lines = !args.json && !args.quiet;
@@ -166,7 +166,7 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
     // The shards ran side by side: the check took as long as the slowest.
     let seconds = records.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
     let inputs: Vec<&Path> = args.merge_reports.iter().map(PathBuf::as_path).collect();
-    let staged = args.report.as_deref().map(|dir| Staged::begin_report(dir, &inputs)).transpose()?;
+    let staged = args.report.as_deref().map(|dir| Staged::begin(dir, Policy::Report, &inputs)).transpose()?;
     if !args.json && !args.quiet {
         for outcome in &outcomes {
             super::print_out(&format!("scene {} ... {}\n", outcome.scene.display(), status_line(outcome)))?;
@@ -215,7 +215,7 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
         staged.commit()?;
     }
     if let Some(junit) = &args.junit {
-        let staged = Staged::begin(junit, false, true, &inputs)?;
+        let staged = Staged::begin(junit, Policy::File { force: true }, &inputs)?;
         let mut file = staged.file()?;
         std::io::Write::write_all(&mut file, junit_xml(&outcomes, seconds).as_bytes())
             .map_err(|e| Error::io(junit, e))?;

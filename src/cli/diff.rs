@@ -4,13 +4,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ripple_render::Error;
-use ripple_render::diff::frames::{Delay, Info, Kind};
+use ripple_render::decode::frames::{Delay, Info, Kind};
 use ripple_render::diff::json::{self, Contents};
-use ripple_render::diff::page::{self, Entry, PAGE_WIDTH, Status, Stretch};
+use ripple_render::diff::page::{self, Entry, FrameFigure, PAGE_WIDTH, Status, Stretch};
 use ripple_render::diff::report::ReportWriter;
 use ripple_render::diff::{self, FrameResult, Options, Presence, Summary};
 use ripple_render::encode::manifest::PixelKind;
-use ripple_render::output::Staged;
+use ripple_render::output::{Policy, Staged};
 
 /// Differing frames listed one per line before the rest are counted.
 const LISTED: usize = 20;
@@ -53,7 +53,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
     let options = Options { tolerance: args.tolerance, max_pixels: args.max_pixels };
     // The report folder is checked and staged before any work: it may not be, hold or lie
     // inside an input, and it is replaced whole when the report is complete.
-    let staged = args.out.as_deref().map(|dir| Staged::begin_report(dir, &[&args.a, &args.b])).transpose()?;
+    let staged = args.out.as_deref().map(|dir| Staged::begin(dir, Policy::Report, &[&args.a, &args.b])).transpose()?;
     let names = (args.a.display().to_string(), args.b.display().to_string());
     let mut writer: Option<ReportWriter> = None;
     let mut stretch: Option<Stretch> = None;
@@ -98,7 +98,11 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
             },
             labels: (format!("A: {}", names.0), format!("B: {}", names.1)),
             size: stretch.as_ref().map_or((summary.a.width, summary.a.height), Stretch::size),
-            frames: summary.results.iter().map(|r| (r.differs(), r.differing_pixels)).collect(),
+            frames: summary
+                .results
+                .iter()
+                .map(|r| FrameFigure { differs: r.differs(), pixels: r.differing_pixels })
+                .collect(),
             shots: stretch.map(Stretch::finish).unwrap_or_default(),
         };
         let title = format!("ripple-render diff: {}", if summary.same() { "the same" } else { "different" });

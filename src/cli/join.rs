@@ -8,7 +8,7 @@ use ripple_render::Error;
 use ripple_render::base::units;
 use ripple_render::encode::video;
 use ripple_render::join;
-use ripple_render::output::{self, Format, Staged};
+use ripple_render::output::{self, Format, Policy, Staged};
 
 #[derive(Debug, clap::Args)]
 pub struct JoinArgs {
@@ -32,19 +32,18 @@ pub struct JoinArgs {
 
 pub fn run(args: &JoinArgs) -> Result<(), Error> {
     let started = Instant::now();
-    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
     if output::is_stdout(&args.output) {
-        return Err(usage(
-            "join writes a file (a WebP and an MP4 are finished by seeking back), not standard output".into(),
-            "name a file with -o, then copy it where it goes",
+        return Err(Error::usage(
+            "join writes a file (a WebP and an MP4 are finished by seeking back), not standard output",
+            Some("name a file with -o, then copy it where it goes"),
         ));
     }
     let format = output::resolve(&args.output, None, false)?;
     match format {
         Format::PngSequence | Format::Still => {
-            return Err(usage(
+            return Err(Error::usage(
                 format!("{} names a PNG sequence, whose parts need no join", args.output.display()),
-                "render every part into one folder (-o frames/ --frames A..B): its files are the whole sequence",
+                Some("render every part into one folder (-o frames/ --frames A..B): its files are the whole sequence"),
             ));
         }
         _ => {}
@@ -59,7 +58,7 @@ pub fn run(args: &JoinArgs) -> Result<(), Error> {
     let parts = join::parts(&args.parts, format, ffmpeg.as_deref())?;
     join::check_parts(&parts)?;
     let inputs: Vec<&Path> = args.parts.iter().map(PathBuf::as_path).collect();
-    let staged = Staged::begin(&args.output, false, args.force, &inputs)?;
+    let staged = Staged::begin(&args.output, Policy::File { force: args.force }, &inputs)?;
     let joined = join::join(&parts, format, staged.file()?, ffmpeg.as_deref()).map_err(|e| staged.claim(e))?;
     staged.commit()?;
     if !args.quiet {

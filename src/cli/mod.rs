@@ -20,8 +20,8 @@ use ripple_render::draw::background::{Background, image_header_within};
 use ripple_render::encode::png::write_png;
 use ripple_render::inspect::advice;
 use ripple_render::inspect::plan::{self, Detail};
-use ripple_render::output::{Named, Staged};
-use ripple_render::render::budget::Estimate;
+use ripple_render::output::{Named, Policy, Staged};
+use ripple_render::render::budget::{Estimate, read_scene};
 use ripple_render::scene::Model;
 use ripple_render::sim::shore::Shore;
 use ripple_render::{Error, Scene};
@@ -334,7 +334,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Some(Command::Plan { scene, json, events, max_memory, set, walls }) => {
             let detail = if events { Detail::Events } else { Detail::Summary };
-            let scene = load_scene(&scene, &set, max_memory)?;
+            let scene = read_scene(&scene, &set, max_memory)?;
             advice::for_scene(&scene).iter().for_each(|w| warn(w));
             print_plan(&scene, json, detail, max_memory, walls.as_deref())?;
             advice::hints(&scene).iter().for_each(|h| hint(h));
@@ -349,7 +349,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         None => {
             // clap enforces a scene and -o or --hashes when there is no subcommand.
             let Some(scene) = cli.scene else {
-                return Err(Error::Output { message: "a scene is required".into(), hint: None });
+                return Err(Error::usage("a scene is required", None));
             };
             let request = render::Request {
                 scene: &scene,
@@ -362,7 +362,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 hashes: cli.hashes.as_deref(),
                 force: cli.force,
                 quiet: cli.quiet,
-                threads: cli.threads.map_or_else(ripple_render::encode::workers::default_threads, usize::from),
+                threads: cli.threads.map_or_else(ripple_render::base::pool::default_threads, usize::from),
                 stats: cli.stats,
                 max_memory: cli.max_memory,
                 indexed_png: cli.indexed_png,
@@ -373,15 +373,6 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }
     }
-}
-
-/// Reads a scene within the memory budget: a file whose parsing alone would take more is
-/// refused before it is parsed.
-/// `overrides` are the `--set KEY=VALUE` arguments.
-pub(crate) fn load_scene(path: &Path, overrides: &[String], max_memory: u64) -> Result<Scene, Error> {
-    let bytes = Scene::read_file(path)?;
-    Estimate::for_scene_text(ripple_render::scene::parsing_bytes(&bytes, overrides)).check(max_memory)?;
-    Scene::from_bytes_with(bytes, path, overrides)
 }
 
 /// Writes the background with its wall cells tinted, so that a mask or an obstacle can be
@@ -395,7 +386,7 @@ fn walls_picture(scene: &Scene, background: &Background, shore: &Shore, path: &P
     let mut inputs: Vec<&Path> = vec![&scene.file];
     inputs.extend(scene.background.image.as_deref());
     inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
-    let staged = Staged::begin(path, false, true, &inputs)?;
+    let staged = Staged::begin(path, Policy::File { force: true }, &inputs)?;
     let file = std::io::BufWriter::new(staged.file()?);
     write_png(file, scene.width, scene.height, &picture, None).map_err(|e| e.writing(staged.name()))?;
     staged.commit()?;

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-use ripple_render::output::Staged;
+use ripple_render::output::{Policy, Staged};
 use ripple_render::scene::Model;
 use ripple_render::scene::starter::{self, Starter};
 use ripple_render::{Error, Scene};
@@ -19,7 +19,7 @@ pub fn run(picture: &Path, output: &Path, model: Model, force: bool) -> Result<(
     });
     // What is written must load as it is: checked before anything appears at the output.
     Scene::from_toml_str(&text, output)?;
-    let staged = Staged::begin(output, false, force, &[picture])?;
+    let staged = Staged::begin(output, Policy::File { force }, &[picture])?;
     let mut file = staged.file()?;
     file.write_all(text.as_bytes()).map_err(|source| Error::io(output, source))?;
     staged.commit()?;

@@ -13,8 +13,8 @@ use ripple_render::draw::background::image_header_within;
 use ripple_render::encode::manifest::{self, Sink};
 use ripple_render::encode::png::frame_name;
 use ripple_render::inspect::advice;
-use ripple_render::output::{self, Format, Named, Staged};
-use ripple_render::render::budget::Estimate;
+use ripple_render::output::{self, Format, Named, Policy, Staged};
+use ripple_render::render::budget::{Estimate, read_scene};
 use ripple_render::render::checkpoints::Checkpoints;
 use ripple_render::render::formats::{self, Output, Written, stream_of};
 use ripple_render::render::{Inputs, Progress, Run};
@@ -116,32 +116,32 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
 /// the output's format, what it can make of the scene, the paths, the memory estimate; then
 /// decodes the inputs and stages the outputs.
 fn resolve(request: &Request<'_>) -> Result<Job, Error> {
-    let scene = super::load_scene(request.scene, request.overrides, request.max_memory)?;
+    let scene = read_scene(request.scene, request.overrides, request.max_memory)?;
     if request.output.is_none() && (request.frame.is_some() || request.format.is_some()) {
-        return Err(Error::Output {
-            message: "--frame and --format describe the output, and there is no -o".into(),
-            hint: Some("pass -o OUT, or drop them to write only the manifest".into()),
-        });
+        return Err(Error::usage(
+            "--frame and --format describe the output, and there is no -o",
+            Some("pass -o OUT, or drop them to write only the manifest"),
+        ));
     }
     let format = request.output.map(|o| output::resolve(o, request.format, request.frame.is_some())).transpose()?;
     let stdout = request.output.is_some_and(output::is_stdout);
     if stdout && std::io::stdout().is_terminal() {
-        return Err(Error::Output {
-            message: "-o - writes to standard output, which is a terminal and cannot show an animation".into(),
-            hint: Some("pipe it into another program, or redirect it into a file (> out.gif)".into()),
-        });
+        return Err(Error::usage(
+            "-o - writes to standard output, which is a terminal and cannot show an animation",
+            Some("pipe it into another program, or redirect it into a file (> out.gif)"),
+        ));
     }
     let frames = request.frames.map(|span| span.within(scene.frames));
     if let (Some(Span::Chunk { index, count }), Some(range)) = (request.frames, &frames)
         && range.is_empty()
     {
-        return Err(Error::Output {
-            message: format!(
+        return Err(Error::usage(
+            format!(
                 "--frames {index}/{count} is empty: the render has {} output frames, fewer than {count} chunks",
                 scene.frames
             ),
-            hint: Some(format!("split it into at most {} chunks", scene.frames)),
-        });
+            Some(&format!("split it into at most {} chunks", scene.frames)),
+        ));
     }
     let asked = formats::Asked {
         frame: request.frame,
@@ -188,10 +188,11 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
             let names: Vec<String> = part.map(|i| frame_name(i, scene.frames)).collect();
             Some(Staged::begin_part(path, &names, request.force, &inputs)?)
         }
-        (Some(path), Some(format)) => Some(Staged::begin(path, format.is_folder(), request.force, &inputs)?),
+        (Some(path), Some(format)) => Some(Staged::begin(path, Policy::for_format(format, request.force), &inputs)?),
         _ => None,
     };
-    let hashes = request.hashes.map(|h| Staged::begin(h, false, request.force, &inputs)).transpose()?;
+    let hashes =
+        request.hashes.map(|h| Staged::begin(h, Policy::File { force: request.force }, &inputs)).transpose()?;
     // Advice only for a render that goes ahead: a refused one gets its one error alone.
     let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(&scene, &decoded.background));
     warnings.chain(advice::for_shore(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
@@ -209,10 +210,10 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
 /// be used at all.
 fn checkpoints(dir: &Path, request: &Request<'_>, scene: &Scene, inputs: &Inputs) -> Result<Checkpoints, Error> {
     if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
-        return Err(Error::Output {
-            message: format!("--checkpoints {} is a file, not a folder", dir.display()),
-            hint: Some("name a folder for the checkpoints (it is made if need be)".into()),
-        });
+        return Err(Error::usage(
+            format!("--checkpoints {} is a file, not a folder", dir.display()),
+            Some("name a folder for the checkpoints (it is made if need be)"),
+        ));
     }
     if request.checkpoint_every.is_some() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;

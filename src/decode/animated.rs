@@ -9,9 +9,9 @@ use std::sync::mpsc::{Receiver, sync_channel};
 
 use image::AnimationDecoder;
 
-use super::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels, bad, check_size, decode_png};
+use super::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels, check_size, decode_png};
 use super::webp::WebpFrames;
-use crate::base::error::{Result, os_reason};
+use crate::base::error::{Error, Result, os_reason};
 use crate::base::files::read_limited;
 use crate::base::limits::{MAX_AREA, MAX_FRAMES, MAX_WEBP_BYTES};
 use crate::encode::manifest::PixelKind;
@@ -19,9 +19,9 @@ use crate::encode::provenance::Provenance;
 
 /// Whether the PNG at `path` is animated (has an `acTL` chunk before its image data).
 pub fn is_apng(path: &Path) -> Result<bool> {
-    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))))?;
+    let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read it: {}", os_reason(&e))))?;
     let decoder = png::Decoder::new(BufReader::new(file));
-    let reader = decoder.read_info().map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+    let reader = decoder.read_info().map_err(|e| Error::input(path, format!("cannot decode it: {e}")))?;
     Ok(reader.info().animation_control.is_some())
 }
 
@@ -40,18 +40,21 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
         let frame = Frame { pixels: Pixels::Rgb(rgb), delay: None };
         return Ok((info, Box::new(Decoded::ready(vec![Ok(frame)]))));
     }
-    let reader =
-        || File::open(path).map(BufReader::new).map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))));
+    let reader = || {
+        File::open(path)
+            .map(BufReader::new)
+            .map_err(|e| Error::input(path, format!("cannot read it: {}", os_reason(&e))))
+    };
     // The size and provenance first, then the frames on their own thread.
     let (width, height, provenance) = if kind == Kind::Apng {
         let decoder = png::Decoder::new(reader()?);
-        let png = decoder.read_info().map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+        let png = decoder.read_info().map_err(|e| Error::input(path, format!("cannot decode it: {e}")))?;
         let info = png.info();
         let provenance = info.uncompressed_latin1_text.iter().find_map(|t| Provenance::parse(&t.text));
         (info.width, info.height, provenance)
     } else {
         let bytes = read_limited(path, MAX_WEBP_BYTES, "WebP files")
-            .map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))))?;
+            .map_err(|e| Error::input(path, format!("cannot read it: {}", os_reason(&e))))?;
         let frames = WebpFrames::parse(path, bytes)?;
         let (w, h) = frames.size();
         check_size(path, (w, h))?;
@@ -100,16 +103,16 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
         let frames = match frames {
             Ok(frames) => frames,
             Err(e) => {
-                send(Err(bad(&path, format!("cannot decode it: {e}"))));
+                send(Err(Error::input(&path, format!("cannot decode it: {e}"))));
                 return;
             }
         };
         for (i, frame) in frames.enumerate() {
             if i as u64 == MAX_FRAMES {
-                send(Err(bad(&path, format!("it has more than {} frames", MAX_FRAMES))));
+                send(Err(Error::input(&path, format!("it has more than {} frames", MAX_FRAMES))));
                 return;
             }
-            let frame = frame.map_err(|e| bad(&path, format!("cannot decode frame {i}: {e}"))).map(|frame| {
+            let frame = frame.map_err(|e| Error::input(&path, format!("cannot decode frame {i}: {e}"))).map(|frame| {
                 let (num, den) = frame.delay().numer_denom_ms();
                 // A fraction of milliseconds, as seconds.
                 let delay = Delay::fraction(num, den.saturating_mul(1000));

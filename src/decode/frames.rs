@@ -159,17 +159,13 @@ pub trait FrameSource: Send {
     fn next_frame(&mut self) -> Result<Option<Frame>>;
 }
 
-pub(super) fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
-    Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
-}
-
 /// Refuses a canvas larger than a render can be (a header claiming 65535×65535 would otherwise
 /// allocate gigabytes before anything is compared).
 pub(super) fn check_size(path: &Path, (w, h): (u32, u32)) -> Result<()> {
     let (side, area) = (MAX_SIDE as u64, MAX_AREA as u64);
     let pixels = u64::from(w) * u64::from(h);
     if u64::from(w) > side || u64::from(h) > side || pixels > area {
-        return Err(bad(
+        return Err(Error::input(
             path,
             format!("it claims {w}×{h} = {pixels} pixels: renders are at most {side} a side and {area} pixels"),
         ));
@@ -179,28 +175,28 @@ pub(super) fn check_size(path: &Path, (w, h): (u32, u32)) -> Result<()> {
 
 /// Decodes any PNG to 8-bit RGB (alpha dropped), with its provenance text if asked.
 pub(super) fn decode_png(path: &Path, want_text: bool) -> Result<(u32, u32, Vec<u8>, Option<Provenance>)> {
-    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {}", os_reason(&e))))?;
+    let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read it: {}", os_reason(&e))))?;
     // The decoder may hold a whole frame of the largest render, 16-bit RGBA.
     let limits = png::Limits { bytes: 8 * MAX_AREA as usize };
     let mut decoder = png::Decoder::new_with_limits(BufReader::new(file), limits);
     decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+    let mut reader = decoder.read_info().map_err(|e| Error::input(path, format!("cannot decode it: {e}")))?;
     check_size(path, (reader.info().width, reader.info().height))?;
     let provenance = if want_text {
         reader.info().uncompressed_latin1_text.iter().find_map(|t| Provenance::parse(&t.text))
     } else {
         None
     };
-    let size = reader.output_buffer_size().ok_or_else(|| bad(path, "the image is too large"))?;
+    let size = reader.output_buffer_size().ok_or_else(|| Error::input(path, "the image is too large"))?;
     let mut buf = vec![0; size];
-    let out = reader.next_frame(&mut buf).map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+    let out = reader.next_frame(&mut buf).map_err(|e| Error::input(path, format!("cannot decode it: {e}")))?;
     buf.truncate(out.buffer_size());
     let rgb = match out.color_type {
         png::ColorType::Rgb => buf,
         png::ColorType::Rgba => buf.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
         png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g]).collect(),
         png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0]]).collect(),
-        png::ColorType::Indexed => return Err(bad(path, "indexed PNG was not expanded")),
+        png::ColorType::Indexed => return Err(Error::input(path, "indexed PNG was not expanded")),
     };
     Ok((out.width, out.height, rgb, provenance))
 }

@@ -5,8 +5,8 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use super::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels, bad, check_size};
-use crate::base::error::Result;
+use super::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels, check_size};
+use crate::base::error::{Error, Result};
 use crate::base::limits::{MAX_AREA, MAX_FRAMES};
 use crate::encode::manifest::PixelKind;
 use crate::encode::provenance::Provenance;
@@ -27,16 +27,17 @@ struct GifFrames {
 
 /// Opens a GIF: its frames composed as a viewer shows them.
 pub fn open(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
-    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read it: {e}")))?;
     let head = Head::read(BufReader::new(&file));
     let provenance = head.comments.iter().find_map(|c| Provenance::parse(c));
-    let file = File::open(path).map_err(|e| bad(path, format!("cannot read it: {e}")))?;
+    let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read it: {e}")))?;
     let mut options = gif::DecodeOptions::new();
     options.set_color_output(gif::ColorOutput::RGBA);
     // A frame's buffer may hold at most a whole canvas of the largest render.
     let most = std::num::NonZeroU64::new(4 * MAX_AREA as u64).unwrap_or(std::num::NonZeroU64::MIN);
     options.set_memory_limit(gif::MemoryLimit::Bytes(most));
-    let decoder = options.read_info(BufReader::new(file)).map_err(|e| bad(path, format!("cannot decode it: {e}")))?;
+    let decoder =
+        options.read_info(BufReader::new(file)).map_err(|e| Error::input(path, format!("cannot decode it: {e}")))?;
     let (width, height) = (u32::from(decoder.width()), u32::from(decoder.height()));
     check_size(path, (width, height))?;
     let palette = head.palette.map(|mut colours| {
@@ -75,12 +76,12 @@ impl FrameSource for GifFrames {
             }
         }
         if self.frames == MAX_FRAMES {
-            return Err(bad(&self.path, format!("it has more than {} frames", MAX_FRAMES)));
+            return Err(Error::input(&self.path, format!("it has more than {} frames", MAX_FRAMES)));
         }
         let frame = match self.decoder.read_next_frame() {
             Ok(Some(frame)) => frame,
             Ok(None) => return Ok(None),
-            Err(e) => return Err(bad(&self.path, format!("cannot decode it: {e}"))),
+            Err(e) => return Err(Error::input(&self.path, format!("cannot decode it: {e}"))),
         };
         self.frames += 1;
         let (left, top) = (usize::from(frame.left), usize::from(frame.top));

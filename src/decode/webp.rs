@@ -17,8 +17,7 @@ use std::path::Path;
 
 use image::ImageDecoder;
 
-use super::frames::bad;
-use crate::base::error::Result;
+use crate::base::error::{Error, Result};
 use crate::base::limits::{MAX_AREA, MAX_FRAMES};
 
 /// A composed frame: RGBA over the whole canvas, and how long it shows, in milliseconds.
@@ -59,7 +58,7 @@ fn u24(b: &[u8]) -> usize {
 impl WebpFrames {
     /// Reads the container of the WebP in `bytes` (`path` names it in errors).
     pub fn parse(path: &Path, bytes: Vec<u8>) -> Result<WebpFrames> {
-        let broken = |why: &str| bad(path, format!("cannot decode it: {why}"));
+        let broken = |why: &str| Error::input(path, format!("cannot decode it: {why}"));
         if bytes.len() < 12 || &bytes[..4] != b"RIFF" || &bytes[8..12] != b"WEBP" {
             return Err(broken("not a WebP file"));
         }
@@ -89,7 +88,7 @@ impl WebpFrames {
                         dispose: flags & 1 == 1,
                     });
                     if frames.len() as u64 > MAX_FRAMES {
-                        return Err(bad(path, format!("it has more than {MAX_FRAMES} frames")));
+                        return Err(Error::input(path, format!("it has more than {MAX_FRAMES} frames")));
                     }
                 }
                 b"VP8 " | b"VP8L" | b"ALPH" if frames.is_empty() => {
@@ -131,7 +130,7 @@ impl WebpFrames {
         }
         let [x, y, w, h] = frame.rect;
         let (pixels, alpha) = decode_frame(&self.bytes[frame.data.clone()], (w, h))
-            .map_err(|why| bad(path, format!("cannot decode frame {}: {why}", self.next - 1)))?;
+            .map_err(|why| Error::input(path, format!("cannot decode frame {}: {why}", self.next - 1)))?;
         for row in 0..h.min(self.height.saturating_sub(y)) {
             for col in 0..w.min(self.width.saturating_sub(x)) {
                 let s = (row * w + col) * if alpha { 4 } else { 3 };

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::frames::Info;
 use super::{FrameResult, Presence, Summary};
 use crate::base::error::{Error, Result};
 use crate::base::json;
+use crate::decode::frames::Info;
 
 /// What the pictures show and leave out, for `report.json` and the summary.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

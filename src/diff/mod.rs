@@ -1,24 +1,20 @@
 //! `diff`: compares two renders frame by frame as a viewer sees them, the frame count, canvas
 //! size, per-frame delays (where both sides have timing) and pixels.
 
-mod animated;
 pub mod draw;
-pub mod frames;
-pub mod gif;
 pub mod input;
 pub mod json;
 pub mod page;
-pub mod palettes;
 pub mod report;
 pub mod scene;
-pub mod webp;
 
 use std::path::Path;
 use std::sync::mpsc;
 
 use crate::base::error::Result;
+use crate::decode::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
+use crate::decode::palettes;
 use crate::encode::manifest::{self, PixelKind};
-use frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
 use scene::Through;
 
 /// How strict the comparison is.
@@ -136,8 +132,20 @@ pub struct Compared<'a> {
     pub b: Option<&'a [u8]>,
 }
 
-/// Counts differing pixels, the largest channel difference and the sum of squared differences.
-pub fn compare_pixels(a: &[u8], b: &[u8], tolerance: u8) -> (u64, u8, u64) {
+/// How two frames' pixels differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelDiff {
+    /// Pixels whose largest channel difference exceeds the tolerance.
+    pub differing: u64,
+    /// The largest channel difference.
+    pub max_delta: u8,
+    /// The sum of squared channel differences (for PSNR).
+    pub squares: u64,
+}
+
+/// Counts differing pixels of two frames' RGB bytes, the largest channel difference and the sum
+/// of squared differences.
+pub fn compare_pixels(a: &[u8], b: &[u8], tolerance: u8) -> PixelDiff {
     let (mut differing, mut max, mut squares) = (0u64, 0u8, 0u64);
     for (pa, pb) in a.chunks_exact(3).zip(b.chunks_exact(3)) {
         let d0 = pa[0].abs_diff(pb[0]);
@@ -148,7 +156,7 @@ pub fn compare_pixels(a: &[u8], b: &[u8], tolerance: u8) -> (u64, u8, u64) {
         max = max.max(d);
         squares += u64::from(d0) * u64::from(d0) + u64::from(d1) * u64::from(d1) + u64::from(d2) * u64::from(d2);
     }
-    (differing, max, squares)
+    PixelDiff { differing, max_delta: max, squares }
 }
 
 /// How many distinct colours `rgb` holds, counting no further than `limit`.
@@ -232,48 +240,15 @@ pub fn diff(
     options: Options,
     observe: &mut dyn FnMut(&Compared<'_>) -> Result<()>,
 ) -> Result<Summary> {
-    let (kind_a, kind_b) = (input::kind_of(a)?, input::kind_of(b)?);
-    // A scene compared with a GIF is shown through that GIF's palette, as the GIF encoder maps
-    // colours to it; compared with a manifest of GIF colours, through its own GIF's palette.
-    // The other side is opened first so that its palette is known.
-    let through = |other: &Info, other_kind: Kind, other_path: &Path| -> Result<Through> {
-        Ok(match (other_kind, &other.palette) {
-            (Kind::Gif, Some(palette)) => Through::Palette(palette.clone()),
-            (Kind::Manifest, _) if input::manifest_pixels(other_path)? == PixelKind::Gif => Through::OwnGif,
-            _ => Through::Exact,
-        })
-    };
-    let (info_a, source_a, info_b, source_b) = if kind_a == Kind::Scene {
-        let (info_b, source_b) = input::open(b, kind_b, Through::Exact)?;
-        let (info_a, source_a) = input::open(a, kind_a, through(&info_b, kind_b, b)?)?;
-        (info_a, source_a, info_b, source_b)
-    } else {
-        let (info_a, source_a) = input::open(a, kind_a, Through::Exact)?;
-        let (info_b, source_b) = input::open(b, kind_b, through(&info_a, kind_a, a)?)?;
-        (info_a, source_a, info_b, source_b)
-    };
-    let same_canvas = (info_a.width, info_a.height) == (info_b.width, info_b.height);
-    let timing_compared = kind_a.timing_error().is_some() && kind_b.timing_error().is_some();
-    let mut clock = Clock::new(kind_a, kind_b);
-    let by_hash = kind_a == Kind::Manifest || kind_b == Kind::Manifest;
-    // Two GIFs with different palettes are compared past them (see `palettes`).
-    let shared = match (&info_a.palette, &info_b.palette) {
-        (Some(pa), Some(pb)) if kind_a == Kind::Gif && kind_b == Kind::Gif && pa != pb => {
-            Some(palettes::Shared::new(pa, pb))
-        }
-        _ => None,
-    };
-    let mut seen_b = Vec::new();
-
+    let ((info_a, source_a), (info_b, source_b)) = open_sides(a, b)?;
+    let mut comparison = Comparison::new(&info_a, &info_b, options);
     std::thread::scope(|scope| {
         let (tx_a, rx_a) = mpsc::sync_channel(4);
         let (tx_b, rx_b) = mpsc::sync_channel(4);
         scope.spawn(move || pump(source_a, tx_a));
         scope.spawn(move || pump(source_b, tx_b));
-        let mut results = Vec::new();
-        let mut exact_colours = None;
+        let (mut results, mut exact_colours) = (Vec::new(), None);
         let (mut frames_a, mut frames_b) = (0, 0);
-        let channels = u64::from(info_a.width) * u64::from(info_a.height) * 3;
         loop {
             let fa = rx_a.recv().ok().transpose()?;
             let mut fb = rx_b.recv().ok().transpose()?;
@@ -282,63 +257,8 @@ pub fn diff(
             }
             frames_a += u64::from(fa.is_some());
             frames_b += u64::from(fb.is_some());
-            let frame = results.len() as u64;
-            let missing = |f: &Option<Frame>| match f {
-                Some(Frame { pixels: Pixels::Missing(name), .. }) => Some(name.clone()),
-                _ => None,
-            };
-            let presence = match (&fa, &fb) {
-                _ if missing(&fa).is_some() => Presence::MissingInA(missing(&fa).unwrap_or_default()),
-                _ if missing(&fb).is_some() => Presence::MissingInB(missing(&fb).unwrap_or_default()),
-                (Some(_), Some(_)) => Presence::Both,
-                (Some(_), None) => Presence::OnlyA,
-                _ => Presence::OnlyB,
-            };
-            let delays = (fa.as_ref().and_then(|f| f.delay), fb.as_ref().and_then(|f| f.delay));
-            let delay_differs = timing_compared && presence == Presence::Both && clock.differs(delays);
-            let mut result = FrameResult {
-                frame,
-                presence,
-                differing_pixels: None,
-                max_delta: None,
-                psnr: None,
-                hash_equal: None,
-                delays,
-                pixels_pass: false,
-                delay_differs,
-            };
-            if let (
-                Some(shared),
-                Some(Frame { pixels: Pixels::Rgb(x), .. }),
-                Some(Frame { pixels: Pixels::Rgb(y), .. }),
-            ) = (&shared, &fa, &mut fb)
-            {
-                shared.see_past(x, y, &mut seen_b);
-                std::mem::swap(y, &mut seen_b);
-            }
-            if let (Some(fa), Some(fb), true, Presence::Both) = (&fa, &fb, same_canvas, &result.presence) {
-                match (&fa.pixels, &fb.pixels) {
-                    (Pixels::Rgb(x), Pixels::Rgb(y)) => {
-                        let (differing, max, squares) = compare_pixels(x, y, options.tolerance);
-                        result.differing_pixels = Some(differing);
-                        result.max_delta = Some(max);
-                        result.psnr = psnr(squares, channels);
-                        result.pixels_pass = differing <= options.max_pixels;
-                    }
-                    (x, y) => {
-                        let hash = |p: &Pixels| match p {
-                            Pixels::Rgb(rgb) => manifest::frame_hash(rgb),
-                            Pixels::Hash(h) => *h,
-                            // Not reached: a missing frame is not compared.
-                            Pixels::Missing(_) => 0,
-                        };
-                        let equal = hash(x) == hash(y);
-                        result.hash_equal = Some(equal);
-                        result.pixels_pass = equal;
-                    }
-                }
-            }
-            let (a, b) = if same_canvas { (rgb_of(&fa), rgb_of(&fb)) } else { (None, None) };
+            let result = comparison.compare_frame(results.len() as u64, &fa, &mut fb);
+            let (a, b) = if comparison.same_canvas { (rgb_of(&fa), rgb_of(&fb)) } else { (None, None) };
             if exact_colours.is_none() && info_a.colours != info_b.colours {
                 let exact = if info_a.colours == PixelKind::Rgb { a } else { b };
                 exact_colours = exact.map(|rgb| count_colours(rgb, 257));
@@ -346,6 +266,7 @@ pub fn diff(
             observe(&Compared { result: &result, size: (info_a.width, info_a.height), a, b })?;
             results.push(result);
         }
+        let Comparison { same_canvas, timing_compared, by_hash, shared, .. } = comparison;
         Ok(Summary {
             a: info_a,
             b: info_b,
@@ -362,6 +283,129 @@ pub fn diff(
     })
 }
 
+/// A side as opened: what is known of it, and its frames.
+type Side = (Info, Box<dyn FrameSource>);
+
+/// Opens both sides. A scene compared with a GIF is shown through that GIF's palette, as the
+/// GIF encoder maps colours to it; compared with a manifest of GIF colours, through its own
+/// GIF's palette. The other side is opened first so that its palette is known.
+fn open_sides(a: &Path, b: &Path) -> Result<(Side, Side)> {
+    let (kind_a, kind_b) = (input::kind_of(a)?, input::kind_of(b)?);
+    let through = |other: &Info, other_path: &Path| -> Result<Through> {
+        Ok(match (other.kind, &other.palette) {
+            (Kind::Gif, Some(palette)) => Through::Palette(palette.clone()),
+            (Kind::Manifest, _) if input::manifest_pixels(other_path)? == PixelKind::Gif => Through::OwnGif,
+            _ => Through::Exact,
+        })
+    };
+    if kind_a == Kind::Scene {
+        let side_b = input::open(b, kind_b, Through::Exact)?;
+        let side_a = input::open(a, kind_a, through(&side_b.0, b)?)?;
+        Ok((side_a, side_b))
+    } else {
+        let side_a = input::open(a, kind_a, Through::Exact)?;
+        let side_b = input::open(b, kind_b, through(&side_a.0, a)?)?;
+        Ok((side_a, side_b))
+    }
+}
+
+/// How two sides are compared frame by frame, settled once their heads are read.
+struct Comparison {
+    options: Options,
+    /// Whether the canvases have the same size (pixels are compared only then).
+    same_canvas: bool,
+    /// Whether both sides have timing.
+    timing_compared: bool,
+    /// Whether pixels are compared by hash (a manifest on either side).
+    by_hash: bool,
+    clock: Clock,
+    /// Two GIFs with different palettes are compared past them (see `palettes`).
+    shared: Option<palettes::Shared>,
+    /// B's frame as seen past the palettes (scratch).
+    seen_b: Vec<u8>,
+    /// Channels in a frame.
+    channels: u64,
+}
+
+impl Comparison {
+    fn new(a: &Info, b: &Info, options: Options) -> Comparison {
+        let shared = match (&a.palette, &b.palette) {
+            (Some(pa), Some(pb)) if a.kind == Kind::Gif && b.kind == Kind::Gif && pa != pb => {
+                Some(palettes::Shared::new(pa, pb))
+            }
+            _ => None,
+        };
+        Comparison {
+            options,
+            same_canvas: (a.width, a.height) == (b.width, b.height),
+            timing_compared: a.kind.timing_error().is_some() && b.kind.timing_error().is_some(),
+            by_hash: a.kind == Kind::Manifest || b.kind == Kind::Manifest,
+            clock: Clock::new(a.kind, b.kind),
+            shared,
+            seen_b: Vec::new(),
+            channels: u64::from(a.width) * u64::from(a.height) * 3,
+        }
+    }
+
+    /// Compares frame `frame` of the two sides (`fb` seen past the palettes, when they are).
+    fn compare_frame(&mut self, frame: u64, fa: &Option<Frame>, fb: &mut Option<Frame>) -> FrameResult {
+        let missing = |f: &Option<Frame>| match f {
+            Some(Frame { pixels: Pixels::Missing(name), .. }) => Some(name.clone()),
+            _ => None,
+        };
+        let presence = match (fa, &*fb) {
+            _ if missing(fa).is_some() => Presence::MissingInA(missing(fa).unwrap_or_default()),
+            _ if missing(fb).is_some() => Presence::MissingInB(missing(fb).unwrap_or_default()),
+            (Some(_), Some(_)) => Presence::Both,
+            (Some(_), None) => Presence::OnlyA,
+            _ => Presence::OnlyB,
+        };
+        let delays = (fa.as_ref().and_then(|f| f.delay), fb.as_ref().and_then(|f| f.delay));
+        let delay_differs = self.timing_compared && presence == Presence::Both && self.clock.differs(delays);
+        let mut result = FrameResult {
+            frame,
+            presence,
+            differing_pixels: None,
+            max_delta: None,
+            psnr: None,
+            hash_equal: None,
+            delays,
+            pixels_pass: false,
+            delay_differs,
+        };
+        if let (Some(shared), Some(Frame { pixels: Pixels::Rgb(x), .. }), Some(Frame { pixels: Pixels::Rgb(y), .. })) =
+            (&self.shared, fa, &mut *fb)
+        {
+            shared.see_past(x, y, &mut self.seen_b);
+            std::mem::swap(y, &mut self.seen_b);
+        }
+        let (Some(fa), Some(fb), true, Presence::Both) = (fa, &*fb, self.same_canvas, &result.presence) else {
+            return result;
+        };
+        match (&fa.pixels, &fb.pixels) {
+            (Pixels::Rgb(x), Pixels::Rgb(y)) => {
+                let d = compare_pixels(x, y, self.options.tolerance);
+                result.differing_pixels = Some(d.differing);
+                result.max_delta = Some(d.max_delta);
+                result.psnr = psnr(d.squares, self.channels);
+                result.pixels_pass = d.differing <= self.options.max_pixels;
+            }
+            (x, y) => {
+                let hash = |p: &Pixels| match p {
+                    Pixels::Rgb(rgb) => manifest::frame_hash(rgb),
+                    Pixels::Hash(h) => *h,
+                    // Not reached: a missing frame is not compared.
+                    Pixels::Missing(_) => 0,
+                };
+                let equal = hash(x) == hash(y);
+                result.hash_equal = Some(equal);
+                result.pixels_pass = equal;
+            }
+        }
+        result
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,10 +414,11 @@ mod tests {
     fn pixel_comparison_counts_against_the_tolerance() {
         let a = [10, 20, 30, 0, 0, 0, 255, 255, 255];
         let b = [12, 20, 30, 0, 0, 5, 250, 255, 255];
-        assert_eq!(compare_pixels(&a, &b, 0), (3, 5, 4 + 25 + 25));
-        assert_eq!(compare_pixels(&a, &b, 2), (2, 5, 54));
-        assert_eq!(compare_pixels(&a, &b, 5), (0, 5, 54));
-        assert_eq!(compare_pixels(&a, &a, 0), (0, 0, 0));
+        let figures = |d: PixelDiff| (d.differing, d.max_delta, d.squares);
+        assert_eq!(figures(compare_pixels(&a, &b, 0)), (3, 5, 4 + 25 + 25));
+        assert_eq!(figures(compare_pixels(&a, &b, 2)), (2, 5, 54));
+        assert_eq!(figures(compare_pixels(&a, &b, 5)), (0, 5, 54));
+        assert_eq!(figures(compare_pixels(&a, &a, 0)), (0, 0, 0));
     }
 
     #[test]

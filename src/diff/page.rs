@@ -134,6 +134,29 @@ pub enum Status {
     Missing,
 }
 
+/// One frame of a pair on the page: whether it differs, and how many pixels do where they were
+/// counted (in the pictures compared). Kept in a shard's record as the pair `[differs, pixels]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "(bool, Option<u64>)", into = "(bool, Option<u64>)")]
+pub struct FrameFigure {
+    /// Whether the frame counts as a difference.
+    pub differs: bool,
+    /// Its differing pixels, where counted.
+    pub pixels: Option<u64>,
+}
+
+impl From<(bool, Option<u64>)> for FrameFigure {
+    fn from((differs, pixels): (bool, Option<u64>)) -> FrameFigure {
+        FrameFigure { differs, pixels }
+    }
+}
+
+impl From<FrameFigure> for (bool, Option<u64>) {
+    fn from(f: FrameFigure) -> (bool, Option<u64>) {
+        (f.differs, f.pixels)
+    }
+}
+
 /// One pair on the page.
 pub struct Entry {
     /// What was compared: a scene's path, or the two sides'.
@@ -147,7 +170,7 @@ pub struct Entry {
     /// The pictures' size.
     pub size: (u32, u32),
     /// Per frame: whether it differs, and its differing pixels where counted.
-    pub frames: Vec<(bool, Option<u64>)>,
+    pub frames: Vec<FrameFigure>,
     /// Pictures of the differing stretch.
     pub shots: Vec<Shot>,
 }
@@ -288,7 +311,7 @@ fn section(html: &mut String, n: usize, entry: &Entry) {
 /// (at least a sliver when the frame differs), the kept frames clickable.
 fn plot(html: &mut String, entry: &Entry) {
     let count = entry.frames.len().max(1);
-    let most = entry.frames.iter().filter_map(|f| f.1).max().unwrap_or(0).max(1);
+    let most = entry.frames.iter().filter_map(|f| f.pixels).max().unwrap_or(0).max(1);
     let (width, height) = (640.0, 80.0);
     let bar = width / count as f64;
     let _ = write!(
@@ -297,7 +320,7 @@ fn plot(html: &mut String, entry: &Entry) {
          <svg viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" \
          aria-label=\"differing pixels per frame\">"
     );
-    for (i, (differs, pixels)) in entry.frames.iter().enumerate() {
+    for (i, &FrameFigure { differs, pixels }) in entry.frames.iter().enumerate() {
         if !differs {
             continue;
         }

@@ -421,7 +421,7 @@ fn frame_title(c: &Compared<'_>) -> String {
         title.push(')');
     }
     if r.delay_differs {
-        let shown = |d: Option<super::frames::Delay>| d.map_or_else(|| "none".to_string(), |d| d.to_string());
+        let shown = |d: Option<crate::decode::frames::Delay>| d.map_or_else(|| "none".to_string(), |d| d.to_string());
         title += &format!("; delay {} in A, {} in B", shown(r.delays.0), shown(r.delays.1));
     }
     title

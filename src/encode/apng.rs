@@ -291,7 +291,7 @@ const WORKING_BYTES_PER_PIXEL: u64 = 3 + 16 + 4;
 /// background and the previous frame, each frame in flight as RGB, and each thread's working
 /// buffers.
 pub fn bytes_per_pixel(threads: usize) -> u64 {
-    3 + 3 + super::workers::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+    3 + 3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
 /// The zlib level frames are compressed at: 3 rather than the usual 6, which takes twice the

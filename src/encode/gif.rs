@@ -20,7 +20,7 @@ pub fn delay_cs(i: u64, fps: u32) -> u16 {
 /// background and of the previous frame, and each frame in flight as indices plus its
 /// compressed bytes.
 pub fn bytes_per_pixel(threads: usize) -> u64 {
-    2 + super::workers::in_flight(threads) * 2
+    2 + crate::base::pool::in_flight(threads) * 2
 }
 
 /// Streams frames of palette indices into a GIF.
@@ -127,7 +127,7 @@ impl<W: Write> GifEncoder<W> {
             workers,
             times: EncodeTimes::default(),
             colour_indices: Vec::new(),
-            threads: super::workers::default_threads(),
+            threads: crate::base::pool::default_threads(),
             indices: Vec::new(),
         })
     }

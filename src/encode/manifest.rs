@@ -125,7 +125,7 @@ pub fn looks_like_manifest(bytes: &[u8]) -> bool {
 
 /// Reads a manifest file.
 pub fn read(path: &Path) -> Result<Manifest> {
-    let bad = |reason: String| Error::Input { path: path.to_path_buf(), reason };
+    let bad = |reason: String| Error::input(path, reason);
     // A line is about 25 bytes, and a render at most a million frames.
     let bytes = read_limited(path, MAX_MANIFEST_BYTES, "manifests")
         .map_err(|e| bad(format!("cannot read it: {}", os_reason(&e))))?;

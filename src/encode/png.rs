@@ -128,7 +128,7 @@ const WORKING_BYTES_PER_PIXEL: u64 = 16;
 /// the background, each frame in flight as RGB, and on each thread the buffers of the frame it
 /// compresses.
 pub fn bytes_per_pixel(threads: usize) -> u64 {
-    3 + super::workers::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+    3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
 /// Writes one frame's file: encoded in memory first, so encoding and writing are timed apart.

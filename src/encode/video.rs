@@ -77,14 +77,13 @@ fn is_executable(path: &std::path::Path) -> bool {
 
 /// The error for a video asked for on a machine without ffmpeg.
 pub fn missing_ffmpeg(codec: Codec) -> Error {
-    Error::Output {
-        message: format!("writing {} needs the ffmpeg program, and there is none on PATH", codec.container()),
-        hint: Some(
+    Error::usage(
+        format!("writing {} needs the ffmpeg program, and there is none on PATH", codec.container()),
+        Some(
             "install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg); .apng, .webp and \
-             .gif need nothing else"
-                .into(),
+             .gif need nothing else",
         ),
-    }
+    )
 }
 
 /// The canvas a codec is given: H.264 in yuv420p needs even sides, so an odd side gets its last

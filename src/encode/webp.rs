@@ -37,7 +37,7 @@ const IN_FLIGHT_BYTES_PER_PIXEL: u64 = 8;
 /// and the previous frame, each frame in flight, and each thread's working buffers.
 pub fn bytes_per_pixel(threads: usize) -> u64 {
     3 + 3
-        + super::workers::in_flight(threads) * IN_FLIGHT_BYTES_PER_PIXEL
+        + crate::base::pool::in_flight(threads) * IN_FLIGHT_BYTES_PER_PIXEL
         + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
@@ -225,7 +225,7 @@ impl<W: Write + Seek> Riff<W> {
     fn finish(mut self) -> Result<EncodeTimes> {
         let started = Instant::now();
         let size = u32::try_from(self.length - 8)
-            .map_err(|_| Error::Encode("the WebP is larger than 4 GiB, which RIFF cannot hold".into()))?;
+            .map_err(|_| Error::usage("the WebP is larger than 4 GiB, which RIFF cannot hold", Some(RIFF_HINT)))?;
         let io = Error::output;
         self.out.seek(SeekFrom::Start(4)).map_err(io)?;
         self.out.write_all(&size.to_le_bytes()).map_err(io)?;
@@ -235,6 +235,9 @@ impl<W: Write + Seek> Riff<W> {
         Ok(self.times)
     }
 }
+
+/// How to make a WebP that RIFF's 32-bit sizes can hold.
+pub const RIFF_HINT: &str = "shorten the render or shrink the canvas, or write an MP4 or a PNG sequence";
 
 /// The chunk a part of a split render carries its provenance in (`--frames`), after its frames.
 pub const PART_CHUNK: &[u8; 4] = b"RIPL";

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Pictures, Source, bad, unlike, unreadable};
+use super::{Part, Pictures, Source, unlike, unreadable};
 use crate::base::error::{Error, Result};
 use crate::encode::apng::frame_after;
 
@@ -53,12 +53,13 @@ fn pictures(path: &Path, samples: &Samples, last: bool) -> Result<Pictures<Vec<u
     let file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
     let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
     decoder.set_transformations(png::Transformations::IDENTITY);
-    let decode = |e: png::DecodingError| bad(path, format!("cannot be decoded: {e}"));
+    let decode = |e: png::DecodingError| Error::input(path, format!("cannot be decoded: {e}"));
     let mut reader = decoder.read_info().map_err(decode)?;
     let frames = reader.info().animation_control.map_or(1, |a| a.num_frames);
     let (width, bpp) = (samples.size.0 as usize, samples.bytes_per_pixel());
     let mut canvas = vec![0u8; width * samples.size.1 as usize * bpp];
-    let mut buffer = vec![0u8; reader.output_buffer_size().ok_or_else(|| bad(path, "has too large a canvas"))?];
+    let mut buffer =
+        vec![0u8; reader.output_buffer_size().ok_or_else(|| Error::input(path, "has too large a canvas"))?];
     let mut first = None;
     for _ in 0..if last { frames } else { 1 } {
         let out = reader.next_frame(&mut buffer).map_err(decode)?;
@@ -71,7 +72,7 @@ fn pictures(path: &Path, samples: &Samples, last: bool) -> Result<Pictures<Vec<u
             let from = &buffer[row * out.line_size..][..w * bpp];
             let at = ((y + row) * width + x) * bpp;
             let Some(to) = canvas.get_mut(at..at + w * bpp) else {
-                return Err(bad(path, "has a frame off its canvas"));
+                return Err(Error::input(path, "has a frame off its canvas"));
             };
             for (t, f) in to.chunks_exact_mut(bpp).zip(from.chunks_exact(bpp)) {
                 if !(over && samples.unchanged.as_deref() == Some(f)) {
@@ -81,7 +82,7 @@ fn pictures(path: &Path, samples: &Samples, last: bool) -> Result<Pictures<Vec<u
         }
         first.get_or_insert_with(|| canvas.clone());
     }
-    let first = first.ok_or_else(|| bad(path, "has no frame"))?;
+    let first = first.ok_or_else(|| Error::input(path, "has no frame"))?;
     Ok(Pictures { first, last: last.then_some(canvas) })
 }
 
@@ -110,7 +111,7 @@ struct Chunk {
 /// Checks the signature.
 fn open(source: &mut Source<'_>) -> Result<()> {
     if source.take(8)? != SIGNATURE {
-        return Err(bad(source.path, "is not a PNG file"));
+        return Err(Error::input(source.path, "is not a PNG file"));
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Pictures, Source, bad, unlike, unreadable};
+use super::{Part, Pictures, Source, unlike, unreadable};
 use crate::base::error::{Error, Result};
 use crate::base::limits::MAX_AREA;
 use crate::encode::gif::frame_after;
@@ -19,7 +19,7 @@ fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<u8>>> {
     options.set_color_output(::gif::ColorOutput::Indexed);
     let most = std::num::NonZeroU64::new(MAX_AREA as u64).unwrap_or(std::num::NonZeroU64::MIN);
     options.set_memory_limit(::gif::MemoryLimit::Bytes(most));
-    let decode = |e: ::gif::DecodingError| bad(path, format!("cannot be decoded: {e}"));
+    let decode = |e: ::gif::DecodingError| Error::input(path, format!("cannot be decoded: {e}"));
     let mut decoder = options.read_info(std::io::BufReader::new(file)).map_err(decode)?;
     let width = usize::from(decoder.width());
     let mut canvas = vec![0u8; width * usize::from(decoder.height())];
@@ -29,7 +29,7 @@ fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<u8>>> {
         for (y, row) in frame.buffer.chunks(w.max(1)).enumerate() {
             let at = (top + y) * width + left;
             let Some(out) = canvas.get_mut(at..at + row.len()) else {
-                return Err(bad(path, "has a frame off its canvas"));
+                return Err(Error::input(path, "has a frame off its canvas"));
             };
             for (o, &p) in out.iter_mut().zip(row) {
                 if Some(p) != frame.transparent {
@@ -44,7 +44,7 @@ fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<u8>>> {
             }
         }
     }
-    let first = first.ok_or_else(|| bad(path, "has no frame"))?;
+    let first = first.ok_or_else(|| Error::input(path, "has no frame"))?;
     Ok(Pictures { first, last: last.then_some(canvas) })
 }
 
@@ -52,7 +52,7 @@ fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<u8>>> {
 fn header(source: &mut Source<'_>) -> Result<Vec<u8>> {
     let mut head = source.take(13)?;
     if !head.starts_with(b"GIF8") {
-        return Err(bad(source.path, "is not a GIF file"));
+        return Err(Error::input(source.path, "is not a GIF file"));
     }
     let packed = head[10];
     if packed & 0x80 != 0 {
@@ -202,9 +202,12 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                     copy_sub_blocks(source, out)?;
                 }
                 Some(other) => {
-                    return Err(bad(&part.path, format!("has an unknown block (0x{other:02x}) at byte {start}")));
+                    return Err(Error::input(
+                        &part.path,
+                        format!("has an unknown block (0x{other:02x}) at byte {start}"),
+                    ));
                 }
-                None => return Err(bad(&part.path, "is cut short: it has no trailer")),
+                None => return Err(Error::input(&part.path, "is cut short: it has no trailer")),
             }
         }
         previous = pictures.take().and_then(|p| p.last);

@@ -15,6 +15,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::base::error::{Error, Result};
+use crate::decode::{Magic, read_head, sniff};
 use crate::encode::provenance::Provenance;
 use crate::output::Format;
 
@@ -64,19 +65,14 @@ pub struct Joined {
 }
 
 /// The format a part's first bytes show: GIF, APNG, WebP, MP4 or WebM; `None` for another.
-pub fn sniff(head: &[u8]) -> Option<Format> {
-    if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
-        Some(Format::Gif)
-    } else if head.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some(Format::Apng)
-    } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
-        Some(Format::Webp)
-    } else if head.len() >= 8 && &head[4..8] == b"ftyp" {
-        Some(Format::Mp4)
-    } else if head.starts_with(&[0x1a, 0x45, 0xdf, 0xa3]) {
-        Some(Format::Webm)
-    } else {
-        None
+fn format_of(head: &[u8]) -> Option<Format> {
+    match sniff(head)? {
+        Magic::Gif => Some(Format::Gif),
+        Magic::Png => Some(Format::Apng),
+        Magic::Webp => Some(Format::Webp),
+        Magic::Mp4 => Some(Format::Mp4),
+        Magic::Webm => Some(Format::Webm),
+        Magic::Manifest => None,
     }
 }
 
@@ -90,23 +86,15 @@ struct Pictures<T> {
 
 /// A part whose `what` (its canvas, palette, loop…) is not the first part's.
 fn unlike(part: &Path, first: &Path, what: &str) -> Error {
-    Error::Output {
-        message: format!(
-            "{} has another {what} than {}: the parts of a render share them",
-            part.display(),
-            first.display()
-        ),
-        hint: Some("render every part from the same scene with the same options".into()),
-    }
-}
-
-fn bad(path: &Path, reason: impl std::fmt::Display) -> Error {
-    Error::Input { path: path.to_path_buf(), reason: reason.to_string() }
+    Error::usage(
+        format!("{} has another {what} than {}: the parts of a render share them", part.display(), first.display()),
+        Some("render every part from the same scene with the same options"),
+    )
 }
 
 /// A part that cannot be read, and the system's reason.
 fn unreadable(path: &Path, e: &std::io::Error) -> Error {
-    bad(path, format!("cannot read it: {}", crate::base::error::os_reason(e)))
+    Error::input(path, format!("cannot read it: {}", crate::base::error::os_reason(e)))
 }
 
 /// A part read block by block: only the block at hand (a frame's data at most) is held.
@@ -129,7 +117,10 @@ impl<'a> Source<'a> {
     /// Refuses `n` more bytes past the end of the file.
     fn within(&self, n: u64) -> Result<()> {
         if self.at.saturating_add(n) > self.len {
-            return Err(bad(self.path, format!("is cut short: a block at byte {} runs past its end", self.at)));
+            return Err(Error::input(
+                self.path,
+                format!("is cut short: a block at byte {} runs past its end", self.at),
+            ));
         }
         Ok(())
     }
@@ -145,7 +136,7 @@ impl<'a> Source<'a> {
     /// Fills `bytes` from the part.
     fn fill(&mut self, bytes: &mut [u8]) -> Result<()> {
         std::io::Read::read_exact(&mut self.reader, bytes)
-            .map_err(|_| bad(self.path, format!("is cut short at byte {}", self.at)))?;
+            .map_err(|_| Error::input(self.path, format!("is cut short at byte {}", self.at)))?;
         self.at += bytes.len() as u64;
         Ok(())
     }
@@ -166,7 +157,7 @@ impl<'a> Source<'a> {
     /// Passes over `n` bytes without reading them.
     fn skip(&mut self, n: u64) -> Result<()> {
         self.within(n)?;
-        let by = i64::try_from(n).map_err(|_| bad(self.path, "has a block longer than a file can be"))?;
+        let by = i64::try_from(n).map_err(|_| Error::input(self.path, "has a block longer than a file can be"))?;
         std::io::Seek::seek_relative(&mut self.reader, by).map_err(|e| unreadable(self.path, &e))?;
         self.at += n;
         Ok(())
@@ -176,14 +167,16 @@ impl<'a> Source<'a> {
 /// Refuses a part that is not of the output's `format`, by its first bytes.
 pub fn check_format(paths: &[PathBuf], format: Format) -> Result<()> {
     for path in paths {
-        let mut head = [0u8; 12];
         let mut file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
-        let n = std::io::Read::read(&mut file, &mut head).unwrap_or(0);
-        let Some(found) = sniff(&head[..n]) else {
-            return Err(bad(path, "is not a GIF, APNG, WebP, MP4 or WebM, so it cannot be a part of a render"));
+        let head = read_head(&mut file).unwrap_or_default();
+        let Some(found) = format_of(&head) else {
+            return Err(Error::input(
+                path,
+                "is not a GIF, APNG, WebP, MP4 or WebM, so it cannot be a part of a render",
+            ));
         };
         if found != format {
-            return Err(bad(
+            return Err(Error::input(
                 path,
                 format!(
                     "is {} and the output is {}: parts join into a file of their own format",
@@ -200,14 +193,13 @@ pub fn check_format(paths: &[PathBuf], format: Format) -> Result<()> {
 /// overlap, from the first frame to the last. Says which parts and frames when they do not.
 pub fn check_parts(parts: &[Part]) -> Result<()> {
     let Some(first) = parts.first() else {
-        return Err(Error::Output { message: "join needs at least one part".into(), hint: None });
+        return Err(Error::usage("join needs at least one part", None));
     };
-    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
     let show = |p: &Part| format!("{} (frames {}..{})", p.path.display(), p.label.frames.start, p.label.frames.end);
     for part in &parts[1..] {
         let (a, b) = (&first.label, &part.label);
         if a.provenance.version != b.provenance.version {
-            return Err(usage(
+            return Err(Error::usage(
                 format!(
                     "{} was rendered by ripple-render {} and {} by {}: parts must come from one build",
                     first.path.display(),
@@ -215,11 +207,11 @@ pub fn check_parts(parts: &[Part]) -> Result<()> {
                     part.path.display(),
                     b.provenance.version
                 ),
-                "render every part with the same version",
+                Some("render every part with the same version"),
             ));
         }
         if a.provenance.scene != b.provenance.scene || a.comment != b.comment {
-            return Err(usage(
+            return Err(Error::usage(
                 format!(
                     "{} and {} are parts of different renders (scene={:016x} and scene={:016x}): a scene's text, \
                      --set overrides and background must be the same for every part",
@@ -228,11 +220,11 @@ pub fn check_parts(parts: &[Part]) -> Result<()> {
                     a.provenance.scene,
                     b.provenance.scene
                 ),
-                "render every part from the same scene file with the same --set options",
+                Some("render every part from the same scene file with the same --set options"),
             ));
         }
         if a.total != b.total {
-            return Err(usage(
+            return Err(Error::usage(
                 format!(
                     "{} is a part of {} frames and {} of {}",
                     first.path.display(),
@@ -240,7 +232,7 @@ pub fn check_parts(parts: &[Part]) -> Result<()> {
                     part.path.display(),
                     b.total
                 ),
-                "render every part from the same scene",
+                Some("render every part from the same scene"),
             ));
         }
     }
@@ -249,43 +241,43 @@ pub fn check_parts(parts: &[Part]) -> Result<()> {
         let mut sorted: Vec<&Part> = parts.iter().collect();
         sorted.sort_by_key(|p| (p.label.frames.start, p.label.frames.end));
         let names: Vec<String> = sorted.iter().map(|p| p.path.display().to_string()).collect();
-        return Err(usage(
+        return Err(Error::usage(
             format!("the parts are out of order: {} is given before {}", show(&pair[0]), show(&pair[1])),
-            &format!("give them in frame order: {}", names.join(" ")),
+            Some(&format!("give them in frame order: {}", names.join(" "))),
         ));
     }
     if first.label.frames.start > 0 {
-        return Err(usage(
+        return Err(Error::usage(
             format!("frames 0..{} are in no part: the first part is {}", first.label.frames.start, show(first)),
-            order,
+            Some(order),
         ));
     }
     for pair in parts.windows(2) {
         let (before, after) = (&pair[0], &pair[1]);
         let (end, start) = (before.label.frames.end, after.label.frames.start);
         if start > end {
-            return Err(usage(
+            return Err(Error::usage(
                 format!("frames {end}..{start} are in no part: a gap between {} and {}", show(before), show(after)),
-                order,
+                Some(order),
             ));
         }
         if start < end {
-            return Err(usage(
+            return Err(Error::usage(
                 format!("{} and {} overlap: frames {start}..{end} are in both", show(before), show(after)),
-                order,
+                Some(order),
             ));
         }
     }
     let last = &parts[parts.len() - 1];
     if last.label.frames.end < last.label.total {
-        return Err(usage(
+        return Err(Error::usage(
             format!(
                 "frames {}..{} are in no part: the last part is {}",
                 last.label.frames.end,
                 last.label.total,
                 show(last)
             ),
-            order,
+            Some(order),
         ));
     }
     Ok(())
@@ -308,10 +300,10 @@ pub fn parts(paths: &[PathBuf], format: Format, ffmpeg: Option<&Path>) -> Result
                     Some(_) => "is a whole render, not a part of one (it has no part= label)",
                     None => "is not a part of a ripple-render render (it carries no part= label)",
                 };
-                Error::Output {
-                    message: format!("{} {what}", path.display()),
-                    hint: Some("render the parts with --frames A..B, then join them".into()),
-                }
+                Error::usage(
+                    format!("{} {what}", path.display()),
+                    Some("render the parts with --frames A..B, then join them"),
+                )
             })?;
             Ok(Part { path: path.clone(), label })
         })

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::{Part, bad};
+use super::Part;
 use crate::base::error::{Error, Result, os_reason};
 use crate::output::Format;
 
@@ -31,7 +31,8 @@ pub fn label(path: &Path, program: Option<&Path>) -> Result<Option<String>> {
     let program = program.ok_or_else(|| Error::Ffmpeg("joining videos needs the ffmpeg program".into()))?;
     let args: [&std::ffi::OsStr; 5] =
         ["-i".as_ref(), path.as_os_str(), "-f".as_ref(), "ffmetadata".as_ref(), "-".as_ref()];
-    let text = ffmpeg(program, &args, Stdio::piped()).map_err(|e| bad(path, format!("cannot be read: {e}")))?;
+    let text =
+        ffmpeg(program, &args, Stdio::piped()).map_err(|e| Error::input(path, format!("cannot be read: {e}")))?;
     let text = String::from_utf8_lossy(&text);
     // ffmetadata escapes '=', ';', '#', '\' and line ends with a backslash; Matroska's tag is
     // `COMMENT`, MP4's `comment`.
@@ -54,7 +55,7 @@ pub fn label(path: &Path, program: Option<&Path>) -> Result<Option<String>> {
 pub fn join(parts: &[Part], format: Format, out: std::fs::File, program: &Path) -> Result<(u32, u32)> {
     let mut list = String::from("ffconcat version 1.0\n");
     for part in parts {
-        let path = std::fs::canonicalize(&part.path).map_err(|e| bad(&part.path, os_reason(&e)))?;
+        let path = std::fs::canonicalize(&part.path).map_err(|e| Error::input(&part.path, os_reason(&e)))?;
         // A single-quoted path: a quote inside is closed, escaped and reopened.
         list += &format!("file '{}'\n", path.display().to_string().replace('\'', r"'\''"));
     }

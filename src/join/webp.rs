@@ -7,10 +7,10 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::{Part, Pictures, Source, bad, unlike, unreadable};
+use super::{Part, Pictures, Source, unlike, unreadable};
 use crate::base::error::{Error, Result};
-use crate::diff::webp::WebpFrames;
-use crate::encode::webp::{PART_CHUNK, frame_after};
+use crate::decode::webp::WebpFrames;
+use crate::encode::webp::{PART_CHUNK, RIFF_HINT, frame_after};
 
 /// The pictures of the WebP at `path`, in RGB (a render's frames are opaque), after its first
 /// frame and, with `last`, after its last, as libwebp composes them (the whole file is read:
@@ -19,7 +19,7 @@ fn pictures(path: &Path, last: bool) -> Result<Pictures<Vec<[u8; 3]>>> {
     let bytes = std::fs::read(path).map_err(|e| unreadable(path, &e))?;
     let mut frames = WebpFrames::parse(path, bytes)?;
     let rgb = |rgba: Vec<u8>| rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2]]).collect::<Vec<[u8; 3]>>();
-    let first = frames.next_frame(path)?.ok_or_else(|| bad(path, "has no frame"))?.rgba;
+    let first = frames.next_frame(path)?.ok_or_else(|| Error::input(path, "has no frame"))?.rgba;
     let mut latest = None;
     while last && let Some(frame) = frames.next_frame(path)? {
         latest = Some(frame.rgba);
@@ -39,7 +39,7 @@ fn canvas_size(chunks: &[u8]) -> (u32, u32) {
 fn open(source: &mut Source<'_>) -> Result<()> {
     let head = source.take(12)?;
     if &head[..4] != b"RIFF" || &head[8..12] != b"WEBP" {
-        return Err(bad(source.path, "is not a WebP file"));
+        return Err(Error::input(source.path, "is not a WebP file"));
     }
     Ok(())
 }
@@ -54,7 +54,7 @@ fn next(source: &mut Source<'_>) -> Result<Option<([u8; 4], u64)>> {
 
 /// The whole chunk whose header [`next`] read: header, data, padding.
 fn whole(source: &mut Source<'_>, kind: [u8; 4], len: u64) -> Result<Vec<u8>> {
-    let len32 = u32::try_from(len).map_err(|_| bad(source.path, "has a chunk longer than RIFF allows"))?;
+    let len32 = u32::try_from(len).map_err(|_| Error::input(source.path, "has a chunk longer than RIFF allows"))?;
     let mut chunk = kind.to_vec();
     chunk.extend(len32.to_le_bytes());
     chunk.extend(source.take(usize::try_from(len + (len & 1)).unwrap_or(usize::MAX))?);
@@ -119,7 +119,7 @@ pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)>
         previous = pictures.take().and_then(|p| p.last);
     }
     let size = u32::try_from(length)
-        .map_err(|_| Error::Encode("the joined WebP is larger than 4 GiB, which RIFF cannot hold".into()))?;
+        .map_err(|_| Error::usage("the joined WebP is larger than 4 GiB, which RIFF cannot hold", Some(RIFF_HINT)))?;
     out.seek(SeekFrom::Start(4)).map_err(io)?;
     out.write_all(&size.to_le_bytes()).map_err(io)?;
     out.seek(SeekFrom::End(0)).map_err(io)?;

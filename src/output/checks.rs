@@ -8,10 +8,6 @@ use super::sys::strip_trailing_separator;
 use crate::base::error::{Error, Result};
 use crate::base::files::file_kind;
 
-pub(super) fn usage(message: String, hint: Option<&str>) -> Error {
-    Error::Output { message, hint: hint.map(str::to_string) }
-}
-
 /// True for an existing folder with something in it.
 fn non_empty_dir(path: &Path) -> bool {
     fs::read_dir(path).map(|mut d| d.next().is_some()).unwrap_or(false)
@@ -125,7 +121,7 @@ pub fn check_distinct(outputs: &[(&Path, bool, &str)], inputs: &[&Path]) -> Resu
                 } else {
                     "holds"
                 };
-                return Err(usage(
+                return Err(Error::usage(
                     format!("the {what} {} {relation} an input of this run ({})", path.display(), input.display()),
                     Some("choose another output path"),
                 ));
@@ -137,7 +133,7 @@ pub fn check_distinct(outputs: &[(&Path, bool, &str)], inputs: &[&Path]) -> Resu
             let nested = (*folder && ids[j].inside(&ids[i])) || (*other_folder && ids[i].inside(&ids[j]));
             if same || nested {
                 let relation = if same { "are the same file" } else { "are one inside the other" };
-                return Err(usage(
+                return Err(Error::usage(
                     format!("the {what} {} and the {other_what} {} {relation}", path.display(), other.display()),
                     Some("give each output its own path"),
                 ));
@@ -185,14 +181,14 @@ impl Place {
         }
         let name = match target.file_name() {
             Some(n) => n.to_string_lossy().into_owned(),
-            None => return Err(usage(format!("{} is not a file or folder name", given.display()), None)),
+            None => return Err(Error::usage(format!("{} is not a file or folder name", given.display()), None)),
         };
         let parent = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
         if !parent.is_dir() {
-            return Err(usage(
+            return Err(Error::usage(
                 format!("cannot write {}: the folder {} does not exist", given.display(), parent.display()),
                 Some("create it first, or choose another output path"),
             ));
@@ -207,13 +203,13 @@ impl Place {
 pub(super) fn is_stream(given: &Path, meta: &fs::Metadata, policy: Policy, what: &str) -> Result<bool> {
     let folder = !matches!(policy, Policy::File { .. });
     match stream_kind(meta) {
-        None => Err(usage(
+        None => Err(Error::usage(
             format!("the {what} {} is {}", given.display(), file_kind(meta)),
             Some("write to a regular file, a folder, a pipe or a character device such as /dev/null"),
         )),
         Some(true) if folder => {
             let needs = if policy == Policy::Report { "a report" } else { "a PNG sequence" };
-            Err(usage(
+            Err(Error::usage(
                 format!("the {what} {} is {}, and {needs} is a folder", given.display(), file_kind(meta)),
                 Some("name a folder"),
             ))
@@ -246,10 +242,13 @@ fn foreign_entry(dir: &Path, ours: fn(&str) -> bool) -> Option<String> {
 /// Refuses to replace an existing regular file or folder that the policy does not allow.
 pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, policy: Policy) -> Result<()> {
     let exists = |what: &str| {
-        usage(format!("the output {what} {} already exists", given.display()), Some("pass --force (-f) to replace it"))
+        Error::usage(
+            format!("the output {what} {} already exists", given.display()),
+            Some("pass --force (-f) to replace it"),
+        )
     };
     match policy {
-        Policy::File { .. } if meta.is_dir() => Err(usage(
+        Policy::File { .. } if meta.is_dir() => Err(Error::usage(
             format!("the output {} is a folder, not a file", given.display()),
             Some("name a file, or pass --format png to write a PNG sequence into the folder"),
         )),
@@ -259,7 +258,7 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
             _ if !non_empty_dir(target) => Ok(()),
             _ if !force => Err(exists("folder")),
             None => Ok(()),
-            Some(entry) => Err(usage(
+            Some(entry) => Err(Error::usage(
                 format!(
                     "the folder {} holds {entry}, which is not a frame of a PNG sequence: ripple-render replaces \
                      only folders of frame_NNNN.png files",
@@ -275,13 +274,13 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
                 Err(exists("file"))
             }
         }
-        Policy::Part { .. } if !meta.is_dir() => Err(usage(
+        Policy::Part { .. } if !meta.is_dir() => Err(Error::usage(
             format!("the output {} is a file, and a PNG sequence is a folder", given.display()),
             Some("name a folder (ending in /) for the frames"),
         )),
         Policy::Part { .. } => match foreign_entry(target, is_frame_name) {
             None => Ok(()),
-            Some(entry) => Err(usage(
+            Some(entry) => Err(Error::usage(
                 format!(
                     "the folder {} holds {entry}, which is not a frame of a PNG sequence: the parts of a sequence \
                      go into a folder of frame_NNNN.png files only",
@@ -290,13 +289,13 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
                 Some("choose a new or empty folder for the frames"),
             )),
         },
-        Policy::Report if !meta.is_dir() => Err(usage(
+        Policy::Report if !meta.is_dir() => Err(Error::usage(
             format!("the report folder {} is a file, not a folder", given.display()),
             Some("name a new or empty folder for the report, or the folder of an earlier report"),
         )),
         Policy::Report => match foreign_entry(target, is_report_name) {
             None => Ok(()),
-            Some(entry) => Err(usage(
+            Some(entry) => Err(Error::usage(
                 format!(
                     "the report folder {} holds {entry}, which is not part of a report: a report folder is replaced \
                      whole",
@@ -308,18 +307,35 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
     }
 }
 
-/// What an existing output may be replaced by, and when.
+/// What an output is, and so what an existing one there may be replaced by, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Policy {
-    /// A file: an existing regular file with `--force`.
-    File { force: bool },
-    /// A PNG sequence: an empty folder, or with `--force` a folder of frames.
-    Frames { force: bool },
-    /// A diff report: an empty folder, or the folder of an earlier report.
+pub enum Policy {
+    /// A file: an existing regular file with `force` (`--force`).
+    File {
+        /// Whether an existing file may be replaced.
+        force: bool,
+    },
+    /// A PNG sequence: an empty folder, or with `force` a folder of frames.
+    Frames {
+        /// Whether a folder of frames may be replaced.
+        force: bool,
+    },
+    /// A report (`diff --out`, `check --report`): an empty folder, or the folder of an earlier
+    /// report.
     Report,
     /// A part of a PNG sequence (`--frames`): its files join a folder of frames (or a new
-    /// one) beside the other parts'; one of its own names already there only with `--force`.
-    Part { force: bool },
+    /// one) beside the other parts'; one of its own names already there only with `force`.
+    Part {
+        /// Whether a frame already in the folder may be replaced.
+        force: bool,
+    },
+}
+
+impl Policy {
+    /// The output of a render in `format`: a file, or a folder of frames.
+    pub fn for_format(format: super::Format, force: bool) -> Policy {
+        if format.is_folder() { Policy::Frames { force } } else { Policy::File { force } }
+    }
 }
 
 /// The files a report is made of: an earlier report's folder holds nothing else. Its page

@@ -128,10 +128,6 @@ impl Format {
     }
 }
 
-fn usage(message: String, hint: String) -> Error {
-    Error::Output { message, hint: Some(hint) }
-}
-
 /// Whether `path` is `-`, standard output.
 pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
@@ -151,29 +147,29 @@ pub fn resolve(path: &Path, named: Option<Named>, still: bool) -> Result<Format>
     let shown = path.display();
     let format = if is_stdout(path) {
         let Some(named) = named else {
-            return Err(usage(
-                "-o - writes to standard output, and needs --format to say in which format".into(),
-                "pass --format gif, apng, webp, mp4 or webm (or png with --frame N for one still)".into(),
+            return Err(Error::usage(
+                "-o - writes to standard output, and needs --format to say in which format",
+                Some("pass --format gif, apng, webp, mp4 or webm (or png with --frame N for one still)"),
             ));
         };
         if named == Named::Png && !still {
-            return Err(usage(
-                "a PNG sequence is a folder of files and cannot be written to standard output".into(),
-                "pass --frame N for one still PNG of frame N, or --format apng for an animated PNG".into(),
+            return Err(Error::usage(
+                "a PNG sequence is a folder of files and cannot be written to standard output",
+                Some("pass --frame N for one still PNG of frame N, or --format apng for an animated PNG"),
             ));
         }
         named.format(still)
     } else if names_folder(path) {
         if still {
-            return Err(usage(
+            return Err(Error::usage(
                 format!("--frame writes one still PNG, but {shown} is a folder"),
-                "name a file such as still.png, or drop --frame to write every frame into the folder".into(),
+                Some("name a file such as still.png, or drop --frame to write every frame into the folder"),
             ));
         }
         if let Some(named) = named.filter(|n| *n != Named::Png) {
-            return Err(usage(
+            return Err(Error::usage(
                 format!("--format {} disagrees with {shown}, a folder (which holds a PNG sequence)", named.flag()),
-                format!("name a file such as out.{}, or drop --format", named.flag()),
+                Some(&format!("name a file such as out.{}, or drop --format", named.flag())),
             ));
         }
         Format::PngSequence
@@ -182,34 +178,34 @@ pub fn resolve(path: &Path, named: Option<Named>, still: bool) -> Result<Format>
         let by_path = EXTENSIONS.iter().find(|(e, ..)| Some(*e) == extension.as_deref()).map(|(_, n, _)| *n);
         match (by_path, named) {
             (Some(by_path), Some(named)) if by_path != named => {
-                return Err(usage(
+                return Err(Error::usage(
                     format!("--format {} disagrees with {shown}, which names {}", named.flag(), by_path.what()),
-                    format!("name the file out.{}, or drop --format", named.flag()),
+                    Some(&format!("name the file out.{}, or drop --format", named.flag())),
                 ));
             }
             (Some(Named::Png), _) if !still => {
-                return Err(usage(
+                return Err(Error::usage(
                     format!("{shown} names one still PNG, which needs --frame N (the output frame to write, from 0)"),
-                    format!(
+                    Some(&format!(
                         "pass --frame N for a still; or -o {} for an animated PNG; or -o {}/ for a folder of PNG frames",
                         path.with_extension("apng").display(),
                         path.with_extension("").display()
-                    ),
+                    )),
                 ));
             }
             (Some(named), _) | (None, Some(named)) => named.format(still),
             (None, None) => {
-                return Err(usage(
+                return Err(Error::usage(
                     format!("cannot tell the output format of {shown}"),
-                    format!("name one of: {}; or pass --format", every_format()),
+                    Some(&format!("name one of: {}; or pass --format", every_format())),
                 ));
             }
         }
     };
     if still && format != Format::Still {
-        return Err(usage(
+        return Err(Error::usage(
             format!("--frame writes one still PNG, but {shown} is {}", a_name(format)),
-            "name a .png file for a still, or drop --frame".into(),
+            Some("name a .png file for a still, or drop --frame"),
         ));
     }
     Ok(format)
@@ -242,7 +238,7 @@ mod tests {
 
     fn message(result: Result<Format>) -> String {
         match result {
-            Err(Error::Output { message, hint }) => format!("{message} | {}", hint.unwrap_or_default()),
+            Err(Error::Usage { message, hint }) => format!("{message} | {}", hint.unwrap_or_default()),
             other => panic!("expected an output error, got {other:?}"),
         }
     }

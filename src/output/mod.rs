@@ -5,13 +5,13 @@ mod checks;
 mod format;
 mod sys;
 
-pub use checks::{Identity, check_distinct, follow_links, is_report_name};
+pub use checks::{Identity, Policy, check_distinct, follow_links, is_report_name};
 pub use format::{Format, Named, every_format, folder_named_as_file, is_stdout, resolve};
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use checks::{Place, Policy, check_replace, is_stream, names_a_descriptor, usage};
+use checks::{Place, check_replace, is_stream, names_a_descriptor};
 use sys::{
     link_unnamed, remove_any, rename_no_replace, replace_folder, strip_trailing_separator, sweep_stale, sync_parent,
     temp_name, temp_stem, unnamed_file,
@@ -100,13 +100,31 @@ pub fn remove_temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 }
 
 impl Staged {
-    /// Checks that `target` may be written and creates the temporary file (or, with `folder`,
-    /// folder) for it. An existing output is refused unless `force`; `inputs` (scene,
-    /// background) never count as outputs. A symbolic link is followed: what it names is
-    /// written. A character device or a pipe is opened and written as a stream.
-    pub fn begin(target: &Path, folder: bool, force: bool, inputs: &[&Path]) -> Result<Staged> {
-        let policy = if folder { Policy::Frames { force } } else { Policy::File { force } };
-        Staged::begin_with(target, policy, inputs)
+    /// Checks that `target` may be written and creates the temporary file or folder for it: a
+    /// file, a folder of frames or a report's folder, as `policy` says, which also says what an
+    /// existing output there may be replaced by. `inputs` (scene, background) never count as
+    /// outputs. A symbolic link is followed: what it names is written. A character device or a
+    /// pipe is opened and written as a stream (a file's policy only).
+    ///
+    /// A report's folder is new, empty, or holds an earlier report (which is replaced whole, in
+    /// one step, when this one is committed); a folder with anything else in it, a file, or a
+    /// folder that is, holds or lies inside an input is refused.
+    pub fn begin(target: &Path, policy: Policy, inputs: &[&Path]) -> Result<Staged> {
+        let folder = !matches!(policy, Policy::File { .. });
+        let what = if policy == Policy::Report { "report folder" } else { "output" };
+        let given = strip_trailing_separator(target);
+        if !folder && names_a_descriptor(&given) {
+            return Staged::stream(&given, &given);
+        }
+        let place = Place::of(&given)?;
+        check_distinct(&[(&given, folder, what)], inputs)?;
+        if let Ok(meta) = fs::metadata(&place.target) {
+            if is_stream(&given, &meta, policy, what)? {
+                return Staged::stream(&given, &place.target);
+            }
+            check_replace(&given, &place.target, &meta, policy)?;
+        }
+        Staged::create(given, place, policy)
     }
 
     /// A part of a PNG sequence (`--frames`) into the folder `target`, which may hold other
@@ -120,7 +138,7 @@ impl Staged {
         let policy = Policy::Part { force };
         if let Ok(meta) = fs::metadata(&place.target) {
             if is_stream(&given, &meta, policy, "output")? {
-                return Err(usage(format!("the output {} is not a folder", given.display()), None));
+                return Err(Error::usage(format!("the output {} is not a folder", given.display()), None));
             }
             check_replace(&given, &place.target, &meta, policy)?;
             if !force {
@@ -155,31 +173,6 @@ impl Staged {
             }
             other => other,
         }
-    }
-
-    /// A folder for a diff report: new, empty, or holding an earlier report (which is replaced
-    /// whole, in one step, when this one is committed). A folder with anything else in it, a
-    /// file, or a folder that is, holds or lies inside an input is refused.
-    pub fn begin_report(target: &Path, inputs: &[&Path]) -> Result<Staged> {
-        Staged::begin_with(target, Policy::Report, inputs)
-    }
-
-    fn begin_with(target: &Path, policy: Policy, inputs: &[&Path]) -> Result<Staged> {
-        let folder = !matches!(policy, Policy::File { .. });
-        let what = if policy == Policy::Report { "report folder" } else { "output" };
-        let given = strip_trailing_separator(target);
-        if !folder && names_a_descriptor(&given) {
-            return Staged::stream(&given, &given);
-        }
-        let place = Place::of(&given)?;
-        check_distinct(&[(&given, folder, what)], inputs)?;
-        if let Ok(meta) = fs::metadata(&place.target) {
-            if is_stream(&given, &meta, policy, what)? {
-                return Staged::stream(&given, &place.target);
-            }
-            check_replace(&given, &place.target, &meta, policy)?;
-        }
-        Staged::create(given, place, policy)
     }
 
     /// The temporary file or folder for `given`, which will be at `place`: a leftover of a dead
@@ -224,10 +217,10 @@ impl Staged {
         // be truncated and is not.
         let regular = fs::metadata(target).is_ok_and(|m| m.is_file());
         let file = fs::OpenOptions::new().write(true).truncate(regular).open(target).map_err(|source| {
-            usage(format!("cannot open {} for writing: {}", given.display(), os_reason(&source)), None)
+            Error::usage(format!("cannot open {} for writing: {}", given.display(), os_reason(&source)), None)
         })?;
         if std::io::IsTerminal::is_terminal(&file) {
-            return Err(usage(
+            return Err(Error::usage(
                 format!("the output {} is a terminal, which cannot show an animation", given.display()),
                 Some("write to a file, or pipe the output into another program"),
             ));
@@ -253,7 +246,8 @@ impl Staged {
 
     /// A handle on the temporary file, for a file output.
     pub fn file(&self) -> Result<fs::File> {
-        let file = self.file.as_ref().ok_or_else(|| usage(format!("{} is a folder", self.temp.display()), None))?;
+        let file =
+            self.file.as_ref().ok_or_else(|| Error::usage(format!("{} is a folder", self.temp.display()), None))?;
         file.try_clone().map_err(|source| Error::io(&self.target, source))
     }
 
@@ -280,8 +274,8 @@ impl Staged {
         // as at the start: replaced only if the policy allows.
         if let Ok(meta) = fs::metadata(&target) {
             check_replace(&self.target, &target, &meta, self.policy).map_err(|e| match e {
-                Error::Output { message, hint } => {
-                    Error::Output { message: format!("{message} (it appeared while rendering)"), hint }
+                Error::Usage { message, hint } => {
+                    Error::Usage { message: format!("{message} (it appeared while rendering)"), hint }
                 }
                 other => other,
             })?;
@@ -327,8 +321,8 @@ impl Staged {
         if !force {
             let shown: Vec<String> = names.iter().map(|n| n.to_string_lossy().into_owned()).collect();
             check_no_overlap(&self.target, &self.resolved, shown.iter().map(String::as_str)).map_err(|e| match e {
-                Error::Output { message, hint } => {
-                    Error::Output { message: format!("{message} (it appeared while rendering)"), hint }
+                Error::Usage { message, hint } => {
+                    Error::Usage { message: format!("{message} (it appeared while rendering)"), hint }
                 }
                 other => other,
             })?;
@@ -354,7 +348,7 @@ impl Staged {
 fn check_no_overlap<'a>(given: &Path, target: &Path, mut names: impl Iterator<Item = &'a str>) -> Result<()> {
     match names.find(|name| target.join(name).exists()) {
         None => Ok(()),
-        Some(name) => Err(usage(
+        Some(name) => Err(Error::usage(
             format!(
                 "{} already holds {name}, a frame of this part: another part of the sequence has rendered it",
                 given.display()
@@ -384,5 +378,5 @@ fn cannot_create(target: &Path, parent: &Path, source: std::io::Error) -> Error 
         NotFound => format!("the folder {} does not accept new files", parent.display()),
         _ => return Error::io(target, source),
     };
-    usage(format!("cannot create {}: {reason}", target.display()), Some("choose a folder you can write to"))
+    Error::usage(format!("cannot create {}: {reason}", target.display()), Some("choose a folder you can write to"))
 }

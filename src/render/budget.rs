@@ -80,6 +80,14 @@ const fn canvas(what: &'static str, bytes: u64) -> Part {
     part(what, bytes, Grows::Canvas)
 }
 
+/// Reads the scene file at `path` with its `--set` `overrides`, within `budget` bytes: a file
+/// whose parsing alone would take more is refused before it is parsed.
+pub fn read_scene(path: &std::path::Path, overrides: &[String], budget: u64) -> Result<Scene> {
+    let bytes = Scene::read_file(path)?;
+    Estimate::for_scene_text(crate::scene::parsing_bytes(&bytes, overrides)).check(budget)?;
+    Scene::from_bytes_with(bytes, path, overrides)
+}
+
 impl Estimate {
     /// Reading (parsing) a scene whose text and parse take `parsing` bytes (see
     /// [`crate::scene::parsing_bytes`]): checked before it is parsed.

@@ -98,7 +98,7 @@ impl Checkpoints {
         found.sort_unstable();
         for &at in found.iter().rev() {
             let path = self.path(at);
-            let bad = |e: std::io::Error| Error::Input { path: path.clone(), reason: format!("cannot be read: {e}") };
+            let bad = |e: std::io::Error| Error::input(&path, format!("cannot be read: {e}"));
             let mut input = BufReader::with_capacity(1 << 20, File::open(&path).map_err(bad)?);
             let mut head = vec![0u8; MAGIC.len() + self.identity.len() + 1];
             if input.read_exact(&mut head).is_err() || head != [MAGIC, self.identity.as_bytes(), b"\n"].concat() {

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::palette::{gif_palette, gif_palette_within};
 use super::{Inputs, Progress, Run, Stats, render_with};
 use crate::base::error::{Error, Result};
+use crate::base::pool::default_threads;
 use crate::base::units::show;
 use crate::encode::apng::Apng;
 use crate::encode::fit::{self, Capped, Rung};
@@ -18,7 +19,6 @@ use crate::encode::provenance::Provenance;
 use crate::encode::reduce::Reduced;
 use crate::encode::video::{self, Codec, Video};
 use crate::encode::webp::Webp;
-use crate::encode::workers::default_threads;
 use crate::encode::{Discard, Encoder, Stream};
 use crate::output::{Format, Staged, scratch_file};
 use crate::scene::Scene;
@@ -105,24 +105,22 @@ pub struct Asked {
 /// video without ffmpeg. Returns the ffmpeg program for a video.
 pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Option<std::path::PathBuf>> {
     let Asked { frame, max_size, hashes, .. } = *asked;
-    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
     if let Some(range) = &asked.frames {
         check_part(scene, format, asked, range)?;
     }
     if max_size.is_some() {
         if !matches!(format, Some(Format::Gif | Format::Apng | Format::Webp)) {
             let what = format.map_or("no output", Format::name);
-            return Err(usage(
+            return Err(Error::usage(
                 format!("--max-size fits a GIF, APNG or WebP into a size, and the output is {what}"),
-                "write a .gif, .apng or .webp, or drop --max-size (a video's size follows its quality)",
+                Some("write a .gif, .apng or .webp, or drop --max-size (a video's size follows its quality)"),
             ));
         }
         if hashes {
-            return Err(usage(
+            return Err(Error::usage(
                 "--max-size may render the scene several times, smaller each time, and --hashes describes the \
-                 render as asked"
-                    .into(),
-                "write the manifest in a run of its own",
+                 render as asked",
+                Some("write the manifest in a run of its own"),
             ));
         }
     }
@@ -131,13 +129,13 @@ pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Opt
         Some(Format::Still) => {
             let frame = frame.unwrap_or(0);
             if frame >= scene.frames {
-                return Err(usage(
+                return Err(Error::usage(
                     format!(
                         "--frame {frame} is past the end: the render has {} frames, 0..={}",
                         scene.frames,
                         scene.frames - 1
                     ),
-                    "pick an output frame from 0 to the last",
+                    Some("pick an output frame from 0 to the last"),
                 ));
             }
         }
@@ -151,33 +149,31 @@ pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Opt
 
 /// Refuses a part (`--frames A..B`) the render cannot make, or `join` could not put back.
 fn check_part(scene: &Scene, format: Option<Format>, asked: &Asked, range: &std::ops::Range<u64>) -> Result<()> {
-    let usage = |message: String, hint: &str| Error::Output { message, hint: Some(hint.to_string()) };
     let (start, end, frames) = (range.start, range.end, scene.frames);
     if start >= end || end > frames {
         let why = if start >= frames || end > frames { "past the end" } else { "an empty range" };
-        return Err(usage(
+        return Err(Error::usage(
             format!("--frames {start}..{end} is {why}: the render has {frames} output frames, 0..{frames}"),
-            "give A..B with A < B <= the frame count (B is not rendered; A.. runs to the end)",
+            Some("give A..B with A < B <= the frame count (B is not rendered; A.. runs to the end)"),
         ));
     }
     if format == Some(Format::Still) {
-        return Err(usage(
-            "--frames renders a part of an animation or a PNG sequence, and a still is one frame".into(),
-            "use --frame N for a still",
+        return Err(Error::usage(
+            "--frames renders a part of an animation or a PNG sequence, and a still is one frame",
+            Some("use --frame N for a still"),
         ));
     }
     if asked.max_size.is_some() {
-        return Err(usage(
+        return Err(Error::usage(
             "--max-size may drop frames or shrink the canvas, and the parts of a split render must join into \
-             the whole"
-                .into(),
-            "render the parts as asked, join them, and fit the joined file in a run of its own",
+             the whole",
+            Some("render the parts as asked, join them, and fit the joined file in a run of its own"),
         ));
     }
     if asked.hashes {
-        return Err(usage(
-            "--hashes describes every frame of the render, and --frames renders a part".into(),
-            "write the manifest in a run of its own",
+        return Err(Error::usage(
+            "--hashes describes every frame of the render, and --frames renders a part",
+            Some("write the manifest in a run of its own"),
         ));
     }
     Ok(())
@@ -397,16 +393,16 @@ fn fit(
     if capped.len() <= limit {
         return Ok(Fitted { bytes: capped.into_bytes(), stats, rung: last });
     }
-    Err(Error::Output {
-        message: format!(
+    Err(Error::usage(
+        format!(
             "no rung of the {} size ladder fits --max-size {}: the smallest reached is {} ({})",
             out.format.name(),
             show(limit),
             show(capped.len()),
             last.describe()
         ),
-        hint: Some("raise --max-size, or shorten the scene or shrink its canvas".into()),
-    })
+        Some("raise --max-size, or shorten the scene or shrink its canvas"),
+    ))
 }
 
 /// Renders `scene` over `inputs` as an animated GIF into `writer` (a file, or a `Vec<u8>` in

@@ -8,6 +8,7 @@ mod canvas;
 pub mod checkpoints;
 pub mod formats;
 pub mod palette;
+pub mod player;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -17,18 +18,17 @@ use checkpoints::Checkpoints;
 
 use crate::base::error::{Error, Result};
 use crate::base::limits::DEFAULT_BUDGET;
+use crate::base::pool::default_threads;
 use crate::draw::Lens;
 use crate::draw::background::Background;
 use crate::draw::refract::Height;
 use crate::encode::Encoder;
 use crate::encode::manifest::Sink;
-use crate::encode::workers::default_threads;
 use crate::scene::{Model, Scene};
+use crate::sim::Surface;
 use crate::sim::field::Threads;
 use crate::sim::shore::Shore;
-use crate::sim::timeline::Schedule;
 use crate::sim::water::{Classic, Spring, Water};
-use crate::sim::{Simulation, Surface};
 
 /// What a render draws on and within, made once from its scene: the picture under the water
 /// and the shore around it.
@@ -149,10 +149,7 @@ where
     W::Cell: Height,
 {
     let Run { inputs: Inputs { background, shore }, manifest, threads: count, ahead, stop, seam, checkpoints } = run;
-    let threads = Threads::new(count);
-    let timeline = Schedule::new(scene);
-    let water = Simulation::<W>::new(scene, timeline, shore, threads.clone());
-    let mut surface = Surface::new(scene, water, shore);
+    let (mut surface, lens) = player::machine::<W>(scene, shore, Threads::new(count));
     if seam {
         surface = surface.measuring_seam(scene, shore);
     }
@@ -169,7 +166,6 @@ where
             resumed = checkpoints.resume(wanted.start, &mut surface)?;
         }
     }
-    let lens = Lens::new(scene, shore, threads);
     let canvas = Canvas::new(scene, background, &encoder);
     let stats = Stats { resumed, ..Stats::default() };
     let frames = Frames { scene, background, surface, lens, canvas, encoder, manifest, checkpoints, stats };

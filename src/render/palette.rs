@@ -3,17 +3,13 @@
 //! (which makes colours the background lacks) from frames sampled evenly over the render in a
 //! first pass of the simulation.
 
+use std::borrow::Cow;
+
 use super::Inputs;
-use crate::draw::Lens;
-use crate::draw::look::Backdrop;
-use crate::draw::refract::Height;
+use super::player::Player;
 use crate::encode::palette::{Palette, SAMPLE};
 use crate::encode::quantize::Histogram;
-use crate::scene::{Model, Scene};
-use crate::sim::field::Threads;
-use crate::sim::timeline::Schedule;
-use crate::sim::water::{Classic, Spring, Water};
-use crate::sim::{Simulation, Surface};
+use crate::scene::Scene;
 
 /// Frames sampled over a render to choose a look's palette from.
 pub const SAMPLES: u64 = 24;
@@ -36,34 +32,22 @@ pub fn gif_palette_within(scene: &Scene, inputs: &Inputs, dither: bool, threads:
         }
         return palette;
     }
-    let histogram = match scene.water.model {
-        Model::Classic => sampled_frames::<Classic>(scene, inputs, threads),
-        Model::Spring => sampled_frames::<Spring>(scene, inputs, threads),
-    };
+    let histogram = sampled_frames(scene, inputs, threads);
     Palette::for_look_within(histogram, &background.pixels, entries.clamp(2, 256) - 1)
 }
 
 /// The colours of [`SAMPLES`] frames of a render of `scene` with its look, drawn evenly over it.
-fn sampled_frames<W: Water>(scene: &Scene, inputs: &Inputs, threads: usize) -> Histogram
-where
-    W::Cell: Height,
-{
-    let (background, shore, threads) = (&inputs.background, &inputs.shore, Threads::new(threads));
-    let water = Simulation::<W>::new(scene, Schedule::new(scene), shore, threads.clone());
-    let mut surface = Surface::new(scene, water, shore);
-    let lens = Lens::new(scene, shore, threads);
+fn sampled_frames(scene: &Scene, inputs: &Inputs, threads: usize) -> Histogram {
+    let background = &inputs.background.pixels;
+    let mut player = Player::new(Cow::Borrowed(scene), Cow::Borrowed(inputs), Cow::Borrowed(background), threads);
     let (n, samples) = (scene.frames, SAMPLES.min(scene.frames));
     let wanted: Vec<u64> = (0..samples).map(|j| j * (n - 1) / (samples - 1).max(1)).collect();
     let mut histogram = Histogram::default();
-    let mut frame = vec![[0u8; 3]; background.pixels.len()];
-    let backdrop = Backdrop::new(&background.pixels, scene.width as usize);
     // Every sampled frame contributes alike, all of them together at most a palette's sample.
     let per_frame = SAMPLE / wanted.len().max(1);
-    while let Some(k) = surface.advance() {
-        let Some(i) = k.checked_sub(scene.first_frame) else { continue };
+    while let Some(i) = player.advance() {
         if wanted.binary_search(&i).is_ok() {
-            lens.look(surface.heights(), &scene.look, &backdrop, &mut frame);
-            histogram.add_sample(&frame, per_frame);
+            histogram.add_sample(player.draw(), per_frame);
         }
         if Some(&i) == wanted.last() {
             break;

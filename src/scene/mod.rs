@@ -458,7 +458,7 @@ impl Scene {
         );
         Err(match &self.fps_site {
             Some(site) => Error::Scene(Box::new(Diagnostic { message, ..site.clone() }.with_hint(hint))),
-            None => Error::Output { message, hint },
+            None => Error::Usage { message, hint },
         })
     }
 }

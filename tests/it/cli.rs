@@ -464,7 +464,7 @@ fn set_overrides_a_key_as_if_the_file_said_so() {
     // Provenance hashes the scene as overridden.
     let comment = |name: &str| {
         let bytes = std::fs::read(dir.join(name)).unwrap();
-        ripple_render::diff::gif::Head::read(&bytes[..]).comments.join("")
+        ripple_render::decode::gif::Head::read(&bytes[..]).comments.join("")
     };
     assert_ne!(comment("set.gif"), comment("edited.gif"));
     assert_eq!(ripple(&["scene.toml", "-o", "plain.gif", "-q"], &dir).code, 0);

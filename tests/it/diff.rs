@@ -548,7 +548,7 @@ fn gifs_of_scenes_that_differ_from_a_frame_on_differ_from_that_frame() {
     }
     let palette = |name: &str| {
         let bytes = std::fs::read(dir.join(name)).unwrap();
-        ripple_render::diff::gif::Head::read(&bytes[..]).palette
+        ripple_render::decode::gif::Head::read(&bytes[..]).palette
     };
     assert_ne!(palette("a.gif"), palette("b.gif"), "the palettes should differ, or this test shows nothing");
     let exact = differing_frames(&dir, "a.apng", "b.apng");

@@ -51,7 +51,8 @@ fn decode_animation(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
 /// A WebP's frames as libwebp composes them (our compositor, checked against libwebp itself in
 /// `webp_decodes_the_same_through_libwebp`), and their durations as (ms, 1).
 fn decode_webp(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
-    let mut frames = ripple_render::diff::webp::WebpFrames::parse(path, std::fs::read(path).unwrap()).expect("a WebP");
+    let mut frames =
+        ripple_render::decode::webp::WebpFrames::parse(path, std::fs::read(path).unwrap()).expect("a WebP");
     let (mut rgb, mut delays) = (Vec::new(), Vec::new());
     while let Some(frame) = frames.next_frame(path).unwrap() {
         rgb.push(frame.rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect());
@@ -175,7 +176,7 @@ fn libwebp_frames(path: &Path) -> Option<Vec<Vec<u8>>> {
         return None;
     }
     let bytes = std::fs::read(path).unwrap();
-    let frames = ripple_render::diff::webp::WebpFrames::parse(path, bytes).unwrap();
+    let frames = ripple_render::decode::webp::WebpFrames::parse(path, bytes).unwrap();
     let (w, h) = frames.size();
     let canvas = w as usize * h as usize * 4;
     // Transparent pixels show black, as diff shows them.

@@ -5,19 +5,21 @@ use std::path::Path;
 
 use crate::support::root;
 
-/// Each layer and the layers it may import, lowest first.
+/// Each layer and the layers it may import, lowest first: a layer may import only layers listed
+/// before it (checked below), so the order is the one-way rule itself.
 const LAYERS: &[(&str, &[&str])] = &[
     ("base", &[]),
     ("scene", &["base"]),
     ("sim", &["scene", "base"]),
     ("encode", &["base"]),
     ("output", &["base"]),
-    ("join", &["diff", "encode", "output", "base"]),
+    ("decode", &["encode", "base"]),
     ("draw", &["sim", "scene", "base"]),
+    ("join", &["decode", "encode", "output", "base"]),
     ("render", &["draw", "encode", "output", "sim", "scene", "base"]),
     ("inspect", &["draw", "sim", "scene", "base"]),
-    ("diff", &["render", "draw", "encode", "output", "sim", "scene", "base"]),
-    ("check", &["diff", "render", "draw", "encode", "output", "sim", "scene", "base"]),
+    ("diff", &["render", "decode", "draw", "encode", "output", "sim", "scene", "base"]),
+    ("check", &["diff", "render", "decode", "draw", "encode", "output", "sim", "scene", "base"]),
 ];
 
 /// Every `.rs` file under `dir`.
@@ -61,6 +63,26 @@ fn each_layer_imports_only_the_layers_below_it() {
 }
 
 #[test]
+fn each_layer_imports_only_layers_listed_before_it() {
+    let wrong = listed_before_each_other(LAYERS);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The imports a list of layers allows of a layer listed after (or not before) the one that
+/// imports it.
+fn listed_before_each_other(layers: &[(&str, &[&str])]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (i, (layer, allowed)) in layers.iter().enumerate() {
+        for a in *allowed {
+            if !layers[..i].iter().any(|(l, _)| l == a) {
+                wrong.push(format!("{layer} may import {a}, which is not listed before it"));
+            }
+        }
+    }
+    wrong
+}
+
+#[test]
 fn the_crate_root_holds_no_code_and_every_layer_is_listed() {
     let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
     let code: Vec<&str> = lib
@@ -80,4 +102,7 @@ fn a_wrong_import_is_caught() {
     // The check itself: an encoder naming the water is found, a macro's `$crate::` is not.
     assert_eq!(named("use crate::sim::field::Cell;\nlet x = crate::base::simd::avx2();"), ["sim", "base"]);
     assert!(named("$crate::base::simd::avx2_enabled()").is_empty());
+    // And the order's check: join over diff, as the layers stood before `decode`, is caught.
+    let upside_down: &[(&str, &[&str])] = &[("base", &[]), ("join", &["diff", "base"]), ("diff", &["base"])];
+    assert_eq!(listed_before_each_other(upside_down), ["join may import diff, which is not listed before it"]);
 }

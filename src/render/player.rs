@@ -1,0 +1,115 @@
+//! A scene played frame by frame: the stages every purpose builds alike ([`machine`]: the
+//! timeline, the water within its shore, the heights each frame is drawn from, and the lens
+//! they are drawn through), and [`Player`], the scene's frames drawn in RGB one after another,
+//! for what needs a render's pictures without an encoder: the GIF palette's first pass, and
+//! `diff`'s scene side. The render itself builds the same machine and draws in its encoder's
+//! pixels (`render::canvas`).
+
+use std::borrow::Cow;
+
+use super::Inputs;
+use crate::draw::Lens;
+use crate::draw::look::Backdrop;
+use crate::draw::refract::Height;
+use crate::scene::{Look, Model, Scene};
+use crate::sim::field::Threads;
+use crate::sim::shore::Shore;
+use crate::sim::timeline::Schedule;
+use crate::sim::water::{Classic, Spring, Water};
+use crate::sim::{Simulation, Surface};
+
+/// The stages `scene` is played through, within `shore`, stepping and drawing in bands on
+/// `threads`: the water (with its timeline) as the heights each frame is drawn from, and the
+/// lens that draws them.
+pub fn machine<'r, W: Water>(scene: &Scene, shore: &'r Shore, threads: Threads) -> (Surface<W>, Lens<'r>) {
+    let water = Simulation::<W>::new(scene, Schedule::new(scene), shore, threads.clone());
+    (Surface::new(scene, water, shore), Lens::new(scene, shore, threads))
+}
+
+/// What a player's frames are drawn from.
+enum Source {
+    /// Gathered, nearest pixel, from these colours (the background's, or its GIF palette's).
+    Gather(Vec<[u8; 3]>),
+    /// Drawn with the scene's look from the background packed for it.
+    Look(Look, Backdrop),
+}
+
+/// A scene's output frames drawn in RGB, one after another: the pre-roll simulated, each output
+/// frame simulated, then drawn when asked. The scene and its inputs are borrowed, or owned
+/// (`'static`) where the player outlives its maker.
+pub struct Player<'r> {
+    scene: Cow<'r, Scene>,
+    inputs: Cow<'r, Inputs>,
+    water: Box<dyn Play>,
+    source: Source,
+    threads: Threads,
+    frame: Vec<[u8; 3]>,
+}
+
+impl<'r> Player<'r> {
+    /// The frames of `scene` over `inputs`, stepped and drawn in bands on `threads`: with its
+    /// look if it has one, else gathered from `gather` (the background, or its GIF palette's
+    /// colours: one per pixel).
+    pub fn new(scene: Cow<'r, Scene>, inputs: Cow<'r, Inputs>, gather: Cow<'_, [[u8; 3]]>, threads: usize) -> Self {
+        let threads = Threads::new(threads);
+        let water: Box<dyn Play> = match scene.water.model {
+            Model::Classic => Box::new(machine::<Classic>(&scene, &inputs.shore, threads.clone()).0),
+            Model::Spring => Box::new(machine::<Spring>(&scene, &inputs.shore, threads.clone()).0),
+        };
+        let source = if scene.look.is_gather() {
+            Source::Gather(gather.into_owned())
+        } else {
+            Source::Look(scene.look, Backdrop::new(&inputs.background.pixels, scene.width as usize))
+        };
+        let frame = vec![[0; 3]; inputs.background.pixels.len()];
+        Player { scene, inputs, water, source, threads, frame }
+    }
+
+    /// Simulates the next output frame (and the pre-roll before the first) and returns its
+    /// number, from 0; `None` after the last.
+    pub fn advance(&mut self) -> Option<u64> {
+        loop {
+            let k = self.water.advance()?;
+            if let Some(i) = k.checked_sub(self.scene.first_frame) {
+                return Some(i);
+            }
+        }
+    }
+
+    /// Draws the frame [`Player::advance`] simulated last.
+    pub fn draw(&mut self) -> &[[u8; 3]] {
+        let lens = Lens::new(&self.scene, &self.inputs.shore, self.threads.clone());
+        self.water.draw(&lens, &self.source, &mut self.frame);
+        &self.frame
+    }
+
+    /// The scene played.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+}
+
+/// The water of one model, played: what [`Player`] needs of its `Surface` whatever the cell.
+trait Play: Send {
+    /// [`Surface::advance`].
+    fn advance(&mut self) -> Option<u64>;
+
+    /// Draws the current heights from `source` through `lens` into `out`.
+    fn draw(&self, lens: &Lens<'_>, source: &Source, out: &mut [[u8; 3]]);
+}
+
+impl<W: Water> Play for Surface<W>
+where
+    W::Cell: Height,
+{
+    fn advance(&mut self) -> Option<u64> {
+        Surface::advance(self)
+    }
+
+    fn draw(&self, lens: &Lens<'_>, source: &Source, out: &mut [[u8; 3]]) {
+        match source {
+            Source::Gather(pixels) => lens.refract(self.heights(), pixels, out),
+            Source::Look(look, backdrop) => lens.look(self.heights(), look, backdrop, out),
+        }
+    }
+}
