@@ -186,13 +186,19 @@ pub fn frame_after<P: PngPixel + PartialEq>(
     }
     let frame = compress(job_after(previous, pixels, size, unchanged), indexed)?;
     let mut bytes = Vec::with_capacity(frame.data.len() + 64);
-    frame_chunks(&mut bytes, &frame, delay, sequence, false);
+    frame_chunks(&mut bytes, &frame, delay, sequence, false)?;
     Ok(bytes)
 }
 
 /// Appends a frame's `fcTL` (numbered `sequence`) and its data: the `IDAT` of the default image
 /// (`default`), or an `fdAT` numbered `sequence + 1`.
-fn frame_chunks(bytes: &mut Vec<u8>, frame: &Compressed, (num, den): (u16, u16), sequence: u32, default: bool) {
+fn frame_chunks(
+    bytes: &mut Vec<u8>,
+    frame: &Compressed,
+    (num, den): (u16, u16),
+    sequence: u32,
+    default: bool,
+) -> Result<()> {
     let Rect { x, y, width, height } = frame.rect;
     let mut fctl = Vec::with_capacity(26);
     fctl.extend(sequence.to_be_bytes());
@@ -203,15 +209,16 @@ fn frame_chunks(bytes: &mut Vec<u8>, frame: &Compressed, (num, den): (u16, u16),
     fctl.extend(den.to_be_bytes());
     // Frames are never disposed (the next one is drawn over).
     fctl.extend([0, u8::from(frame.blend == Blend::Over)]);
-    chunk(bytes, b"fcTL", &fctl);
+    write_chunk(bytes, b"fcTL", &fctl)?;
     if default {
-        chunk(bytes, b"IDAT", &frame.data);
+        write_chunk(bytes, b"IDAT", &frame.data)?;
     } else {
         let mut fdat = Vec::with_capacity(frame.data.len() + 4);
         fdat.extend((sequence + 1).to_be_bytes());
         fdat.extend_from_slice(&frame.data);
-        chunk(bytes, b"fdAT", &fdat);
+        write_chunk(bytes, b"fdAT", &fdat)?;
     }
+    Ok(())
 }
 
 impl<W: Write> Chunks<W> {
@@ -230,20 +237,20 @@ impl<W: Write> Chunks<W> {
         ihdr.extend(self.stream.width.to_be_bytes());
         ihdr.extend(self.stream.height.to_be_bytes());
         ihdr.extend([8, colour_type, 0, 0, 0]);
-        chunk(&mut header, b"IHDR", &ihdr);
+        write_chunk(&mut header, b"IHDR", &ihdr)?;
         let held = self.stream.held();
         let frames = u32::try_from(held.end - held.start).unwrap_or(u32::MAX);
         // 0 plays forever; 1 plays once.
         let plays = u32::from(!self.stream.looping);
-        chunk(&mut header, b"acTL", &[frames.to_be_bytes(), plays.to_be_bytes()].concat());
+        write_chunk(&mut header, b"acTL", &[frames.to_be_bytes(), plays.to_be_bytes()].concat())?;
         let mut text = b"Comment\0".to_vec();
         text.extend(self.stream.label().bytes().filter(|b| b.is_ascii()));
-        chunk(&mut header, b"tEXt", &text);
+        write_chunk(&mut header, b"tEXt", &text)?;
         if let Some(colors) = &self.palette {
-            chunk(&mut header, b"PLTE", colors.as_flattened());
+            write_chunk(&mut header, b"PLTE", colors.as_flattened())?;
         }
         if let Some(transparency) = &self.transparency {
-            chunk(&mut header, b"tRNS", transparency);
+            write_chunk(&mut header, b"tRNS", transparency)?;
         }
         self.write(&header)
     }
@@ -265,7 +272,7 @@ impl<W: Write> Chunks<W> {
         let delay = ((span.end - span.start) as u16, self.stream.fps as u16);
         self.sequence_frame += 1;
         let default = self.sequence == 0;
-        frame_chunks(&mut bytes, &frame, delay, self.sequence, default);
+        frame_chunks(&mut bytes, &frame, delay, self.sequence, default)?;
         self.sequence += if default { 1 } else { 2 };
         self.write(&bytes)
     }
@@ -273,7 +280,7 @@ impl<W: Write> Chunks<W> {
     /// The last chunk, then the output flushed.
     fn finish(mut self) -> Result<EncodeTimes> {
         let mut end = Vec::with_capacity(12);
-        chunk(&mut end, b"IEND", &[]);
+        write_chunk(&mut end, b"IEND", &[])?;
         self.write(&end)?;
         let started = Instant::now();
         self.out.flush().map_err(Error::output)?;
@@ -298,15 +305,15 @@ pub fn bytes_per_pixel(threads: usize) -> u64 {
 /// time for 4–5% less (see docs/benchmarks.md).
 pub const COMPRESSION_LEVEL: u8 = 3;
 
-/// Appends one chunk (length, type, data, CRC) to `out`.
-fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-    out.extend((data.len() as u32).to_be_bytes());
-    out.extend_from_slice(kind);
-    out.extend_from_slice(data);
+/// Writes one chunk (length, type, data, CRC) to `out`: the APNG encoder's, and `join`'s.
+pub(crate) fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> Result<()> {
     let mut crc = crc32fast::Hasher::new();
     crc.update(kind);
     crc.update(data);
-    out.extend(crc.finalize().to_be_bytes());
+    let io = Error::output;
+    out.write_all(&(data.len() as u32).to_be_bytes()).map_err(io)?;
+    out.write_all(kind).and_then(|()| out.write_all(data)).map_err(io)?;
+    out.write_all(&crc.finalize().to_be_bytes()).map_err(io)
 }
 
 /// Filters and compresses one frame's rectangle: the image data of a PNG of just that
@@ -421,7 +428,7 @@ mod tests {
     #[test]
     fn chunks_carry_the_standard_crc() {
         let mut out = Vec::new();
-        chunk(&mut out, b"IEND", &[]);
+        write_chunk(&mut out, b"IEND", &[]).unwrap();
         // The CRC every PNG ends with.
         assert_eq!(out, [0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82]);
     }

@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Pictures, Source, unlike, unreadable};
+use super::{Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
-use crate::encode::apng::frame_after;
+use crate::encode::apng::{frame_after, write_chunk};
 
 /// What a part's frames are made of: RGB or palette samples, and the pixel that marks an
 /// unchanged one (the `tRNS` colour key, or the palette's transparent index), if any.
@@ -88,7 +88,7 @@ fn pictures(path: &Path, samples: &Samples, last: bool) -> Result<Pictures<Vec<u
 
 /// The chunks the whole render has for the frame `now` after `before` (both the canvas's
 /// samples), shown for `delay`, numbered from `sequence`.
-fn again(samples: &Samples, before: &[u8], now: &[u8], delay: (u16, u16), sequence: u32) -> Result<Vec<u8>> {
+fn encoded_again(samples: &Samples, before: &[u8], now: &[u8], delay: (u16, u16), sequence: u32) -> Result<Vec<u8>> {
     let shape = (samples.size, samples.indexed);
     if samples.indexed {
         let unchanged = samples.unchanged.as_ref().map(|u| u[0]);
@@ -127,17 +127,6 @@ fn next(source: &mut Source<'_>) -> Result<Option<Chunk>> {
     Ok((&kind != b"IEND").then_some(Chunk { kind, data }))
 }
 
-/// Appends one chunk (length, type, data, CRC).
-fn put(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> Result<()> {
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(kind);
-    crc.update(data);
-    let io = Error::output;
-    out.write_all(&(data.len() as u32).to_be_bytes()).map_err(io)?;
-    out.write_all(kind).and_then(|()| out.write_all(data)).map_err(io)?;
-    out.write_all(&crc.finalize().to_be_bytes()).map_err(io)
-}
-
 /// Whether a chunk belongs to the frames (from the first frame control on).
 fn is_frame_chunk(kind: &[u8; 4]) -> bool {
     matches!(kind, b"fcTL" | b"IDAT" | b"fdAT")
@@ -158,20 +147,53 @@ pub fn label(source: &mut Source<'_>) -> Result<Option<String>> {
     Ok(None)
 }
 
-/// Writes the joined APNG into `out`: `frames` frames, the whole render's `comment`. Returns
-/// the canvas.
-pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) -> Result<(u32, u32)> {
-    let mut sequence = 0u32;
-    // The chunks every part must share (canvas, palette, transparency), from the first.
-    let mut shared: Option<(Vec<u8>, &Path)> = None;
-    // The previous part's last picture, for the next part's first frame.
-    let mut previous: Option<Vec<u8>> = None;
-    let mut samples = None;
-    for (index, part) in parts.iter().enumerate() {
-        let source = &mut Source::open(&part.path)?;
+/// What every APNG part must share: its chunks before the first frame (canvas, palette,
+/// transparency), but for the frame count and the comment, which are the whole render's.
+pub(super) struct Head {
+    /// The shared chunks' types and data, one after the other (`IHDR` first).
+    own: Vec<u8>,
+    /// Every chunk before the first frame.
+    chunks: Vec<Chunk>,
+}
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Head) -> bool {
+        self.own == other.own
+    }
+}
+
+/// APNG parts joined: the first part's header chunks with the whole render's frame count and
+/// comment, then every part's frame chunks, renumbered.
+pub(super) struct Apng {
+    /// The whole render's comment.
+    comment: String,
+    /// The whole render's frames.
+    frames: u64,
+    /// The next sequence number.
+    sequence: u32,
+    /// The first part's samples, if its frames can be encoded again.
+    samples: Option<Samples>,
+    /// The first part's shared chunks, for the canvas.
+    own: Vec<u8>,
+    /// The chunk read after a part's head: its first frame's.
+    next: Option<Chunk>,
+}
+
+impl Apng {
+    pub(super) fn new(comment: String, frames: u64) -> Apng {
+        Apng { comment, frames, sequence: 0, samples: None, own: Vec::new(), next: None }
+    }
+}
+
+impl Container for Apng {
+    type Header = Head;
+    /// The canvas's samples (RGB or palette indices).
+    type Picture = Vec<u8>;
+    const SHARED: &'static str = "canvas, palette or transparency";
+
+    fn header(&mut self, source: &mut Source<'_>) -> Result<Head> {
         open(source)?;
-        let mut own = Vec::new();
-        let mut header = Vec::new();
+        let (mut own, mut chunks) = (Vec::new(), Vec::new());
         // The chunks before the first frame: compared with the first part's, which are written.
         let mut chunk = next(source)?;
         while let Some(c) = chunk.take_if(|c| !is_frame_chunk(&c.kind)) {
@@ -179,43 +201,51 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
                 own.extend_from_slice(&c.kind);
                 own.extend_from_slice(&c.data);
             }
-            header.push(c);
+            chunks.push(c);
             chunk = next(source)?;
         }
-        match &shared {
-            Some((first, first_path)) if *first != own => {
-                return Err(unlike(&part.path, first_path, "canvas, palette or transparency"));
-            }
-            Some(_) => {}
-            None => {
-                out.write_all(SIGNATURE).map_err(Error::output)?;
-                for c in &header {
-                    match &c.kind {
-                        b"acTL" if c.data.len() == 8 => {
-                            let count = u32::try_from(frames).unwrap_or(u32::MAX);
-                            put(out, b"acTL", &[&count.to_be_bytes()[..], &c.data[4..]].concat())?;
-                        }
-                        b"tEXt" if c.data.starts_with(b"Comment\0") => {
-                            let text: Vec<u8> = comment.bytes().filter(u8::is_ascii).collect();
-                            put(out, b"tEXt", &[&b"Comment\0"[..], &text].concat())?;
-                        }
-                        kind => put(out, kind, &c.data)?,
-                    }
+        self.next = chunk;
+        Ok(Head { own, chunks })
+    }
+
+    fn write_header(&mut self, head: &Head, out: &mut Out) -> Result<()> {
+        out.write_all(SIGNATURE).map_err(Error::output)?;
+        for c in &head.chunks {
+            match &c.kind {
+                b"acTL" if c.data.len() == 8 => {
+                    let count = u32::try_from(self.frames).unwrap_or(u32::MAX);
+                    write_chunk(out, b"acTL", &[&count.to_be_bytes()[..], &c.data[4..]].concat())?;
                 }
-                samples = Samples::of(&header);
-                shared = Some((own, &part.path));
+                b"tEXt" if c.data.starts_with(b"Comment\0") => {
+                    let text: Vec<u8> = self.comment.bytes().filter(u8::is_ascii).collect();
+                    write_chunk(out, b"tEXt", &[&b"Comment\0"[..], &text].concat())?;
+                }
+                kind => write_chunk(out, kind, &c.data)?,
             }
         }
+        self.samples = Samples::of(&head.chunks);
+        self.own = head.own.clone();
+        Ok(())
+    }
+
+    fn pictures(&self, path: &Path, last: bool) -> Result<Option<Pictures<Vec<u8>>>> {
+        // Parts of another kind of samples are joined as they are.
+        self.samples.as_ref().map(|s| pictures(path, s, last)).transpose()
+    }
+
+    fn copy_frames(
+        &mut self,
+        index: usize,
+        source: &mut Source<'_>,
+        out: &mut Out,
+        again: Option<(Vec<u8>, &Vec<u8>)>,
+    ) -> Result<()> {
         // A later part's first frame (its control chunk, then its default image) is encoded
-        // again; parts of another kind of samples are joined as they are.
-        let later = index + 1 < parts.len();
-        let mut pictures = match &samples {
-            Some(s) if index > 0 || later => Some(pictures(&part.path, s, later)?),
-            _ => None,
-        };
-        let mut first_frame = previous.take().zip(samples.as_ref()).map(|(before, s)| (before, s, None));
+        // again.
+        let mut first_frame = again.zip(self.samples.as_ref()).map(|((before, now), s)| (before, now, s, None));
+        let mut chunk = self.next.take();
         while let Some(c) = chunk {
-            if let Some((before, s, delay)) = &mut first_frame {
+            if let Some((before, now, s, delay)) = &mut first_frame {
                 match &c.kind {
                     b"fcTL" if c.data.len() >= 26 && delay.is_none() => {
                         *delay = Some((
@@ -226,10 +256,9 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
                         continue;
                     }
                     b"IDAT" => {
-                        let now = pictures.as_ref().map(|p| p.first.as_slice()).unwrap_or_default();
                         let delay = delay.unwrap_or((1, 1));
-                        out.write_all(&again(s, before, now, delay, sequence)?).map_err(Error::output)?;
-                        sequence += 2;
+                        out.write_all(&encoded_again(s, before, now, delay, self.sequence)?).map_err(Error::output)?;
+                        self.sequence += 2;
                         // Any further IDAT of that image is passed over.
                         chunk = next(source)?;
                         while chunk.as_ref().is_some_and(|c| &c.kind == b"IDAT") {
@@ -243,24 +272,26 @@ pub fn join(parts: &[Part], comment: &str, frames: u64, out: &mut impl Write) ->
             }
             match &c.kind {
                 b"fcTL" | b"fdAT" if c.data.len() >= 4 => {
-                    put(out, &c.kind, &[&sequence.to_be_bytes()[..], &c.data[4..]].concat())?;
-                    sequence += 1;
+                    write_chunk(out, &c.kind, &[&self.sequence.to_be_bytes()[..], &c.data[4..]].concat())?;
+                    self.sequence += 1;
                 }
                 // The first part's default image stays the file's; a later part's is a frame.
-                b"IDAT" if index == 0 => put(out, b"IDAT", &c.data)?,
+                b"IDAT" if index == 0 => write_chunk(out, b"IDAT", &c.data)?,
                 b"IDAT" => {
-                    put(out, b"fdAT", &[&sequence.to_be_bytes()[..], &c.data].concat())?;
-                    sequence += 1;
+                    write_chunk(out, b"fdAT", &[&self.sequence.to_be_bytes()[..], &c.data].concat())?;
+                    self.sequence += 1;
                 }
                 _ => {}
             }
             chunk = next(source)?;
         }
-        previous = pictures.take().and_then(|p| p.last);
+        Ok(())
     }
-    put(out, b"IEND", &[])?;
-    let ihdr = shared.as_ref().map(|(own, _)| own.as_slice()).unwrap_or_default();
-    let side = |at: usize| ihdr.get(at..at + 4).map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-    // `own` starts with IHDR's type and data: width at 4, height at 8.
-    Ok((side(4), side(8)))
+
+    fn finish(self, out: &mut Out) -> Result<(u32, u32)> {
+        write_chunk(out, b"IEND", &[])?;
+        let side = |at: usize| self.own.get(at..at + 4).map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        // `own` starts with IHDR's type and data: width at 4, height at 8.
+        Ok((side(4), side(8)))
+    }
 }

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Part, Pictures, Source, unlike, unreadable};
+use super::{Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::base::limits::MAX_AREA;
 use crate::encode::gif::frame_after;
@@ -122,43 +122,63 @@ pub fn label(source: &mut Source<'_>) -> Result<Option<String>> {
     }
 }
 
-/// Writes the joined GIF into `out`: the first part's header and loop, the whole render's
-/// `comment`, every part's frames. Returns the canvas.
-pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32, u32)> {
-    let io = Error::output;
-    let mut first: Option<(Vec<u8>, &Path)> = None;
-    // The previous part's last picture, for the next part's first frame.
-    let mut previous: Option<Vec<u8>> = None;
-    for (index, part) in parts.iter().enumerate() {
-        let source = &mut Source::open(&part.path)?;
-        let head = header(source)?;
-        let later = index + 1 < parts.len();
-        let mut pictures = (index > 0 || later).then(|| pictures(&part.path, later)).transpose()?;
-        match &first {
-            Some((first_head, first_path)) if *first_head != head => {
-                return Err(unlike(&part.path, first_path, "canvas or palette"));
-            }
-            Some(_) => {}
-            None => {
-                out.write_all(&head).map_err(io)?;
-                first = Some((head, &part.path));
-            }
-        }
+/// GIF parts joined: the first part's header, loop and the whole render's comment, then every
+/// part's frames.
+pub(super) struct Gif {
+    /// The whole render's comment, written where the first part's stands.
+    comment: String,
+    /// The joined file's head (signature, screen, palette): the first part's.
+    head: Vec<u8>,
+}
+
+impl Gif {
+    pub(super) fn new(comment: String) -> Gif {
+        Gif { comment, head: Vec::new() }
+    }
+}
+
+impl Container for Gif {
+    type Header = Vec<u8>;
+    /// The palette indices on the canvas.
+    type Picture = Vec<u8>;
+    const SHARED: &'static str = "canvas or palette";
+
+    fn header(&mut self, source: &mut Source<'_>) -> Result<Vec<u8>> {
+        header(source)
+    }
+
+    fn write_header(&mut self, header: &Vec<u8>, out: &mut Out) -> Result<()> {
+        self.head = header.clone();
+        out.write_all(header).map_err(Error::output)
+    }
+
+    fn pictures(&self, path: &Path, last: bool) -> Result<Option<Pictures<Vec<u8>>>> {
+        pictures(path, last).map(Some)
+    }
+
+    fn copy_frames(
+        &mut self,
+        index: usize,
+        source: &mut Source<'_>,
+        out: &mut Out,
+        again: Option<(Vec<u8>, &Vec<u8>)>,
+    ) -> Result<()> {
+        let io = Error::output;
         // Before the first frame: the loop (kept from the first part) and comments (the whole
         // render's written in their place).
         let mut framed = false;
         // A later part's first frame (its control extension, then its image) is encoded again.
-        let mut first_frame = previous.take().map(|before| (before, None::<Vec<u8>>));
+        let mut first_frame = again.map(|(before, now)| (before, now, None::<Vec<u8>>));
         loop {
             let start = source.at;
             match source.next_byte()? {
-                Some(0x3b) => break,
+                Some(0x3b) => return Ok(()),
                 Some(0x21) => {
                     let kind = source.take(1)?[0];
                     let blocks = sub_blocks(source)?;
                     let frame_part = kind == 0xf9;
                     if frame_part && !framed && index == 0 {
-                        write_comment(out, comment)?;
+                        write_comment(out, &self.comment)?;
                     }
                     framed |= frame_part;
                     // Comments and application extensions belong to a file, not to its frames.
@@ -167,7 +187,7 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                         0xff => index == 0 && !framed,
                         _ => framed,
                     };
-                    if let Some((_, control)) = first_frame.as_mut().filter(|_| frame_part && is_control(&blocks)) {
+                    if let Some((_, _, control)) = first_frame.as_mut().filter(|_| frame_part && is_control(&blocks)) {
                         *control = Some(blocks);
                     } else if keep {
                         out.write_all(&[0x21, kind]).and_then(|()| out.write_all(&blocks)).map_err(io)?;
@@ -175,12 +195,12 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                 }
                 Some(0x2c) => {
                     if !framed && index == 0 {
-                        write_comment(out, comment)?;
+                        write_comment(out, &self.comment)?;
                     }
                     framed = true;
                     let descriptor = source.take(9)?;
                     let packed = descriptor[8];
-                    if let Some((before, control)) = first_frame.take() {
+                    if let Some((before, now, control)) = first_frame.take() {
                         // Passed over, and written as the whole render writes it.
                         if packed & 0x80 != 0 {
                             source.take(3 << ((packed & 7) + 1))?;
@@ -188,9 +208,8 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                         let code_size = source.take(1)?[0];
                         sub_blocks(source)?;
                         let (delay, transparent) = control.as_deref().map_or((0, None), read_control);
-                        let head = first.as_ref().map(|(h, _)| h.as_slice()).unwrap_or_default();
-                        let now = pictures.as_ref().map(|p| p.first.as_slice()).unwrap_or_default();
-                        out.write_all(&frame_after(head, transparent, code_size, &before, now, delay)?).map_err(io)?;
+                        let frame = frame_after(&self.head, transparent, code_size, &before, now, delay)?;
+                        out.write_all(&frame).map_err(io)?;
                         continue;
                     }
                     out.write_all(&[0x2c]).and_then(|()| out.write_all(&descriptor)).map_err(io)?;
@@ -203,19 +222,20 @@ pub fn join(parts: &[Part], comment: &str, out: &mut impl Write) -> Result<(u32,
                 }
                 Some(other) => {
                     return Err(Error::input(
-                        &part.path,
+                        source.path,
                         format!("has an unknown block (0x{other:02x}) at byte {start}"),
                     ));
                 }
-                None => return Err(Error::input(&part.path, "is cut short: it has no trailer")),
+                None => return Err(Error::input(source.path, "is cut short: it has no trailer")),
             }
         }
-        previous = pictures.take().and_then(|p| p.last);
     }
-    out.write_all(&[0x3b]).map_err(io)?;
-    let head = first.map(|(h, _)| h).unwrap_or_default();
-    let side = |at: usize| u32::from(u16::from_le_bytes([head[at], head[at + 1]]));
-    Ok(if head.len() >= 10 { (side(6), side(8)) } else { (0, 0) })
+
+    fn finish(self, out: &mut Out) -> Result<(u32, u32)> {
+        out.write_all(&[0x3b]).map_err(Error::output)?;
+        let side = |at: usize| u32::from(u16::from_le_bytes([self.head[at], self.head[at + 1]]));
+        Ok(if self.head.len() >= 10 { (side(6), side(8)) } else { (0, 0) })
+    }
 }
 
 /// Whether a graphic control extension's sub-blocks (`blocks`) are well formed: 4 bytes and the

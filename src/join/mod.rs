@@ -79,7 +79,7 @@ fn format_of(head: &[u8]) -> Option<Format> {
 /// The pictures of a part a join needs, read in one pass over it: its first (which the part's
 /// own first frame shows, whole) and, when asked, its last (which the next part's first frame
 /// follows).
-struct Pictures<T> {
+pub(super) struct Pictures<T> {
     first: T,
     last: Option<T>,
 }
@@ -195,48 +195,49 @@ pub fn check_parts(parts: &[Part]) -> Result<()> {
     let Some(first) = parts.first() else {
         return Err(Error::usage("join needs at least one part", None));
     };
-    let show = |p: &Part| format!("{} (frames {}..{})", p.path.display(), p.label.frames.start, p.label.frames.end);
     for part in &parts[1..] {
-        let (a, b) = (&first.label, &part.label);
-        if a.provenance.version != b.provenance.version {
-            return Err(Error::usage(
-                format!(
-                    "{} was rendered by ripple-render {} and {} by {}: parts must come from one build",
-                    first.path.display(),
-                    a.provenance.version,
-                    part.path.display(),
-                    b.provenance.version
-                ),
-                Some("render every part with the same version"),
-            ));
-        }
-        if a.provenance.scene != b.provenance.scene || a.comment != b.comment {
-            return Err(Error::usage(
-                format!(
-                    "{} and {} are parts of different renders (scene={:016x} and scene={:016x}): a scene's text, \
-                     --set overrides and background must be the same for every part",
-                    first.path.display(),
-                    part.path.display(),
-                    a.provenance.scene,
-                    b.provenance.scene
-                ),
-                Some("render every part from the same scene file with the same --set options"),
-            ));
-        }
-        if a.total != b.total {
-            return Err(Error::usage(
-                format!(
-                    "{} is a part of {} frames and {} of {}",
-                    first.path.display(),
-                    a.total,
-                    part.path.display(),
-                    b.total
-                ),
-                Some("render every part from the same scene"),
-            ));
-        }
+        same_render(first, part)?;
     }
-    let order = "give the parts in frame order, each starting where the one before ends (A..B renders A to B-1)";
+    in_order_without_gaps(parts)
+}
+
+/// Refuses `part` unless it is of the render `first` is of: the same build, scene and frames.
+fn same_render(first: &Part, part: &Part) -> Result<()> {
+    let (a, b) = (&first.label, &part.label);
+    let (first_path, path) = (first.path.display(), part.path.display());
+    if a.provenance.version != b.provenance.version {
+        return Err(Error::usage(
+            format!(
+                "{first_path} was rendered by ripple-render {} and {path} by {}: parts must come from one build",
+                a.provenance.version, b.provenance.version
+            ),
+            Some("render every part with the same version"),
+        ));
+    }
+    if a.provenance.scene != b.provenance.scene || a.comment != b.comment {
+        return Err(Error::usage(
+            format!(
+                "{first_path} and {path} are parts of different renders (scene={:016x} and scene={:016x}): a scene's \
+                 text, --set overrides and background must be the same for every part",
+                a.provenance.scene, b.provenance.scene
+            ),
+            Some("render every part from the same scene file with the same --set options"),
+        ));
+    }
+    if a.total != b.total {
+        return Err(Error::usage(
+            format!("{first_path} is a part of {} frames and {path} of {}", a.total, b.total),
+            Some("render every part from the same scene"),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses parts (of one render) out of frame order, or that leave frames out or hold some
+/// twice.
+fn in_order_without_gaps(parts: &[Part]) -> Result<()> {
+    let show = |p: &Part| format!("{} (frames {}..{})", p.path.display(), p.label.frames.start, p.label.frames.end);
+    let order = Some("give the parts in frame order, each starting where the one before ends (A..B renders A to B-1)");
     if let Some(pair) = parts.windows(2).find(|w| w[1].label.frames.start < w[0].label.frames.start) {
         let mut sorted: Vec<&Part> = parts.iter().collect();
         sorted.sort_by_key(|p| (p.label.frames.start, p.label.frames.end));
@@ -246,10 +247,11 @@ pub fn check_parts(parts: &[Part]) -> Result<()> {
             Some(&format!("give them in frame order: {}", names.join(" "))),
         ));
     }
+    let (Some(first), Some(last)) = (parts.first(), parts.last()) else { return Ok(()) };
     if first.label.frames.start > 0 {
         return Err(Error::usage(
             format!("frames 0..{} are in no part: the first part is {}", first.label.frames.start, show(first)),
-            Some(order),
+            order,
         ));
     }
     for pair in parts.windows(2) {
@@ -258,17 +260,16 @@ pub fn check_parts(parts: &[Part]) -> Result<()> {
         if start > end {
             return Err(Error::usage(
                 format!("frames {end}..{start} are in no part: a gap between {} and {}", show(before), show(after)),
-                Some(order),
+                order,
             ));
         }
         if start < end {
             return Err(Error::usage(
                 format!("{} and {} overlap: frames {start}..{end} are in both", show(before), show(after)),
-                Some(order),
+                order,
             ));
         }
     }
-    let last = &parts[parts.len() - 1];
     if last.label.frames.end < last.label.total {
         return Err(Error::usage(
             format!(
@@ -277,7 +278,7 @@ pub fn check_parts(parts: &[Part]) -> Result<()> {
                 last.label.total,
                 show(last)
             ),
-            Some(order),
+            order,
         ));
     }
     Ok(())
@@ -315,11 +316,11 @@ pub fn parts(paths: &[PathBuf], format: Format, ffmpeg: Option<&Path>) -> Result
 pub fn join(parts: &[Part], format: Format, out: std::fs::File, ffmpeg: Option<&Path>) -> Result<Joined> {
     let total = parts.first().map_or(0, |p| p.label.total);
     let comment = parts.first().map_or_else(String::new, |p| p.label.comment.clone());
-    let mut writer = std::io::BufWriter::with_capacity(1 << 20, out);
+    let mut writer = Out::with_capacity(1 << 20, out);
     let size = match format {
-        Format::Gif => gif::join(parts, &comment, &mut writer)?,
-        Format::Apng => apng::join(parts, &comment, total, &mut writer)?,
-        Format::Webp => webp::join(parts, &mut writer)?,
+        Format::Gif => join_parts(parts, gif::Gif::new(comment), &mut writer)?,
+        Format::Apng => join_parts(parts, apng::Apng::new(comment, total), &mut writer)?,
+        Format::Webp => join_parts(parts, webp::Webp::default(), &mut writer)?,
         _ => {
             let program = ffmpeg.ok_or_else(|| Error::Ffmpeg("joining videos needs the ffmpeg program".into()))?;
             let file = writer.into_inner().map_err(|e| Error::output(e.into_error()))?;
@@ -328,6 +329,73 @@ pub fn join(parts: &[Part], format: Format, out: std::fs::File, ffmpeg: Option<&
     };
     writer.flush().map_err(Error::output)?;
     Ok(Joined { frames: total, size })
+}
+
+/// Where a joined file is written.
+type Out = std::io::BufWriter<std::fs::File>;
+
+/// A format whose parts `join` puts together block by block: what the parts share, read from
+/// each one's head; its frames, copied but for a later part's first, which is whole in the part
+/// and is encoded again from the previous part's last picture.
+trait Container {
+    /// What every part must share (canvas, palette, loop…): the first part's is written, and
+    /// every other part's must equal it.
+    type Header: PartialEq;
+    /// The canvas after a frame, in the samples this format's frames hold.
+    type Picture;
+    /// What differs when a part's header is not the first's, for the message.
+    const SHARED: &'static str;
+
+    /// Reads a part's head up to its first frame.
+    fn header(&mut self, source: &mut Source<'_>) -> Result<Self::Header>;
+
+    /// Writes the joined file's head from the first part's `header`.
+    fn write_header(&mut self, header: &Self::Header, out: &mut Out) -> Result<()>;
+
+    /// The part's picture after its first frame and, with `last`, after its last (one pass
+    /// over the part); `None` where frames of its kind are not encoded again.
+    fn pictures(&self, path: &Path, last: bool) -> Result<Option<Pictures<Self::Picture>>>;
+
+    /// Copies the frames of the part `index` from `source` into `out`; with `again`, the
+    /// previous part's last picture and this part's first, its first frame is encoded again.
+    fn copy_frames(
+        &mut self,
+        index: usize,
+        source: &mut Source<'_>,
+        out: &mut Out,
+        again: Option<(Self::Picture, &Self::Picture)>,
+    ) -> Result<()>;
+
+    /// Ends the joined file; returns its canvas.
+    fn finish(self, out: &mut Out) -> Result<(u32, u32)>;
+}
+
+/// Writes each part's frames after the first part's head into `out`, a later part's first frame
+/// made again from the previous part's last picture. Returns the canvas.
+fn join_parts<C: Container>(parts: &[Part], mut container: C, out: &mut Out) -> Result<(u32, u32)> {
+    let mut first: Option<(C::Header, &Path)> = None;
+    // The previous part's last picture, for the next part's first frame.
+    let mut previous: Option<C::Picture> = None;
+    for (index, part) in parts.iter().enumerate() {
+        let source = &mut Source::open(&part.path)?;
+        let header = container.header(source)?;
+        match &first {
+            Some((first_header, first_path)) if *first_header != header => {
+                return Err(unlike(&part.path, first_path, C::SHARED));
+            }
+            Some(_) => {}
+            None => {
+                container.write_header(&header, out)?;
+                first = Some((header, &part.path));
+            }
+        }
+        let later = index + 1 < parts.len();
+        let pictures = if index > 0 || later { container.pictures(&part.path, later)? } else { None };
+        let again = previous.take().zip(pictures.as_ref()).map(|(before, now)| (before, &now.first));
+        container.copy_frames(index, source, out, again)?;
+        previous = pictures.and_then(|p| p.last);
+    }
+    container.finish(out)
 }
 
 #[cfg(test)]

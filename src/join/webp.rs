@@ -7,7 +7,7 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::{Part, Pictures, Source, unlike, unreadable};
+use super::{Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::decode::webp::WebpFrames;
 use crate::encode::webp::{PART_CHUNK, RIFF_HINT, frame_after};
@@ -74,54 +74,90 @@ pub fn label(source: &mut Source<'_>) -> Result<Option<String>> {
     Ok(None)
 }
 
-/// Writes the joined WebP into `out`. Returns the canvas.
-pub fn join(parts: &[Part], out: &mut (impl Write + Seek)) -> Result<(u32, u32)> {
-    let io = Error::output;
-    out.write_all(b"RIFF\0\0\0\0WEBP").map_err(io)?;
-    let mut length = 4u64;
-    let mut shared: Option<(Vec<u8>, &Path)> = None;
-    // The previous part's last picture, for the next part's first frame.
-    let mut previous: Option<Vec<[u8; 3]>> = None;
-    for (index, part) in parts.iter().enumerate() {
-        let source = &mut Source::open(&part.path)?;
+/// WebP parts joined: the first part's `VP8X` and `ANIM`, then every part's frames; the
+/// `RIFF` size filled in at the end.
+#[derive(Default)]
+pub(super) struct Webp {
+    /// Bytes after the `RIFF` size so far.
+    length: u64,
+    /// The first part's `VP8X` and `ANIM`, for the canvas.
+    own: Vec<u8>,
+    /// The chunk header read after a part's head: its first frame's.
+    next: Option<([u8; 4], u64)>,
+}
+
+impl Container for Webp {
+    /// The part's `VP8X` and `ANIM` chunks, whole.
+    type Header = Vec<u8>;
+    /// The canvas in RGB (a render's frames are opaque).
+    type Picture = Vec<[u8; 3]>;
+    const SHARED: &'static str = "canvas or loop";
+
+    fn header(&mut self, source: &mut Source<'_>) -> Result<Vec<u8>> {
         open(source)?;
-        let later = index + 1 < parts.len();
-        let mut pictures = (index > 0 || later).then(|| pictures(&part.path, later)).transpose()?;
-        let mut first_frame = previous.take();
-        // VP8X and ANIM come before the frames; each ANMF is one frame, copied whole.
+        // VP8X and ANIM come before the frames; other chunks are passed over.
         let mut own = Vec::new();
+        self.next = None;
         while let Some((kind, len)) = next(source)? {
             match &kind {
                 b"VP8X" | b"ANIM" => own.extend(whole(source, kind, len)?),
                 b"ANMF" => {
-                    if shared.is_none() {
-                        out.write_all(&own).map_err(io)?;
-                        length += own.len() as u64;
-                        shared = Some((std::mem::take(&mut own), &part.path));
-                    } else if let Some((first, first_path)) = shared.as_ref().filter(|_| !own.is_empty()) {
-                        if *first != own {
-                            return Err(unlike(&part.path, first_path, "canvas or loop"));
-                        }
-                        own.clear();
-                    }
-                    let mut frame = whole(source, kind, len)?;
-                    if let (Some(before), Some(now), Some((first, _))) = (first_frame.take(), &pictures, &shared) {
-                        // ANMF's data: x, y, width − 1, height − 1, then the duration, 24 bits each.
-                        let duration = frame.get(20..23).map_or(0, |d| u32::from_le_bytes([d[0], d[1], d[2], 0]));
-                        frame = frame_after(&before, &now.first, canvas_size(first), duration)?;
-                    }
-                    out.write_all(&frame).map_err(io)?;
-                    length += frame.len() as u64;
+                    self.next = Some((kind, len));
+                    break;
                 }
                 _ => source.skip(len + (len & 1))?,
             }
         }
-        previous = pictures.take().and_then(|p| p.last);
+        Ok(own)
     }
-    let size = u32::try_from(length)
-        .map_err(|_| Error::usage("the joined WebP is larger than 4 GiB, which RIFF cannot hold", Some(RIFF_HINT)))?;
-    out.seek(SeekFrom::Start(4)).map_err(io)?;
-    out.write_all(&size.to_le_bytes()).map_err(io)?;
-    out.seek(SeekFrom::End(0)).map_err(io)?;
-    Ok(canvas_size(shared.as_ref().map(|(own, _)| own.as_slice()).unwrap_or_default()))
+
+    fn write_header(&mut self, own: &Vec<u8>, out: &mut Out) -> Result<()> {
+        out.write_all(b"RIFF\0\0\0\0WEBP").and_then(|()| out.write_all(own)).map_err(Error::output)?;
+        self.length = 4 + own.len() as u64;
+        self.own = own.clone();
+        Ok(())
+    }
+
+    fn pictures(&self, path: &Path, last: bool) -> Result<Option<Pictures<Vec<[u8; 3]>>>> {
+        pictures(path, last).map(Some)
+    }
+
+    fn copy_frames(
+        &mut self,
+        _index: usize,
+        source: &mut Source<'_>,
+        out: &mut Out,
+        again: Option<(Vec<[u8; 3]>, &Vec<[u8; 3]>)>,
+    ) -> Result<()> {
+        let mut first_frame = again;
+        // Each ANMF is one frame, copied whole; the part's own chunk and any other is left out.
+        let mut chunk = self.next.take();
+        while let Some((kind, len)) = chunk {
+            if &kind == b"ANMF" {
+                let mut frame = whole(source, kind, len)?;
+                if let Some((before, now)) = first_frame.take() {
+                    // ANMF's data: x, y, width − 1, height − 1, then the duration, 24 bits each.
+                    let duration = frame.get(20..23).map_or(0, |d| u32::from_le_bytes([d[0], d[1], d[2], 0]));
+                    frame = frame_after(&before, now, canvas_size(&self.own), duration)?;
+                }
+                out.write_all(&frame).map_err(Error::output)?;
+                self.length += frame.len() as u64;
+            } else {
+                source.skip(len + (len & 1))?;
+            }
+            chunk = next(source)?;
+        }
+        Ok(())
+    }
+
+    fn finish(self, out: &mut Out) -> Result<(u32, u32)> {
+        let io = Error::output;
+        let size = u32::try_from(self.length).map_err(|_| {
+            Error::usage("the joined WebP is larger than 4 GiB, which RIFF cannot hold", Some(RIFF_HINT))
+        })?;
+        out.seek(SeekFrom::Start(4)).map_err(io)?;
+        out.write_all(&size.to_le_bytes()).map_err(io)?;
+        out.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok(canvas_size(&self.own))
+    }
 }

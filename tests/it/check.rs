@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cli_support::{ripple, ripple_with};
 use crate::support::{bundled_copy, root, scratch};
+use crate::support::{ripple, ripple_with};
 
 /// Frames each scene copy is cut to (a whole second, as the seamless loop needs).
 const FRAMES: u32 = 25;

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use crate::cli_support::{ripple, scene_dir};
 use crate::support::{bundled_copy, flip_channel, names, read_png, root, write_png};
+use crate::support::{ripple, scene_dir};
 
 /// 24×16, 7 frames at 30 fps, one stone: small and fast, with a one-colour (exact) palette.
 const SCENE: &str =
@@ -157,7 +157,7 @@ fn a_report_folder_holds_exactly_one_report() {
     let run = ripple(&["diff", "a", "a", "--out", "report"], &dir);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(names(&dir.join("report")), ["index.html", "report.json"]);
-    assert!(crate::cli::temporaries(&dir).is_empty());
+    assert!(crate::support::temporaries(&dir).is_empty());
     // A folder with anything else in it is not a report's to replace.
     std::fs::write(dir.join("report/notes.txt"), b"mine").unwrap();
     let run = ripple(&["diff", "a", "b", "--out", "report"], &dir);

@@ -8,8 +8,8 @@ use std::process::{Command, Stdio};
 
 use image::AnimationDecoder;
 
-use crate::cli::{ripple, scene_dir, temporaries};
 use crate::support::render_rgb;
+use crate::support::{ripple, scene_dir, temporaries};
 
 /// An odd canvas at 30 fps (durations of 33 and 34 ms), few colours: palette frames.
 const CHECKER: &str = "[video]\nwidth = 61\nheight = 45\nfps = 30\nframes = 14\nloop = false\n\

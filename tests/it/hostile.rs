@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use crate::cli::{png_claiming, ripple, temporaries};
 use crate::support::scratch;
+use crate::support::{png_claiming, ripple, temporaries};
 
 /// One hostile run.
 struct Case {

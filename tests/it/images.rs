@@ -83,10 +83,10 @@ fn a_sideways_phone_photo_renders_upright_from_the_command_line() {
     let dir = scratch("exif-cli");
     std::fs::write(dir.join("phone.jpg"), jpeg_with_orientation(6)).unwrap();
     std::fs::write(dir.join("scene.toml"), "[video]\nframes = 1\n[background]\nimage = \"phone.jpg\"\n").unwrap();
-    let run = crate::cli::ripple(&["scene.toml", "-o", "frames/", "-q"], &dir);
+    let run = crate::support::ripple(&["scene.toml", "-o", "frames/", "-q"], &dir);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let (w, h, _) = crate::support::read_png(&dir.join("frames/frame_0000.png"));
     assert_eq!((w, h), (16, 24), "a portrait photo gives a portrait canvas");
-    let plan = crate::cli::ripple(&["plan", "scene.toml", "--json"], &dir);
+    let plan = crate::support::ripple(&["plan", "scene.toml", "--json"], &dir);
     assert!(plan.stdout.starts_with("{\"width\":16,\"height\":24,"), "{}", plan.stdout);
 }

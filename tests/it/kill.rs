@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::cli::{ripple, scene_dir, temporaries};
+use crate::support::{ripple, scene_dir, temporaries};
 
 /// The old output comes from a different scene, so old and new never share bytes by accident.
 const OLD: &str = "[video]\nwidth = 48\nheight = 32\nframes = 5\n[[stone]]\nat = 0\nx = 20\ny = 10\n";

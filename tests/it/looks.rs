@@ -1,8 +1,8 @@
 //! Looks (bilinear sampling, light) and GIF colours: what a GIF shows of frames that hold colours
 //! the background lacks, dithering without shimmer, and the same bytes on any thread count.
 
-use crate::cli::{ripple, scene_dir};
 use crate::support::{decode_gif, read_png};
+use crate::support::{ripple, scene_dir};
 
 /// A lit, bilinear scene over the tiles (many colours), small and short.
 const LIT: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\

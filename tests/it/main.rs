@@ -23,8 +23,3 @@ mod streams;
 mod support;
 mod time;
 mod water_look;
-
-/// The command-line helpers, shared with the diff tests.
-mod cli_support {
-    pub use crate::cli::{ripple, ripple_with, scene_dir};
-}

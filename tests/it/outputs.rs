@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crate::cli::{ripple, scene_dir, temporaries};
 use crate::support::decode_gif;
+use crate::support::{ripple, scene_dir, temporaries};
 
 const SMALL: &str = "[video]\nwidth = 24\nheight = 16\nfps = 25\nframes = 5\n[background]\ncolor = \"#000\"\n[[stone]]\nat = 0\nx = 12\ny = 8\n";
 

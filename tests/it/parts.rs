@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::cli::{ripple, scene_dir};
 use crate::support::{decode_gif, names};
+use crate::support::{ripple, scene_dir};
 
 /// Looped (§11, with a crossfade), lit, walled, timed in seconds, at 30 fps (delays of 3 and 4
 /// cs, durations of 33 and 34 ms: a part that starts at an odd frame must keep the pattern).

@@ -1,7 +1,7 @@
 //! Seamless loops (§11) from the command line: the replayed pre-roll in `plan`, the seam
 //! in the summary and `--stats`, and the errors of `[seamless]`.
 
-use crate::cli::{ripple, scene_dir};
+use crate::support::{ripple, scene_dir};
 
 const LOOP: &str = "[video]\nwidth = 64\nheight = 48\nframes = 10\nstart = 0.8\n[background]\npattern = \"tiles\"\n\
     [[stone]]\nat = 0.2\nx = 10\ny = 10\n\

@@ -1,8 +1,8 @@
 //! Walls and edges from the command line (§8): errors for the new keys, `plan`'s fields and
 //! warnings, and the `--walls` picture.
 
-use crate::cli::{ripple, scene_dir, temporaries};
 use crate::support::read_png;
+use crate::support::{ripple, scene_dir, temporaries};
 
 const BASE: &str = "[video]\nwidth = 40\nheight = 30\nframes = 5\n[background]\ncolor = \"#336699\"\n";
 

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crate::cli::{ripple, scene_dir};
 use crate::support::{read_png, scratch};
+use crate::support::{ripple, scene_dir};
 
 /// A picture with thousands of colours, drawn here: `width`×`height`, saved as PNG at `path`.
 fn picture(path: &Path, width: u32, height: u32) -> Vec<u8> {

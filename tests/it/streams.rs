@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
-use crate::cli::{png_claiming, ripple, scene_dir};
+use crate::support::{png_claiming, ripple, scene_dir};
 
 const SMALL: &str = "[video]\nwidth = 24\nheight = 16\nfps = 25\nframes = 5\n[[stone]]\nat = 0\nx = 12\ny = 8\n";
 

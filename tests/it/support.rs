@@ -1,6 +1,8 @@
-//! Helpers shared by the integration tests: decoding GIFs as a viewer composes them, PNG I/O.
+//! Helpers shared by the integration tests: the binary run as users run it, scratch folders and
+//! scenes in them, decoding GIFs as a viewer composes them, PNG I/O.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use ripple_render::Result;
 use ripple_render::encode::Encoder;
@@ -157,4 +159,73 @@ pub fn bundled_copy(name: &str, dir: &Path, frames: u32) -> String {
     let file = format!("{name}.toml");
     std::fs::write(dir.join(&file), out).unwrap();
     file
+}
+
+/// What a run of the binary did.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn ripple(args: &[&str], cwd: &Path) -> Run {
+    ripple_with(args, cwd, &[])
+}
+
+/// [`ripple`] with environment variables set (a CI job's summary file, say). The tests' own
+/// `GITHUB_STEP_SUMMARY`, when they run in such a job, is never handed on.
+pub fn ripple_with(args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .envs(env.iter().map(|(k, v)| (*k, *v)))
+        .output()
+        .expect("run ripple-render");
+    let run = Run {
+        code: out.status.code().expect("exit code"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(!run.stderr.contains("panicked") && !run.stderr.contains("RUST_BACKTRACE"), "{}", run.stderr);
+    run
+}
+
+/// Writes `scene.toml` with `body` into a fresh folder and returns the folder.
+pub fn scene_dir(name: &str, body: &str) -> PathBuf {
+    let dir = scratch(name);
+    std::fs::write(dir.join("scene.toml"), body).unwrap();
+    dir
+}
+
+/// Files in `dir` whose names mark them as our temporaries.
+pub fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".ripple-"))
+        .collect()
+}
+
+/// A PNG whose header claims `width`×`height` grey pixels, with almost no data behind it.
+pub fn png_claiming(width: u32, height: u32) -> Vec<u8> {
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut out = (data.len() as u32).to_be_bytes().to_vec();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(kind);
+        crc.update(data);
+        out.extend_from_slice(&crc.finalize().to_be_bytes());
+        out
+    };
+    let mut header = width.to_be_bytes().to_vec();
+    header.extend_from_slice(&height.to_be_bytes());
+    header.extend_from_slice(&[8, 0, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &header));
+    png.extend(chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]));
+    png.extend(chunk(b"IEND", &[]));
+    png
 }

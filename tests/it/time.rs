@@ -1,7 +1,7 @@
 //! Time in seconds (§10): the water steps S times a second whatever the frame rate.
 
-use crate::cli::{ripple, scene_dir};
 use crate::support::render_rgb;
+use crate::support::{ripple, scene_dir};
 
 /// A scene over a picture of many colours (the tiles), with stones, damping changes, a swipe
 /// and rain, and `water` as its `[water]` keys.

@@ -8,8 +8,8 @@ use ripple_render::scene::Model;
 use ripple_render::scene::starter::{Starter, scene_text};
 use ripple_render::{Inputs, Scene};
 
-use crate::cli::{ripple, scene_dir};
 use crate::support::{Collector, root, scratch, write_png};
+use crate::support::{ripple, scene_dir};
 
 /// The measure: a pixel is burnt when all its channels are ≤ 5 or all ≥ 250.
 fn burnt(p: &[u8]) -> bool {

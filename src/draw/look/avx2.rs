@@ -19,7 +19,7 @@ use std::arch::x86_64::{
     _mm256_slli_epi32, _mm256_srli_epi16, _mm256_srli_epi32, _mm256_sub_epi16, _mm256_sub_epi32, _mm256_subs_epu16,
 };
 
-use super::{TONE_BOTTOM, TONE_TOP};
+use super::pen::{TONE_BOTTOM, TONE_TOP};
 
 use bytemuck::cast;
 

@@ -1,6 +1,7 @@
 //! The looks drawn by the fast passes against the formula of §9, pixel by pixel.
 
 use super::*;
+use crate::scene::{Sampling, Tone};
 
 fn look(sampling: Sampling, shading: i64, highlight: i64, light: [i64; 2]) -> Look {
     Look { sampling, shading, highlight, light, ..Look::default() }
