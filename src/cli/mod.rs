@@ -4,27 +4,23 @@ mod check;
 mod diff;
 mod join;
 mod new;
+mod plan;
 mod render;
 mod signals;
 mod verdict;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 
+use ripple_render::Error;
 use ripple_render::base::error::Target;
-use ripple_render::draw::background::{Background, image_header_within};
-use ripple_render::encode::png::write_png;
-use ripple_render::inspect::advice;
-use ripple_render::inspect::plan::{self, Detail};
-use ripple_render::output::{Named, Policy, Staged};
-use ripple_render::render::budget::{Estimate, read_scene};
+use ripple_render::inspect::plan::Detail;
+use ripple_render::output::Named;
 use ripple_render::scene::Model;
-use ripple_render::sim::shore::Shore;
-use ripple_render::{Error, Scene};
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -334,11 +330,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Some(Command::Plan { scene, json, events, max_memory, set, walls }) => {
             let detail = if events { Detail::Events } else { Detail::Summary };
-            let scene = read_scene(&scene, &set, max_memory)?;
-            advice::for_scene(&scene).iter().for_each(|w| warn(w));
-            print_plan(&scene, json, detail, max_memory, walls.as_deref())?;
-            advice::hints(&scene).iter().for_each(|h| hint(h));
-            Ok(ExitCode::SUCCESS)
+            plan::run(&scene, &set, json, detail, max_memory, walls.as_deref()).map(|()| ExitCode::SUCCESS)
         }
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Check(args)) => check::run(&args),
@@ -372,56 +364,5 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }
-    }
-}
-
-/// Writes the background with its wall cells tinted, so that a mask or an obstacle can be
-/// checked against the picture before rendering.
-fn walls_picture(scene: &Scene, background: &Background, shore: &Shore, path: &Path) -> Result<(), Error> {
-    let picture = match shore.walls() {
-        Some(walls) => walls.tinted(&background.pixels),
-        None => background.pixels.clone(),
-    };
-    // The picture is a view, replaced on every run; the scene and its pictures are never it.
-    let mut inputs: Vec<&Path> = vec![&scene.file];
-    inputs.extend(scene.background.image.as_deref());
-    inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
-    let staged = Staged::begin(path, Policy::File { force: true }, &inputs)?;
-    let file = std::io::BufWriter::new(staged.file()?);
-    write_png(file, scene.width, scene.height, &picture, None).map_err(|e| e.writing(staged.name()))?;
-    staged.commit()?;
-    let count = shore.walls().map_or(0, |w| w.count());
-    tell(&format!("wrote {} ({count} wall cells tinted)", path.display()));
-    Ok(())
-}
-
-fn print_plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls: Option<&Path>) -> Result<(), Error> {
-    // What the render would refuse, plan refuses too: the background is checked from its header
-    // (without decoding the pixels), so a plan can gate CI.
-    image_header_within(scene, max_memory)?;
-    Estimate::for_timeline(scene).check(max_memory)?;
-    // The walls picture needs the background; a plan alone makes only the shore (without
-    // decoding the background's pixels).
-    let shore = match walls {
-        Some(path) => {
-            let background = Background::for_scene_within(scene, max_memory)?;
-            let shore = Shore::for_scene_within(scene, max_memory)?;
-            walls_picture(scene, &background, &shore, path)?;
-            shore
-        }
-        None => Shore::for_scene_within(scene, max_memory)?,
-    };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = if json {
-        plan::write_json(scene, &shore, &mut out)
-    } else {
-        plan::write_text(scene, &shore, detail, &mut out)
-    };
-    match written.and_then(|()| out.flush()) {
-        // A reader that stopped early (`| head`) is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(source) => Err(Error::Io { target: Target::Stdout, source }),
-        Ok(()) => Ok(()),
     }
 }

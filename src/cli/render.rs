@@ -153,8 +153,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     // Standard output is written in place, as a stream.
     let output_path = request.output.map(|o| if stdout { Path::new(output::STDOUT) } else { o });
     let mut inputs = vec![request.scene];
-    inputs.extend(scene.background.image.as_deref());
-    inputs.extend(scene.shore.mask.as_ref().map(|m| m.image.as_path()));
+    inputs.extend(scene.input_files().into_iter().skip(1));
     // Nothing large is allocated before the estimate is within the budget.
     let image = image_header_within(&scene, request.max_memory)?;
     // Outputs that would land on one file, or on an input, are refused before any work (after

@@ -40,6 +40,15 @@ impl Scene {
         Scene::from_bytes(Scene::read_file(path)?, path)
     }
 
+    /// The files a render of the scene reads: the scene file, then its background image and
+    /// its walls' mask, where it has them (never to be written over).
+    pub fn input_files(&self) -> Vec<&Path> {
+        let mut files = vec![self.file.as_path()];
+        files.extend(self.background.image.as_deref());
+        files.extend(self.shore.mask.as_ref().map(|m| m.image.as_path()));
+        files
+    }
+
     /// A scene file's bytes, at most [`MAX_SCENE_BYTES`] of them whatever the file is (to check
     /// what parsing them takes before [`Scene::from_bytes`]).
     pub fn read_file(path: &Path) -> Result<Vec<u8>> {
