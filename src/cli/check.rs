@@ -16,7 +16,7 @@ use ripple_render::diff::page::{self, Entry};
 use ripple_render::output::{Policy, Staged};
 use ripple_render::scene::Scene;
 
-use super::verdict::{Tally, append_step_summary, json, junit_xml};
+use super::check_report::{Tally, append_step_summary, json, junit_xml};
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {

@@ -1,13 +1,13 @@
 //! The command line: arguments, messages on stderr, the progress bar and exit codes.
 
 mod check;
+mod check_report;
 mod diff;
 mod join;
 mod new;
 mod plan;
 mod render;
 mod signals;
-mod verdict;
 
 use std::io::Write;
 use std::path::PathBuf;

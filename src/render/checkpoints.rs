@@ -5,7 +5,7 @@
 //! overrides, the background and the walls), and a part takes only its own render's.
 //!
 //! `DIR/frame_NNNNNN.checkpoint`: a line `ripple-render checkpoint`, a line naming the render,
-//! the output frame (u64, little-endian), then the state as [`crate::sim::checkpoint`] lays it
+//! the output frame (u64, little-endian), then the state as [`crate::sim::state`] lays it
 //! out. A file is written beside its name and renamed into place, so a half-written one never
 //! has the name.
 

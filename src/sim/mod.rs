@@ -3,11 +3,11 @@
 //! and the heights each frame is drawn from ([`Surface`], with [`seamless`]'s crossfade and
 //! seam, and [`smooth`]'s filter). Nothing here draws: [`field`] is what the drawing stage is handed.
 
-pub mod checkpoint;
 pub mod field;
 pub mod seamless;
 pub mod shore;
 pub mod smooth;
+pub mod state;
 pub mod timeline;
 pub mod water;
 
@@ -97,7 +97,7 @@ impl<W: Water> Simulation<W> {
         unit
     }
 
-    /// Writes the state (see [`checkpoint`]): counters, damping, the water's buffers.
+    /// Writes the state (see [`state`]): counters, damping, the water's buffers.
     fn save(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         for n in [self.units, self.steps, self.next_frame] {
             out.write_all(&n.to_le_bytes())?;
@@ -105,23 +105,23 @@ impl<W: Water> Simulation<W> {
         out.write_all(&self.damping_shift.to_le_bytes())?;
         let buffers = self.water.buffers();
         out.write_all(&(buffers.len() as u32).to_le_bytes())?;
-        buffers.iter().try_for_each(|b| checkpoint::write_cells(out, b))
+        buffers.iter().try_for_each(|b| state::write_cells(out, b))
     }
 
     /// Reads back what [`Simulation::save`] wrote, onto still water made for the same scene:
     /// the timeline is played to the same unit without applying its drops.
     fn restore(&mut self, input: &mut impl std::io::Read) -> std::io::Result<()> {
-        let units = checkpoint::read_u64(input)?;
-        let (steps, next_frame) = (checkpoint::read_u64(input)?, checkpoint::read_u64(input)?);
-        let damping_shift = checkpoint::read_u32(input)?;
+        let units = state::read_u64(input)?;
+        let (steps, next_frame) = (state::read_u64(input)?, state::read_u64(input)?);
+        let damping_shift = state::read_u32(input)?;
         if self.units != 0 || units > self.schedule_end() || next_frame > self.end_frame {
-            return Err(checkpoint::invalid("a point past the end of the render"));
+            return Err(state::invalid("a point past the end of the render"));
         }
         let mut buffers = self.water.buffers();
-        if checkpoint::read_u32(input)? as usize != buffers.len() {
-            return Err(checkpoint::invalid("another water model"));
+        if state::read_u32(input)? as usize != buffers.len() {
+            return Err(state::invalid("another water model"));
         }
-        buffers.iter_mut().try_for_each(|b| checkpoint::read_cells(input, b))?;
+        buffers.iter_mut().try_for_each(|b| state::read_cells(input, b))?;
         for _ in 0..units {
             self.schedule.next_unit_each(|_, _| {});
         }
@@ -257,28 +257,28 @@ impl<W: Water> Surface<W> {
         }
     }
 
-    /// Writes the state from which the render goes on with the next frame (see [`checkpoint`]):
+    /// Writes the state from which the render goes on with the next frame (see [`state`]):
     /// the water's and a seamless loop's kept fields.
     pub fn save(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         self.simulation.save(out)?;
         let kept = self.fade.as_ref().map_or(&[][..], Crossfade::kept);
         out.write_all(&(kept.len() as u32).to_le_bytes())?;
-        kept.iter().try_for_each(|field| checkpoint::write_cells(out, field))
+        kept.iter().try_for_each(|field| state::write_cells(out, field))
     }
 
     /// Goes on from a state [`Surface::save`] wrote for the same scene, before any frame was
     /// simulated here.
     pub fn restore(&mut self, input: &mut impl std::io::Read) -> std::io::Result<()> {
         self.simulation.restore(input)?;
-        let count = checkpoint::read_u32(input)?;
+        let count = state::read_u32(input)?;
         let cells = self.simulation.heights().len() as u64;
-        let kept = (0..count).map(|_| checkpoint::read_field(input, cells)).collect::<std::io::Result<Vec<_>>>()?;
+        let kept = (0..count).map(|_| state::read_field(input, cells)).collect::<std::io::Result<Vec<_>>>()?;
         let simulated = self.simulation.simulated();
         let fits = match &mut self.fade {
             Some(fade) => fade.keep(kept, simulated, cells as usize),
             None => kept.is_empty(),
         };
-        if fits { Ok(()) } else { Err(checkpoint::invalid("other crossfade fields than this scene keeps")) }
+        if fits { Ok(()) } else { Err(state::invalid("other crossfade fields than this scene keeps")) }
     }
 
     /// The seam so far (see [`Surface::measuring_seam`]).
