@@ -102,7 +102,14 @@ pub fn render(data: &[u8]) {
             Err(e) => return describe(&e),
         };
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let run = Run { inputs: &inputs, manifest: None, threads: 1, ahead: 1, stop: &stop, seam: true, checkpoints: None };
+    let run = Run {
+        inputs: &inputs,
+        manifest: None,
+        pool: crate::base::pool::Pool::new(1),
+        stop: &stop,
+        seam: true,
+        checkpoints: None,
+    };
     match render_with(&scene, encoder, run, &mut |_| {}) {
         Ok(stats) => assert_eq!(stats.frames, scene.frames),
         Err(e) => return describe(&e),

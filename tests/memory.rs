@@ -6,6 +6,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ripple_render::Format;
+use ripple_render::base::pool::Pool;
 use ripple_render::encode::Discard;
 use ripple_render::encode::apng::Apng;
 use ripple_render::encode::gif::GifEncoder;
@@ -54,9 +55,9 @@ fn scene(frames: u32) -> Scene {
     Scene::from_toml_str(&src, std::path::Path::new("memory.toml")).unwrap()
 }
 
-/// A one-thread run over `inputs`, without a manifest.
-fn run<'a>(inputs: &'a Inputs, stop: &'a std::sync::atomic::AtomicBool) -> Run<'a> {
-    Run { inputs, manifest: None, threads: 1, ahead: 1, stop, seam: true, checkpoints: None }
+/// A run over `inputs` on `pool`, without a manifest.
+fn run<'a>(inputs: &'a Inputs, pool: &Pool, stop: &'a std::sync::atomic::AtomicBool) -> Run<'a> {
+    Run { inputs, manifest: None, pool: pool.clone(), stop, seam: true, checkpoints: None }
 }
 
 /// A GIF encoder of `scene` into nothing, in the background's own palette.
@@ -65,10 +66,10 @@ fn gif(scene: &Scene, inputs: &Inputs) -> GifEncoder<std::io::Sink> {
     GifEncoder::new(std::io::sink(), &stream_of(scene, inputs), palette).unwrap()
 }
 
-/// Renders `scene` into `encoder` in a one-thread run.
-fn one_thread<E: Encoder>(scene: &Scene, inputs: &Inputs, encoder: E) {
+/// Renders `scene` into `encoder` on `pool`, which the encoder shares, as the command line does.
+fn rendered<E: Encoder>(scene: &Scene, inputs: &Inputs, pool: &Pool, encoder: E) {
     let stop = std::sync::atomic::AtomicBool::new(false);
-    render_with(scene, encoder, run(inputs, &stop), &mut |_| {}).unwrap();
+    render_with(scene, encoder, run(inputs, pool, &stop), &mut |_| {}).unwrap();
 }
 
 /// The peak heap growth during `work`.
@@ -125,9 +126,10 @@ fn the_estimate_bounds_large_timelines() {
             let scene = read.unwrap().unwrap();
             let inputs = Inputs::for_scene(&scene).unwrap();
             let held_before = CURRENT.load(Ordering::SeqCst) - start;
+            let one = Pool::new(1);
             let render_peak = peak_during(|| match output {
-                Some(_) => one_thread(&scene, &inputs, gif(&scene, &inputs).threads(1)),
-                None => one_thread(&scene, &inputs, Discard::new(&inputs.background.pixels)),
+                Some(_) => rendered(&scene, &inputs, &one, gif(&scene, &inputs).on(&one)),
+                None => rendered(&scene, &inputs, &one, Discard::new(&inputs.background.pixels)),
             });
             let peak = parse_peak.max(held_before + render_peak);
             let render_peak = held_before + render_peak;
@@ -217,21 +219,22 @@ fn the_estimate_bounds_the_peak() {
             let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
             let inputs = Inputs::for_scene(&scene).unwrap();
             let (stream, pixels) = (stream_of(&scene, &inputs), inputs.background.pixels.clone());
+            let pool = Pool::new(threads);
             match kind {
                 "gif" => {
                     let palette = gif_palette(&scene, &inputs, false, 1);
                     let gif = GifEncoder::new(std::io::sink(), &stream, palette).unwrap();
-                    one_thread(&scene, &inputs, gif.threads(threads))
+                    rendered(&scene, &inputs, &pool, gif.on(&pool))
                 }
-                "png" => one_thread(&scene, &inputs, PngSequence::new(&frames, &stream, pixels).threads(threads)),
+                "png" => rendered(&scene, &inputs, &pool, PngSequence::new(&frames, &stream, pixels).on(&pool)),
                 // Frames without a look only move background pixels: a colour key marks the
                 // unchanged ones, as the command line writes them.
                 "apng" if scene.look.is_gather() => {
-                    one_thread(&scene, &inputs, Apng::keyed(file(), &stream, pixels).threads(threads))
+                    rendered(&scene, &inputs, &pool, Apng::keyed(file(), &stream, pixels).on(&pool))
                 }
-                "apng" => one_thread(&scene, &inputs, Apng::rgb(file(), &stream, pixels).threads(threads)),
-                "webp" => one_thread(&scene, &inputs, Webp::new(file(), &stream, pixels).threads(threads)),
-                _ => one_thread(&scene, &inputs, Discard::new(&pixels)),
+                "apng" => rendered(&scene, &inputs, &pool, Apng::rgb(file(), &stream, pixels).on(&pool)),
+                "webp" => rendered(&scene, &inputs, &pool, Webp::new(file(), &stream, pixels).on(&pool)),
+                _ => rendered(&scene, &inputs, &pool, Discard::new(&pixels)),
             };
         });
         let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();

@@ -1,42 +1,131 @@
-//! The one pool of worker threads: jobs run on workers, results come back in the order the jobs
-//! were submitted, and at most a few jobs are in flight, so memory stays flat. Work done this
-//! way cannot change an output: each job is done on its own and its result handed on in order.
+//! The one pool of worker threads, and ordered lanes over it. A [`Pool`] is `threads - 1`
+//! worker threads taking tasks from one queue, and the caller's thread, which takes a waiting
+//! task itself whenever it would otherwise wait. An [`Ordered`] lane submits jobs to a pool and
+//! hands their results on in the order the jobs were submitted, with at most a few in flight,
+//! so memory stays flat. Work done this way cannot change an output: each job is done on its
+//! own and its result handed on in order.
 //!
-//! On `threads` threads the pool starts one worker fewer: the caller's thread is the last, and
-//! takes a waiting job itself whenever it would otherwise wait for a result. A worker per thread
-//! beside a busy caller made three busy threads share two cores, and the caller, on which every
-//! result waits, got two thirds of one.
-//!
-//! A pool's workers are threads of their own ([`Ordered::new`], for work that owns what it
-//! needs), or of a scope ([`Ordered::scoped`], for work that borrows from the caller: a render
-//! draws its frames from the background and the shore it was handed). When the pool is dropped
-//! (at the end, or at the first error) no worker starts another job.
+//! Lanes share their pool: a render draws its frames in one lane and its encoder compresses
+//! them in another, on the same threads, so that as many threads are busy as were asked for.
+//! (A pool of workers beside each stage made three busy threads share two cores, and the
+//! caller, on which every result waits, got two thirds of one.) When a lane is dropped (at the
+//! end, or at the first error) none of its waiting jobs starts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use super::error::{Error, Result};
 
-/// The work each job is.
-type Work<'a, J, R> = Arc<dyn Fn(J) -> Result<R> + Send + Sync + 'a>;
+/// A task a worker runs: a job and where its result goes.
+type Task = Box<dyn FnOnce() + Send>;
 
-/// The queue of jobs no thread has taken yet, each with its number.
-type Queue<J> = Arc<Mutex<Receiver<(u64, J)>>>;
+/// Threads that take tasks from one queue: `threads - 1` workers, started with the first
+/// task, and the caller's. Clones share the threads, which end when the last clone is dropped.
+#[derive(Clone)]
+pub struct Pool(Arc<Workers>);
 
-/// Runs `work` on jobs, on `threads` threads: the caller's and `threads - 1` workers (or inline
-/// with one thread), handing the results on in the jobs' order.
-pub struct Ordered<'a, J, R> {
-    work: Work<'a, J, R>,
-    /// Threads of the pool's own, joined when it is dropped (a scope joins its own).
-    workers: Vec<JoinHandle<()>>,
-    jobs: Option<SyncSender<(u64, J)>>,
-    /// The jobs no thread has taken yet, shared with the workers so that the caller can take one.
-    waiting: Option<Queue<J>>,
-    results: Option<Receiver<(u64, Result<R>)>>,
-    /// Set when the pool is dropped: workers start no job after it.
+/// A pool's workers and their queue.
+struct Workers {
+    threads: usize,
+    queue: Arc<Queue>,
+    started: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// Tasks waiting for a thread, and whether the pool is closing.
+#[derive(Default)]
+struct Queue {
+    tasks: Mutex<(VecDeque<Task>, bool)>,
+    ready: Condvar,
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, (VecDeque<Task>, bool)> {
+        self.tasks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A worker's life: the next task, until the pool closes and nothing waits.
+    fn serve(&self) {
+        loop {
+            let task = {
+                let mut tasks = self.lock();
+                loop {
+                    if let Some(task) = tasks.0.pop_front() {
+                        break task;
+                    }
+                    if tasks.1 {
+                        return;
+                    }
+                    tasks = self.ready.wait(tasks).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            task();
+        }
+    }
+}
+
+impl Pool {
+    /// A pool of `threads` threads, the caller's among them (1: every job runs on the caller's
+    /// thread, as it is submitted).
+    pub fn new(threads: usize) -> Pool {
+        let workers = Workers { threads: threads.max(1), queue: Arc::default(), started: Mutex::default() };
+        Pool(Arc::new(workers))
+    }
+
+    /// The threads the pool works on, the caller's among them.
+    pub fn threads(&self) -> usize {
+        self.0.threads
+    }
+
+    /// Queues `task` for a worker, starting the workers the first time.
+    fn push(&self, task: Task) {
+        let Workers { threads, queue, started } = &*self.0;
+        {
+            let mut started = started.lock().unwrap_or_else(|e| e.into_inner());
+            while started.len() + 1 < *threads {
+                let queue = queue.clone();
+                started.push(std::thread::spawn(move || queue.serve()));
+            }
+        }
+        queue.lock().0.push_back(task);
+        queue.ready.notify_one();
+    }
+
+    /// A task no worker has taken yet, for the caller to run.
+    fn take(&self) -> Option<Task> {
+        self.0.queue.lock().0.pop_front()
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        // Every lane is gone: what is queued is dropped unrun, and the workers end.
+        let mut tasks = self.queue.lock();
+        tasks.0.clear();
+        tasks.1 = true;
+        drop(tasks);
+        self.queue.ready.notify_all();
+        let started = std::mem::take(self.started.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for worker in started {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// The work each job of a lane is.
+type Work<J, R> = Arc<dyn Fn(J) -> Result<R> + Send + Sync>;
+
+/// A job's number in its lane, and its result.
+type Numbered<R> = (u64, Result<R>);
+
+/// A lane of a pool: runs `work` on jobs, handing their results on in the jobs' order.
+pub struct Ordered<J, R> {
+    pool: Pool,
+    work: Work<J, R>,
+    results: (Sender<Numbered<R>>, Receiver<Numbered<R>>),
+    /// Set when the lane is dropped: its waiting jobs do not start.
     abort: Arc<AtomicBool>,
     pending: BTreeMap<u64, Result<R>>,
     submitted: u64,
@@ -44,89 +133,38 @@ pub struct Ordered<'a, J, R> {
     in_flight_limit: u64,
 }
 
-impl<J: Send + 'static, R: Send + 'static> Ordered<'static, J, R> {
-    /// A pool on `threads` threads, the caller's among them (1 runs every job inline), whose
-    /// workers are threads of its own.
+impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
+    /// A lane on a pool of its own of `threads` threads, the caller's among them.
     pub fn new(threads: usize, work: impl Fn(J) -> Result<R> + Send + Sync + 'static) -> Self {
-        Ordered::with_work(threads, Arc::new(work))
+        Ordered::on(&Pool::new(threads), Arc::new(work))
     }
 
-    /// [`Ordered::new`] for work already shared.
-    pub(crate) fn with_work(threads: usize, work: Work<'static, J, R>) -> Self {
-        let mut workers = Vec::new();
-        let mut pool = Ordered::start(threads, work, |worker| workers.push(std::thread::spawn(worker)));
-        pool.workers = workers;
-        pool
-    }
-}
-
-impl<'a, J: Send + 'a, R: Send + 'a> Ordered<'a, J, R> {
-    /// A pool on `threads` threads, the caller's among them, whose workers are threads of
-    /// `scope`: its work may borrow what outlives the scope.
-    pub fn scoped<'env>(
-        scope: &'a std::thread::Scope<'a, 'env>,
-        threads: usize,
-        work: impl Fn(J) -> Result<R> + Send + Sync + 'a,
-    ) -> Self {
-        Ordered::start(threads, Arc::new(work), |worker| {
-            scope.spawn(worker);
-        })
-    }
-
-    /// The pool, its `threads - 1` workers started by `spawn`.
-    fn start(threads: usize, work: Work<'a, J, R>, mut spawn: impl FnMut(Box<dyn FnOnce() + Send + 'a>)) -> Self {
-        let mut pool = Ordered {
-            work: work.clone(),
-            workers: Vec::new(),
-            jobs: None,
-            waiting: None,
-            results: None,
+    /// A lane on `pool`, which other lanes may share, doing `work`.
+    pub fn on(pool: &Pool, work: Work<J, R>) -> Self {
+        Ordered {
+            pool: pool.clone(),
+            work,
+            results: channel(),
             abort: Arc::new(AtomicBool::new(false)),
             pending: BTreeMap::new(),
             submitted: 0,
             delivered: 0,
-            in_flight_limit: in_flight(threads),
-        };
-        if threads > 1 {
-            // Each channel can hold every job in flight, so that neither side waits on a full
-            // channel while the other waits on it.
-            let room = pool.in_flight_limit as usize;
-            let (job_tx, job_rx) = sync_channel::<(u64, J)>(room);
-            let (result_tx, result_rx) = sync_channel::<(u64, Result<R>)>(room);
-            let job_rx = Arc::new(Mutex::new(job_rx));
-            for _ in 1..threads {
-                let (jobs, results, work, abort) =
-                    (job_rx.clone(), result_tx.clone(), work.clone(), pool.abort.clone());
-                spawn(Box::new(move || {
-                    loop {
-                        let next = match jobs.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok((index, job)) = next else { return };
-                        if abort.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let result = run(&work, job);
-                        if results.send((index, result)).is_err() {
-                            return;
-                        }
-                    }
-                }));
-            }
-            pool.jobs = Some(job_tx);
-            pool.waiting = Some(job_rx);
-            pool.results = Some(result_rx);
+            in_flight_limit: in_flight(pool.threads()),
         }
-        pool
     }
 
     /// Submits a job, then hands every result that is ready, in order, to `each`.
     pub fn submit(&mut self, job: J, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
-        let Some(jobs) = &self.jobs else {
+        if self.pool.threads() == 1 {
             return each((self.work)(job)?);
-        };
-        jobs.send((self.submitted, job)).map_err(|_| lost())?;
+        }
+        let (work, done, abort, index) =
+            (self.work.clone(), self.results.0.clone(), self.abort.clone(), self.submitted);
+        self.pool.push(Box::new(move || {
+            if !abort.load(Ordering::Relaxed) {
+                let _ = done.send((index, run(&work, job)));
+            }
+        }));
         self.submitted += 1;
         // Keep only a few jobs in flight: help, or wait for the oldest, before taking more.
         while self.submitted - self.delivered >= self.in_flight_limit {
@@ -144,26 +182,22 @@ impl<'a, J: Send + 'a, R: Send + 'a> Ordered<'a, J, R> {
         Ok(())
     }
 
-    /// Does a job no worker has taken yet on the caller's thread, or else waits for a result;
-    /// then hands on every result that is ready, in order.
+    /// Runs a task no worker has taken yet (of this lane or another) on the caller's thread,
+    /// or else waits for a result of this lane; then hands on every result that is ready, in
+    /// order.
     fn help_or_wait(&mut self, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
-        // Only if no worker holds the queue: an idle worker waits for a job holding its lock.
-        let job = self.waiting.as_ref().and_then(|queue| queue.try_lock().ok()?.try_recv().ok());
-        match job {
-            Some((index, job)) => {
-                let result = run(&self.work, job);
-                self.pending.insert(index, result);
+        if !self.pending.contains_key(&self.delivered) {
+            match self.pool.take() {
+                Some(task) => task(),
+                None => {
+                    // Nothing waits: this lane's jobs are all being done, or done.
+                    let (index, result) = self.results.1.recv().map_err(|_| lost())?;
+                    self.pending.insert(index, result);
+                }
             }
-            None if !self.pending.contains_key(&self.delivered) => {
-                let (index, result) = self.results.as_ref().ok_or_else(lost)?.recv().map_err(|_| lost())?;
-                self.pending.insert(index, result);
-            }
-            None => {}
         }
-        if let Some(results) = &self.results {
-            while let Ok((index, result)) = results.try_recv() {
-                self.pending.insert(index, result);
-            }
+        while let Ok((index, result)) = self.results.1.try_recv() {
+            self.pending.insert(index, result);
         }
         while let Some(result) = self.pending.remove(&self.delivered) {
             self.delivered += 1;
@@ -173,31 +207,25 @@ impl<'a, J: Send + 'a, R: Send + 'a> Ordered<'a, J, R> {
     }
 }
 
-/// The error of a pool whose workers are gone.
+impl<J, R> Drop for Ordered<J, R> {
+    fn drop(&mut self) {
+        self.abort.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The error of a lane whose results stopped coming.
 fn lost() -> Error {
     Error::Encode("the worker threads stopped".into())
 }
 
 /// Runs `work` on `job`; a panicking job becomes an error, so that no one is left waiting.
-fn run<J, R>(work: &Work<'_, J, R>, job: J) -> Result<R> {
+fn run<J, R>(work: &Work<J, R>, job: J) -> Result<R> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
         .unwrap_or_else(|_| Err(Error::Encode("a worker thread failed".into())))
 }
 
-impl<J, R> Drop for Ordered<'_, J, R> {
-    fn drop(&mut self) {
-        // No job starts after this; closing the job queue and the results lets every worker end.
-        self.abort.store(true, Ordering::Relaxed);
-        self.jobs = None;
-        self.waiting = None;
-        self.results = None;
-        for worker in self.workers.drain(..) {
-            let _ = worker.join();
-        }
-    }
-}
-
-/// How many jobs are in flight at most on `threads` threads (each holds its input and result).
+/// How many jobs a lane has in flight at most on `threads` threads (each holds its input and
+/// result).
 pub fn in_flight(threads: usize) -> u64 {
     4 * threads.max(1) as u64
 }
@@ -292,5 +320,62 @@ mod tests {
         }
         let outcome = outcome.and_then(|()| pool.finish(&mut |_| Ok(())));
         assert!(outcome.is_err());
+    }
+
+    #[test]
+    fn two_lanes_share_a_pool_and_each_keeps_its_order() {
+        // Jobs of both lanes queue on two threads; later jobs finish first.
+        let pool = Pool::new(2);
+        let slow = |n: u64| {
+            std::thread::sleep(std::time::Duration::from_micros(300 - n * 10));
+            Ok(n)
+        };
+        let mut squares = Ordered::on(&pool, Arc::new(move |n: u64| slow(n).map(|n| n * n)));
+        let mut doubles = Ordered::on(&pool, Arc::new(move |n: u64| slow(n).map(|n| 2 * n)));
+        let (mut seen_squares, mut seen_doubles) = (Vec::new(), Vec::new());
+        let keep = |seen: &mut Vec<u64>, r| {
+            seen.push(r);
+            Ok(())
+        };
+        for n in 0..25 {
+            squares.submit(n, &mut |r| keep(&mut seen_squares, r)).unwrap();
+            doubles.submit(n, &mut |r| keep(&mut seen_doubles, r)).unwrap();
+        }
+        squares.finish(&mut |r| keep(&mut seen_squares, r)).unwrap();
+        doubles.finish(&mut |r| keep(&mut seen_doubles, r)).unwrap();
+        assert_eq!(seen_squares, (0..25).map(|n| n * n).collect::<Vec<_>>());
+        assert_eq!(seen_doubles, (0..25).map(|n| 2 * n).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_dropped_lane_starts_none_of_its_waiting_jobs() {
+        use std::sync::atomic::AtomicUsize;
+        // One worker, held by the first job until the lane is gone: the jobs queued behind it
+        // must not run.
+        let pool = Pool::new(2);
+        let (ran, (release, held)) = (Arc::new(AtomicUsize::new(0)), std::sync::mpsc::channel::<()>());
+        let held = Mutex::new(held);
+        let counted = ran.clone();
+        let mut lane = Ordered::on(
+            &pool,
+            Arc::new(move |n: u32| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                if n == 0 {
+                    let _ = held.lock().map(|h| h.recv_timeout(std::time::Duration::from_secs(5)));
+                }
+                Ok(n)
+            }),
+        );
+        lane.submit(0, &mut |_| Ok(())).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        for n in 1..6 {
+            lane.submit(n, &mut |_| Ok(())).unwrap();
+        }
+        drop(lane);
+        release.send(()).unwrap();
+        // Time for the worker to go through the queue, while the pool lives on.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        drop(pool);
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "only the job already running ran");
     }
 }

@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use serde::Serialize;
 
 use ripple_render::base::json;
+use ripple_render::base::pool::Pool;
 use ripple_render::base::units;
 use ripple_render::draw::background::image_header_within;
 use ripple_render::encode::manifest::{self, Sink};
@@ -255,15 +256,14 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
     let manifest = writer.as_mut().map(|w| w as &mut dyn Sink);
     let checkpoints = job.checkpoints.as_ref();
     let stop = &super::signals::STOP;
-    let threads = request.threads;
-    let run = Run { inputs: &job.inputs, manifest, threads, ahead: threads, stop, seam, checkpoints };
+    let pool = Pool::new(request.threads);
+    let run = Run { inputs: &job.inputs, manifest, pool, stop, seam, checkpoints };
     let output = match (&job.output, job.format) {
         (Some(staged), Some(format)) => Some(Output {
             format,
             staged,
             ffmpeg: job.ffmpeg.as_deref(),
             frame: request.frame.unwrap_or(0),
-            threads: request.threads,
             indexed_png: request.indexed_png,
             dither: request.dither,
             max_size: request.max_size,

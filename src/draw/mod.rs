@@ -6,6 +6,8 @@ pub mod background;
 pub mod look;
 pub mod refract;
 
+use std::sync::Arc;
+
 use look::{Backdrop, Pen, Slope};
 use refract::Height;
 
@@ -15,24 +17,25 @@ use crate::sim::shore::Shore;
 
 /// Draws a frame from the heights of the water: the fast passes over bands of rows, then, for a
 /// shore other than §4's rectangle, the pixels its walls and edges change.
-pub struct Lens<'a> {
-    shore: &'a Shore,
+#[derive(Clone)]
+pub struct Lens {
+    shore: Arc<Shore>,
     width: usize,
     /// R, the refraction in 1/256.
     r: i64,
     threads: Threads,
 }
 
-impl<'a> Lens<'a> {
+impl Lens {
     /// The lens of `scene` within `shore`, drawing bands of rows on `threads`.
-    pub fn new(scene: &Scene, shore: &'a Shore, threads: Threads) -> Lens<'a> {
-        Lens { shore, width: scene.width as usize, r: scene.water.refraction_q8, threads }
+    pub fn new(scene: &Scene, shore: &Arc<Shore>, threads: Threads) -> Lens {
+        Lens { shore: shore.clone(), width: scene.width as usize, r: scene.water.refraction_q8, threads }
     }
 
     /// Draws `heights` by nearest-pixel refraction: `background` displaced by the slopes, into
     /// `out`, in whatever pixel type the two share (palette indices, RGB).
     pub fn refract<H: Height, P: Copy + Send + Sync>(&self, heights: &[H], background: &[P], out: &mut [P]) {
-        let (width, r, shore) = (self.width, self.r, self.shore);
+        let (width, r, shore) = (self.width, self.r, &*self.shore);
         for_bands(out, width, self.threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
             refract::refract_band(heights, width, r, background, band, y0);
             if !shore.is_open() {
@@ -49,7 +52,7 @@ impl<'a> Lens<'a> {
     /// Draws `heights` with `look` (bilinear sampling, light): the `backdrop` seen through the
     /// water, into `out`.
     pub fn look<H: Height>(&self, heights: &[H], look: &Look, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
-        let (width, r, shore) = (self.width, self.r, self.shore);
+        let (width, r, shore) = (self.width, self.r, &*self.shore);
         let edges = shore.edges();
         let pen = Pen::new(look, r, width, out.len() / width.max(1)).wrapping(edges.wrap_x(), edges.wrap_y());
         for_bands(out, width, self.threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
@@ -89,7 +92,7 @@ mod tests {
         let source = format!("[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[water]\nrefraction = 0.05\n");
         let scene = Scene::from_toml_str(&source, std::path::Path::new("edges.toml")).unwrap();
         for edge in [Edge::Absorb, Edge::Wrap] {
-            let shore = Shore::new(w, h, Edges { left: edge, right: edge, top: edge, bottom: edge }, None);
+            let shore = Arc::new(Shore::new(w, h, Edges { left: edge, right: edge, top: edge, bottom: edge }, None));
             let lens = Lens::new(&scene, &shore, Threads::new(1));
             let mut out = vec![[0u8; 3]; w * h];
             lens.look(&heights, &look, &backdrop, &mut out);

@@ -1,6 +1,7 @@
 //! Animated GIF output (§6.1): one global palette from the background, exact delays.
 
 use std::io::Write;
+use std::sync::{Arc, OnceLock};
 
 use std::time::{Duration, Instant};
 
@@ -17,10 +18,10 @@ pub fn delay_cs(i: u64, fps: u32) -> u16 {
 }
 
 /// Bytes a GIF encoder on `threads` threads holds per canvas pixel: the palette indices of the
-/// background and of the previous frame, and each frame in flight as indices plus its
-/// compressed bytes.
+/// background and of the previous frame, and each frame in flight (and one set kept for the
+/// next) as indices, the rectangle that changed and its compressed bytes.
 pub fn bytes_per_pixel(threads: usize) -> u64 {
-    2 + crate::base::pool::in_flight(threads) * 2
+    2 + (crate::base::pool::in_flight(threads) + 1) * 3
 }
 
 /// Streams frames of palette indices into a GIF.
@@ -33,53 +34,21 @@ pub struct GifEncoder<W: Write> {
     encoder: ::gif::Encoder<W>,
     palette: Palette,
     transparent: Option<u8>,
-    width: u16,
-    height: u16,
     stream: Stream,
     written: u64,
-    previous: Option<Vec<u8>>,
+    /// The last frame's palette indices, which the next is compared with.
+    previous: Option<Arc<Vec<u8>>>,
     /// LZW-compress frames, each with the time it took.
-    workers: Workers<::gif::Frame<'static>, (::gif::Frame<'static>, Duration)>,
+    workers: Workers<Job, Compressed>,
+    /// Buffers of frames written, for the next frames' pixels and data (fresh ones cost the
+    /// system a page fault every few kilobytes).
+    spare: Spare,
     times: EncodeTimes,
-    /// For frames drawn with a look: each colour's palette index, a table per band of rows
-    /// mapped at once (see [`colour_bands`]), made on the first such frame.
-    colour_indices: Vec<ColourIndex>,
-    /// Threads to compress on, and to map colours on.
-    threads: usize,
+    /// For frames drawn with a look: each colour's palette index, one table for every thread
+    /// that maps, made on the first such frame.
+    colour_index: OnceLock<Arc<ColourIndex>>,
     /// Such a frame's indices.
     indices: Vec<u8>,
-}
-
-/// The bands of rows a frame of `pixels` is mapped to palette indices in at once on `threads`
-/// threads: one per thread, each of at least `MIN_BAND` (32 Ki) pixels.
-pub fn colour_bands(threads: usize, pixels: usize) -> usize {
-    threads.min(pixels / MIN_BAND).max(1)
-}
-
-/// The fewest pixels worth a thread of their own when mapping colours (a thread costs some tens
-/// of microseconds to start; a band this size, a few hundred).
-const MIN_BAND: usize = 1 << 15;
-
-/// Maps `rgb` to palette indices into `out`, in `maps.len()` bands of pixels at once, each
-/// band with its own table: a colour's nearest entry is the same whichever table finds it, so
-/// the indices do not depend on the bands.
-fn map_in_bands(maps: &mut [ColourIndex], rgb: &[[u8; 3]], out: &mut [u8]) {
-    let per = rgb.len().div_ceil(maps.len().max(1)).max(1);
-    let map = |table: &mut ColourIndex, rgb: &[[u8; 3]], out: &mut [u8]| {
-        for (o, &p) in out.iter_mut().zip(rgb) {
-            *o = table.index(p);
-        }
-    };
-    std::thread::scope(|scope| {
-        let mut bands = maps.iter_mut().zip(rgb.chunks(per)).zip(out.chunks_mut(per));
-        let first = bands.next();
-        for ((table, rgb), out) in bands {
-            scope.spawn(move || map(table, rgb, out));
-        }
-        if let Some(((table, rgb), out)) = first {
-            map(table, rgb, out);
-        }
-    });
 }
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
@@ -109,25 +78,36 @@ impl<W: Write> GifEncoder<W> {
         encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[stream.label().as_bytes()]).map_err(gif_error)?;
         let colors = palette.colors.len() + usize::from(transparent.is_some());
         let code_size = super::lzw::min_code_size(colors);
-        let workers = Workers::new(move |mut frame: ::gif::Frame<'static>| {
+        let size = (width, height);
+        let workers = Workers::new(move |job: Job| {
             let started = Instant::now();
+            let Job { previous, pixels, delay, transparent_whole, mut cut, mut data } = job;
+            let mut frame = match &previous {
+                Some(previous) => difference(previous, &pixels, size, transparent, delay, cut),
+                None => {
+                    cut.clear();
+                    cut.extend_from_slice(&pixels);
+                    let (width, height) = size;
+                    let transparent = transparent_whole;
+                    ::gif::Frame { width, height, delay, transparent, buffer: cut.into(), ..Default::default() }
+                }
+            };
             // Unchanged pixels are runs of the transparent index.
-            frame.buffer = super::lzw::compress(&frame.buffer, code_size, frame.transparent).into();
-            Ok((frame, started.elapsed()))
+            super::lzw::compress_into(&frame.buffer, code_size, frame.transparent, &mut data);
+            let cut = std::mem::replace(&mut frame.buffer, data.into()).into_owned();
+            Ok(Compressed { frame, cut, previous, took: started.elapsed() })
         });
         Ok(GifEncoder {
             encoder,
             palette,
             transparent,
-            width,
-            height,
             stream: stream.clone(),
             written: 0,
             previous: None,
             workers,
+            spare: Spare::default(),
             times: EncodeTimes::default(),
-            colour_indices: Vec::new(),
-            threads: crate::base::pool::default_threads(),
+            colour_index: OnceLock::new(),
             indices: Vec::new(),
         })
     }
@@ -142,7 +122,13 @@ impl<W: Write> GifEncoder<W> {
     /// Compresses frames on `threads` threads (1: all on the caller's thread).
     pub fn threads(mut self, threads: usize) -> Self {
         self.workers.set_threads(threads);
-        self.threads = threads.max(1);
+        self
+    }
+
+    /// Compresses frames on `pool`, beside whatever else runs there (a render draws its frames
+    /// there).
+    pub fn on(mut self, pool: &crate::base::pool::Pool) -> Self {
+        self.workers.set_pool(pool);
         self
     }
 
@@ -151,37 +137,22 @@ impl<W: Write> GifEncoder<W> {
         &self.palette
     }
 
-    /// The part of `pixels` that differs from the previous frame, as a GIF frame to compress.
-    fn difference(&self, pixels: &[u8]) -> ::gif::Frame<'static> {
-        let held = self.stream.held();
-        let delay = self.stream.delay_cs(held.start + self.written);
-        let size = (self.width, self.height);
-        match &self.previous {
-            Some(previous) => difference(previous, pixels, size, self.transparent, delay),
-            None => ::gif::Frame {
-                width: self.width,
-                height: self.height,
-                delay,
-                // A part after the first names the transparent index on its whole first frame
-                // (no pixel of which takes it), for `join` to re-encode that frame as the
-                // difference the whole render has there.
-                transparent: self.transparent.filter(|_| held.start > 0),
-                buffer: pixels.to_vec().into(),
-                ..Default::default()
-            },
-        }
+    /// The table frames drawn in RGB are mapped through, made the first time.
+    fn colour_index(&self) -> &Arc<ColourIndex> {
+        self.colour_index.get_or_init(|| Arc::new(ColourIndex::new(&self.palette.colors)))
     }
 }
 
 /// The part of `pixels` (a frame's palette indices, `size` as width and height) that differs
 /// from `previous`, unchanged pixels as `transparent` where there is such an index, as a GIF
-/// frame shown for `delay` to compress.
+/// frame shown for `delay` to compress, cut into `out`.
 fn difference(
     previous: &[u8],
     pixels: &[u8],
     size: (u16, u16),
     transparent: Option<u8>,
     delay: u16,
+    mut out: Vec<u8>,
 ) -> ::gif::Frame<'static> {
     let Some(rect) = super::rect::changed(previous, pixels, usize::from(size.0)) else {
         // Nothing changed: one pixel, unchanged, carries the delay.
@@ -195,7 +166,8 @@ fn difference(
             ..Default::default()
         };
     };
-    let buffer = super::rect::cut(pixels, previous, usize::from(size.0), rect, transparent);
+    super::rect::cut_into(pixels, previous, usize::from(size.0), rect, transparent, &mut out);
+    let buffer = out;
     ::gif::Frame {
         left: rect.x as u16,
         top: rect.y as u16,
@@ -226,7 +198,7 @@ pub fn frame_after(
     if previous.len() != pixels.len() || pixels.len() != usize::from(size.0) * usize::from(size.1) {
         return Err(Error::Encode("a frame of another size than the GIF's canvas".into()));
     }
-    let mut frame = difference(previous, pixels, size, transparent, delay);
+    let mut frame = difference(previous, pixels, size, transparent, delay, Vec::new());
     frame.buffer = super::lzw::compress(&frame.buffer, code_size, frame.transparent).into();
     let palette = header.get(13..).unwrap_or_default();
     let mut encoder = ::gif::Encoder::new(Vec::new(), size.0, size.1, palette).map_err(gif_error)?;
@@ -244,30 +216,42 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
 
     fn write_frame(&mut self, pixels: &[u8]) -> Result<()> {
         let started = Instant::now();
-        let frame = self.difference(pixels);
-        match &mut self.previous {
-            Some(previous) => previous.copy_from_slice(pixels),
-            None => self.previous = Some(pixels.to_vec()),
-        }
+        let mut frame = self.spare.frames.pop().unwrap_or_default();
+        frame.clear();
+        frame.extend_from_slice(pixels);
+        let frame = Arc::new(frame);
+        let held = self.stream.held();
+        let job = Job {
+            previous: self.previous.replace(frame.clone()),
+            pixels: frame,
+            delay: self.stream.delay_cs(held.start + self.written),
+            // A part after the first names the transparent index on its whole first frame (no
+            // pixel of which takes it), for `join` to re-encode that frame as the difference the
+            // whole render has there.
+            transparent_whole: self.transparent.filter(|_| held.start > 0),
+            cut: self.spare.cuts.pop().unwrap_or_default(),
+            data: self.spare.data.pop().unwrap_or_default(),
+        };
         self.written += 1;
         self.times.encode += started.elapsed();
-        let (encoder, times) = (&mut self.encoder, &mut self.times);
-        self.workers.submit(frame, &mut |done| write_compressed(encoder, times, done))
+        let (encoder, times, spare) = (&mut self.encoder, &mut self.times, &mut self.spare);
+        self.workers.submit(job, &mut |done| write_compressed(encoder, times, spare, done))
     }
 
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
         let started = Instant::now();
-        let bands = colour_bands(self.threads, rgb.len());
-        while self.colour_indices.len() < bands {
-            self.colour_indices.push(ColourIndex::new(&self.palette.colors));
-        }
         let mut indices = std::mem::take(&mut self.indices);
         indices.resize(rgb.len(), 0);
-        map_in_bands(&mut self.colour_indices[..bands], rgb, &mut indices);
+        self.colour_index().map(rgb, &mut indices);
         self.times.encode += started.elapsed();
         let written = self.write_frame(&indices);
         self.indices = indices;
         written
+    }
+
+    fn colour_map(&self) -> Option<super::RgbMap<u8>> {
+        let index = self.colour_index().clone();
+        Some(Arc::new(move |rgb: &[[u8; 3]], out: &mut [u8]| index.map(rgb, out)))
     }
 
     fn wanted(&self) -> std::ops::Range<u64> {
@@ -279,8 +263,8 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
     }
 
     fn finish(mut self) -> Result<EncodeTimes> {
-        let (encoder, times) = (&mut self.encoder, &mut self.times);
-        self.workers.finish(&mut |done| write_compressed(encoder, times, done))?;
+        let (encoder, times, spare) = (&mut self.encoder, &mut self.times, &mut self.spare);
+        self.workers.finish(&mut |done| write_compressed(encoder, times, spare, done))?;
         let started = Instant::now();
         let mut writer = self.encoder.into_inner().map_err(gif_error)?;
         writer.flush().map_err(Error::output)?;
@@ -289,16 +273,53 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
     }
 }
 
-/// Writes one compressed frame, counting the compression and the writing.
+/// A frame to compress: its palette indices and the frame's before it (none for the first), its
+/// delay, the transparent index a whole first frame names, and buffers for its changed
+/// rectangle and its data.
+struct Job {
+    previous: Option<Arc<Vec<u8>>>,
+    pixels: Arc<Vec<u8>>,
+    delay: u16,
+    transparent_whole: Option<u8>,
+    cut: Vec<u8>,
+    data: Vec<u8>,
+}
+
+/// A frame compressed, the buffers it is done with given back, and the time it took.
+struct Compressed {
+    frame: ::gif::Frame<'static>,
+    cut: Vec<u8>,
+    previous: Option<Arc<Vec<u8>>>,
+    took: Duration,
+}
+
+/// Buffers of frames written: for whole frames, their changed rectangles and their data.
+#[derive(Default)]
+struct Spare {
+    frames: Vec<Vec<u8>>,
+    cuts: Vec<Vec<u8>>,
+    data: Vec<Vec<u8>>,
+}
+
+/// Writes one compressed frame, counting the compression and the writing; its buffers go to
+/// `spare`.
 fn write_compressed<W: Write>(
     encoder: &mut ::gif::Encoder<W>,
     times: &mut EncodeTimes,
-    (frame, compressing): (::gif::Frame<'static>, Duration),
+    spare: &mut Spare,
+    Compressed { frame, cut, previous, took }: Compressed,
 ) -> Result<()> {
-    times.encode += compressing;
+    times.encode += took;
     let started = Instant::now();
     encoder.write_lzw_pre_encoded_frame(&frame).map_err(gif_error)?;
     times.write += started.elapsed();
+    spare.cuts.push(cut);
+    spare.data.push(frame.buffer.into_owned());
+    // The frame before this one: every job that compared with it is done (results come in
+    // order), and a later frame is the last.
+    if let Some(previous) = previous.and_then(|p| Arc::try_unwrap(p).ok()) {
+        spare.frames.push(previous);
+    }
     Ok(())
 }
 

@@ -231,8 +231,14 @@ thread_local! {
 /// Compresses `data` with this thread's dictionary; see [`Lzw::encode_runs`].
 pub fn compress(data: &[u8], min_code_size: u8, run_byte: Option<u8>) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() / 2 + 16);
-    DICTIONARY.with(|d| d.borrow_mut().encode_runs(data, min_code_size, run_byte, &mut out));
+    compress_into(data, min_code_size, run_byte, &mut out);
     out
+}
+
+/// [`compress`] into `out` (emptied first), whose room is used again.
+pub fn compress_into(data: &[u8], min_code_size: u8, run_byte: Option<u8>, out: &mut Vec<u8>) {
+    out.clear();
+    DICTIONARY.with(|d| d.borrow_mut().encode_runs(data, min_code_size, run_byte, out));
 }
 
 /// The smallest LZW code size for indices below `colors` (at least 2, as GIF requires).

@@ -128,10 +128,13 @@ impl std::ops::AddAssign for EncodeTimes {
     }
 }
 
+/// A map from a frame's RGB pixels to an encoder's, `(rgb, out)`, that any thread may run.
+pub type RgbMap<P> = std::sync::Arc<dyn Fn(&[[u8; 3]], &mut [P]) + Send + Sync>;
+
 /// A destination for rendered frames, fed in order.
 pub trait Encoder {
     /// The pixel the encoder stores: a palette index, or RGB.
-    type Pixel: Copy + Send + Sync;
+    type Pixel: Copy + Default + Send + Sync + 'static;
 
     /// The background in this encoder's pixels, row-major; every frame is gathered from it.
     fn background(&self) -> &[Self::Pixel];
@@ -142,6 +145,14 @@ pub trait Encoder {
     /// Encodes the next frame given in RGB: a frame drawn with a look, whose colours need not
     /// be the background's (the encoder maps them to its own pixels).
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()>;
+
+    /// How a frame drawn in RGB becomes this encoder's pixels on any thread, beside the
+    /// encoder's own work (a GIF's palette indices): frames drawn with a look are put through
+    /// it where they are drawn and handed over with [`Encoder::write_frame`]. `None` (the
+    /// default) when the encoder takes RGB as it is, through [`Encoder::write_rgb`].
+    fn colour_map(&self) -> Option<RgbMap<Self::Pixel>> {
+        None
+    }
 
     /// The output frames this encoder takes (a still takes one): the render draws no frame
     /// before the range that nothing else needs, and stops after it.

@@ -11,6 +11,9 @@
 //!   colour's nearest palette entry once found.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering::Relaxed;
 
 use super::quantize::{ColourMap, Histogram, Nearest, quantize};
 
@@ -130,12 +133,19 @@ impl Palette {
 /// colours of a frame (a lit one has thousands, most a few levels from one another) fall on few
 /// pages, which stay in cache: 20 frames of a lit 640×480 render touch 2,007 such pages against
 /// 8,938 pages of the 256 blues of one red and green.
+///
+/// One table serves every thread that maps colours ([`ColourIndex::map`] takes `&self`): a page
+/// is made once by whichever thread first needs it, and an entry is a byte that a thread writes
+/// only with the one nearest index, so threads that find a colour at once write the same value.
+/// What any thread reads is an entry's final value or 0 (unknown: it searches), whatever the
+/// order, so the indices do not depend on the threads.
 pub struct ColourIndex {
     centres: Vec<[f64; 3]>,
     search: Nearest,
     /// Per page: index + 1 per colour, 0 while unknown.
-    pages: Vec<Option<Box<[u8; PAGE]>>>,
-    /// The last index found, the next search's first guess (neighbouring pixels are alike).
+    pages: Vec<OnceLock<Box<[AtomicU8; PAGE]>>>,
+    /// The last index found, the next search's first guess (neighbouring pixels are alike), for
+    /// [`ColourIndex::index`].
     last: usize,
 }
 
@@ -146,14 +156,14 @@ const PAGE: usize = 256;
 /// pixel at most (each distinct colour makes at most one), every page at most.
 pub fn index_bytes(pixels: u64) -> u64 {
     let pages = (1u64 << 24) / PAGE as u64;
-    pages * 8 + (PAGE as u64 * pixels).min(1 << 24)
+    pages * std::mem::size_of::<OnceLock<Box<[AtomicU8; PAGE]>>>() as u64 + (PAGE as u64 * pixels).min(1 << 24)
 }
 
 impl ColourIndex {
     /// The map for `colors` (at most 255 of them).
     pub fn new(colors: &[[u8; 3]]) -> ColourIndex {
         let centres: Vec<[f64; 3]> = colors.iter().map(|c| c.map(f64::from)).collect();
-        let pages = std::iter::repeat_with(|| None).take((1 << 24) / PAGE).collect();
+        let pages = std::iter::repeat_with(OnceLock::new).take((1 << 24) / PAGE).collect();
         ColourIndex { search: Nearest::new(&centres), centres, pages, last: 0 }
     }
 
@@ -161,24 +171,48 @@ impl ColourIndex {
     pub fn learn(&mut self, keys: &[u32], nearest: &[u8]) {
         for (&key, &index) in keys.iter().zip(nearest) {
             let (page, at) = slot(super::quantize::unkey(key));
-            self.pages[page].get_or_insert_with(|| Box::new([0; PAGE]))[at] = index + 1;
+            self.page(page)[at].store(index + 1, Relaxed);
+        }
+    }
+
+    /// The palette index nearest each colour of `rgb`, into `out`: on any number of threads at
+    /// once.
+    pub fn map(&self, rgb: &[[u8; 3]], out: &mut [u8]) {
+        let mut last = 0;
+        for (o, &p) in out.iter_mut().zip(rgb) {
+            *o = self.nearest(p, &mut last);
         }
     }
 
     /// The palette index nearest `colour`.
-    #[inline]
     pub fn index(&mut self, colour: [u8; 3]) -> u8 {
+        let mut last = self.last;
+        let found = self.nearest(colour, &mut last);
+        self.last = last;
+        found
+    }
+
+    /// The palette index nearest `colour`, searched from `last` where not known yet (and `last`
+    /// then the index found).
+    #[inline(always)]
+    fn nearest(&self, colour: [u8; 3], last: &mut usize) -> u8 {
         let (page, at) = slot(colour);
-        let page = self.pages[page].get_or_insert_with(|| Box::new([0; PAGE]));
-        match page[at] {
+        let entry = &self.page(page)[at];
+        match entry.load(Relaxed) {
             0 => {
-                let (found, ..) = self.search.find(&self.centres, &colour.map(f64::from), self.last);
-                page[at] = found as u8 + 1;
-                self.last = found;
+                let (found, ..) = self.search.find(&self.centres, &colour.map(f64::from), *last);
+                entry.store(found as u8 + 1, Relaxed);
+                *last = found;
                 found as u8
             }
             known => known - 1,
         }
+    }
+
+    /// Page `page` of the table, made (all unknown) the first time it is asked for.
+    #[inline(always)]
+    fn page(&self, page: usize) -> &[AtomicU8; PAGE] {
+        self.pages[page].get_or_init(|| Box::new([const { AtomicU8::new(0) }; PAGE]))
     }
 }
 
@@ -264,5 +298,29 @@ mod tests {
         p.dither(&pixels, 64);
         let white = p.indices.iter().filter(|&&i| i == 1).count() as f64 / pixels.len() as f64;
         assert!((white - 100.0 / 255.0).abs() < 0.02, "{white}");
+    }
+
+    #[test]
+    fn one_colour_table_mapped_by_several_threads_gives_each_colour_its_nearest_entry() {
+        // A palette of 200 colours, and 60,000 colours mapped by four threads at once through one
+        // table, each thread its own stretch, the stretches overlapping in colour: every index
+        // is the brute-force nearest (lowest index among equals), whoever found it first.
+        let palette: Vec<[u8; 3]> =
+            (0..200u32).map(|i| [(i * 37 % 256) as u8, (i * 91 % 256) as u8, (i * 13 % 256) as u8]).collect();
+        let colours: Vec<[u8; 3]> =
+            (0..60_000u32).map(|i| [(i * 7 % 256) as u8, (i / 7 % 256) as u8, ((i * 3) / 11 % 256) as u8]).collect();
+        let table = ColourIndex::new(&palette);
+        let mut out = vec![0u8; colours.len()];
+        std::thread::scope(|scope| {
+            for (rgb, out) in colours.chunks(15_000).zip(out.chunks_mut(15_000)) {
+                let table = &table;
+                scope.spawn(move || table.map(rgb, out));
+            }
+        });
+        let distance = |a: [u8; 3], b: [u8; 3]| (0..3).map(|k| (i32::from(a[k]) - i32::from(b[k])).pow(2)).sum::<i32>();
+        for (c, &i) in colours.iter().zip(&out) {
+            let best = (0..palette.len()).min_by_key(|&j| (distance(*c, palette[j]), j)).unwrap();
+            assert_eq!(usize::from(i), best, "{c:?}");
+        }
     }
 }

@@ -26,7 +26,7 @@ pub fn frame_name(i: u64, frames: u64) -> String {
 type FrameJob<P> = (PathBuf, Vec<P>);
 
 /// A pixel a PNG frame is written in.
-pub trait PngPixel: Copy + Send + Sync + 'static {
+pub trait PngPixel: Copy + Default + Send + Sync + 'static {
     /// The pixels' bytes, as the PNG holds them.
     fn bytes(pixels: &[Self]) -> &[u8];
 
@@ -114,6 +114,13 @@ impl<P: PngPixel> PngSequence<P> {
     /// Encodes frames on `threads` threads (1: all on the caller's thread).
     pub fn threads(mut self, threads: usize) -> Self {
         self.workers.set_threads(threads);
+        self
+    }
+
+    /// Compresses frames on `pool`, beside whatever else runs there (a render draws its frames
+    /// there).
+    pub fn on(mut self, pool: &crate::base::pool::Pool) -> Self {
+        self.workers.set_pool(pool);
         self
     }
 }

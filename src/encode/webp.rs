@@ -99,6 +99,13 @@ impl<W: Write + Seek> Webp<W> {
         self
     }
 
+    /// Compresses frames on `pool`, beside whatever else runs there (a render draws its frames
+    /// there).
+    pub fn on(mut self, pool: &crate::base::pool::Pool) -> Self {
+        self.workers.set_pool(pool);
+        self
+    }
+
     /// `RIFF` (its size filled in at the end), `WEBP`, `VP8X` and `ANIM`.
     fn write_header(&mut self) -> Result<()> {
         let mut header = Vec::with_capacity(64);

@@ -11,11 +11,13 @@ use std::fmt::Write as _;
 
 use crate::base::error::{Error, Result};
 use crate::base::picture::ImageHeader;
+use crate::base::pool::in_flight;
 use crate::base::units::{show, suggest};
 use crate::draw::look::Backdrop;
 use crate::encode::{apng, gif, palette, png, video, webp};
 use crate::output::Format;
 use crate::scene::{Pattern, Scene};
+use crate::sim::field::cell_bytes;
 use crate::sim::seamless::{crossfade_bytes, seam_bytes};
 use crate::sim::shore::Shore;
 use crate::sim::smooth::smoothing_bytes;
@@ -139,14 +141,18 @@ impl Estimate {
         ];
         if !scene.look.is_gather() {
             // A look draws each frame in RGB from the backdrop; a GIF maps it to indices through
-            // the colour table.
-            rendering
-                .extend([canvas("backdrop", Backdrop::BYTES_PER_PIXEL * cells), canvas("frame in RGB", 3 * cells)]);
+            // the colour table. On several threads, frames are drawn apart from the water, each
+            // from a copy of its heights, a few in flight (and one kept for the next).
+            let mapped = if gif { 1 } else { 0 };
+            let apart = if threads > 1 { in_flight(threads) + 1 } else { 1 };
+            let heights = if threads > 1 { cell_bytes(scene.water.model) } else { 0 };
+            rendering.extend([
+                canvas("backdrop", Backdrop::BYTES_PER_PIXEL * cells),
+                canvas("frames drawn", apart * (3 + mapped + heights) * cells),
+            ]);
             if gif {
-                // A colour table per band of rows mapped at once.
-                let bands = gif::colour_bands(threads, cells as usize) as u64;
-                let tables = bands * palette::index_bytes(cells.div_ceil(bands));
-                rendering.extend([canvas("frame indices", cells), canvas("colour tables", tables)]);
+                // One colour table for every thread that maps.
+                rendering.push(canvas("colour table", palette::index_bytes(cells)));
             }
         }
         estimate.phases.push(Phase { name: "rendering", parts: rendering });

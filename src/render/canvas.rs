@@ -1,72 +1,150 @@
-//! Where a frame is drawn, chosen once per render. Nearest-pixel sampling without light only
-//! moves background pixels, so a frame is a gather in the encoder's own pixels (palette indices
-//! for a GIF) from the encoder's copy of the background. A look (bilinear sampling, light)
-//! makes colours the background lacks: the frame is drawn in RGB and the encoder converts it.
+//! How a render's frames are drawn, chosen once, and the frames themselves as they go from the
+//! thread that draws them to the encoder. Nearest-pixel sampling without light only moves
+//! background pixels, so a frame is a gather in the encoder's own pixels (palette indices for a
+//! GIF) from the encoder's copy of the background. A look (bilinear sampling, light) makes
+//! colours the background lacks: the frame is drawn in RGB, and the encoder's colour map (a
+//! GIF's palette) turns it into its pixels where it has one, or the encoder takes the RGB.
+//!
+//! A [`Canvas`] is shared by every thread that draws; each frame is a [`Drawn`], which holds its
+//! own heights and pixels, so frames can be drawn side by side and handed on in order.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::base::error::Result;
 use crate::draw::Lens;
 use crate::draw::background::Background;
 use crate::draw::look::Backdrop;
 use crate::draw::refract::Height;
-use crate::encode::Encoder;
+use crate::encode::{Encoder, RgbMap};
 use crate::scene::{Look, Scene};
 
-/// A render's frame buffers, in the way its frames are drawn.
-pub(super) enum Canvas<P> {
-    /// Frames gathered in the encoder's pixels; `rgb` and `scratch` make the exact RGB frame
-    /// for a manifest when the encoder's pixels do not hold it.
-    Gather { frame: Vec<P>, rgb: Vec<[u8; 3]>, scratch: Vec<u8> },
-    /// Frames drawn in RGB with a look, from the background packed for it.
-    Look { look: Look, backdrop: Backdrop, rgb: Vec<[u8; 3]> },
+/// What every frame of a render is drawn from, and how.
+pub(super) struct Canvas<P> {
+    way: Way<P>,
+    /// The background in RGB, to draw a frame's exact colours again where the encoder's pixels
+    /// do not hold them (a quantized GIF palette) and a manifest wants them.
+    exact_from: Option<Arc<Background>>,
 }
 
-impl<P: Copy + Send + Sync> Canvas<P> {
-    /// The canvas of a render of `scene` over `background` into `encoder`.
-    pub(super) fn new<E: Encoder<Pixel = P>>(scene: &Scene, background: &Background, encoder: &E) -> Canvas<P> {
+/// The way frames are drawn.
+enum Way<P> {
+    /// Gathered, nearest pixel, from the background in the encoder's pixels (the encoder's own
+    /// copy of it).
+    Gather,
+    /// Drawn with the look in RGB from the background packed for it, then put through the
+    /// encoder's colour map if it has one.
+    Look { look: Look, backdrop: Backdrop, map: Option<RgbMap<P>> },
+}
+
+/// A frame on its way: the heights it is drawn from, then its pixels, and the time drawing took.
+pub(super) struct Drawn<P, H> {
+    /// The heights of the frame, copied from the water.
+    pub heights: Vec<H>,
+    /// Whether the encoder takes it (else only a manifest hashes it).
+    pub taken: bool,
+    /// The frame in the encoder's pixels (gathered, or mapped from `rgb`).
+    pixels: Vec<P>,
+    /// The frame in RGB: a look's, or the exact colours drawn again for a manifest.
+    rgb: Vec<[u8; 3]>,
+    /// Whether `pixels` hold the frame (else `rgb` is handed to the encoder).
+    in_pixels: bool,
+    /// The exact RGB bytes, where the encoder's pixels give them (scratch).
+    scratch: Vec<u8>,
+    /// Time spent drawing it.
+    pub took: Duration,
+}
+
+impl<P, H> Default for Drawn<P, H> {
+    fn default() -> Self {
+        Drawn {
+            heights: Vec::new(),
+            taken: false,
+            pixels: Vec::new(),
+            rgb: Vec::new(),
+            in_pixels: false,
+            scratch: Vec::new(),
+            took: Duration::ZERO,
+        }
+    }
+}
+
+impl<P: Copy + Default + Send + Sync> Canvas<P> {
+    /// The canvas of a render of `scene` over `background` into `encoder`; `exact` when a
+    /// manifest hashes every frame's exact colours.
+    pub(super) fn new<E: Encoder<Pixel = P>>(
+        scene: &Scene,
+        background: &Arc<Background>,
+        encoder: &E,
+        exact: bool,
+    ) -> Canvas<P> {
         if scene.look.is_gather() {
-            Canvas::Gather { frame: encoder.background().to_vec(), rgb: Vec::new(), scratch: Vec::new() }
+            // Whether the encoder's pixels hold the exact colours does not change from frame to
+            // frame: its background's tell.
+            let holds_exact = encoder.exact_rgb(encoder.background(), &mut Vec::new()).is_some();
+            let exact_from = (exact && !holds_exact).then(|| background.clone());
+            Canvas { way: Way::Gather, exact_from }
         } else {
             let backdrop = Backdrop::new(&background.pixels, scene.width as usize);
-            Canvas::Look { look: scene.look, backdrop, rgb: vec![[0; 3]; background.pixels.len()] }
+            Canvas { way: Way::Look { look: scene.look, backdrop, map: encoder.colour_map() }, exact_from: None }
         }
     }
 
-    /// Draws the frame of `heights`.
-    pub(super) fn draw<H: Height, E: Encoder<Pixel = P>>(&mut self, lens: &Lens<'_>, heights: &[H], encoder: &E) {
-        match self {
-            Canvas::Gather { frame, .. } => lens.refract(heights, encoder.background(), frame),
-            Canvas::Look { look, backdrop, rgb } => lens.look(heights, look, backdrop, rgb),
-        }
+    /// Whether frames are better drawn apart from the water, each from a copy of its heights,
+    /// while the water steps on: a look's drawing (and colour mapping) costs several times the
+    /// copy; a gather costs about what the copy does, and is drawn from the water's own heights.
+    pub(super) fn draws_apart(&self) -> bool {
+        matches!(self.way, Way::Look { .. })
     }
 
-    /// Hands the frame drawn to `encoder`.
-    pub(super) fn hand_to<E: Encoder<Pixel = P>>(&self, encoder: &mut E) -> Result<()> {
-        match self {
-            Canvas::Gather { frame, .. } => encoder.write_frame(frame),
-            Canvas::Look { rgb, .. } => encoder.write_rgb(rgb),
-        }
+    /// Draws `frame` from its own heights, on the calling thread: a frame drawn apart
+    /// ([`Canvas::draws_apart`]).
+    pub(super) fn draw<H: Height>(&self, lens: &Lens, frame: &mut Drawn<P, H>) {
+        let heights = std::mem::take(&mut frame.heights);
+        self.draw_from(lens, &heights, &[], frame);
+        frame.heights = heights;
     }
 
-    /// The exact RGB bytes of the frame drawn (of `heights`, over `background`), for a manifest:
-    /// the RGB frame itself, the encoder's pixels when they hold it, or else (a GIF of a
-    /// quantized palette) the frame drawn again in RGB.
-    pub(super) fn exact<H: Height, E: Encoder<Pixel = P>>(
-        &mut self,
-        lens: &Lens<'_>,
-        heights: &[H],
-        background: &Background,
-        encoder: &E,
-    ) -> &[u8] {
-        match self {
-            Canvas::Look { rgb, .. } => rgb.as_flattened(),
-            Canvas::Gather { frame, rgb, scratch } => match encoder.exact_rgb(frame, scratch) {
-                Some(exact) => exact,
-                None => {
-                    rgb.resize(frame.len(), [0; 3]);
-                    lens.refract(heights, &background.pixels, rgb);
-                    rgb.as_flattened()
+    /// Draws `frame` from `heights`, on the calling thread; a gather takes its pixels from
+    /// `source`, the encoder's background.
+    pub(super) fn draw_from<H: Height>(&self, lens: &Lens, heights: &[H], source: &[P], frame: &mut Drawn<P, H>) {
+        let started = Instant::now();
+        let cells = heights.len();
+        match &self.way {
+            Way::Gather => {
+                frame.pixels.resize(cells, P::default());
+                lens.refract(heights, source, &mut frame.pixels);
+                frame.in_pixels = true;
+                if let Some(background) = &self.exact_from {
+                    frame.rgb.resize(cells, [0; 3]);
+                    lens.refract(heights, &background.pixels, &mut frame.rgb);
                 }
-            },
+            }
+            Way::Look { look, backdrop, map } => {
+                frame.rgb.resize(cells, [0; 3]);
+                lens.look(heights, look, backdrop, &mut frame.rgb);
+                frame.in_pixels = map.is_some();
+                if let Some(map) = map {
+                    frame.pixels.resize(cells, P::default());
+                    map(&frame.rgb, &mut frame.pixels);
+                }
+            }
+        }
+        frame.took = started.elapsed();
+    }
+
+    /// Hands `frame`, drawn, to `encoder`.
+    pub(super) fn hand_to<H, E: Encoder<Pixel = P>>(&self, frame: &Drawn<P, H>, encoder: &mut E) -> Result<()> {
+        if frame.in_pixels { encoder.write_frame(&frame.pixels) } else { encoder.write_rgb(&frame.rgb) }
+    }
+
+    /// The exact RGB bytes of `frame`, drawn, for a manifest: its RGB when it has them (a look's,
+    /// or drawn again), else its pixels' colours in `encoder`.
+    pub(super) fn exact<'f, H, E: Encoder<Pixel = P>>(&self, frame: &'f mut Drawn<P, H>, encoder: &E) -> &'f [u8] {
+        let Drawn { pixels, rgb, scratch, .. } = frame;
+        match &self.way {
+            Way::Gather if self.exact_from.is_none() => encoder.exact_rgb(pixels, scratch).unwrap_or_default(),
+            _ => rgb.as_flattened(),
         }
     }
 }

@@ -62,8 +62,6 @@ pub struct Output<'a> {
     pub ffmpeg: Option<&'a Path>,
     /// A still's output frame.
     pub frame: u64,
-    /// Encoder threads.
-    pub threads: usize,
     /// PNG frames in a palette, where the frames' colours allow.
     pub indexed_png: bool,
     /// A GIF of a picture of many colours: the background dithered to the palette once.
@@ -194,26 +192,24 @@ pub fn write(
         let discard = if run.manifest.is_none() { discard.taking_none() } else { discard };
         return render_with(scene, discard, run, progress).map(written);
     };
-    let (inputs, threads) = (run.inputs, out.threads);
+    let inputs = run.inputs;
     let stream = stream_for(scene, inputs, out);
     let pixels = || inputs.background.pixels.clone();
     let file = || out.staged.file().map(|f| BufWriter::with_capacity(1 << 20, f));
-    // With an encoder that compresses on threads of its own (most of the work), the simulation
-    // runs on one; others leave the cores to the simulation and the drawing.
-    // The water runs ahead to a part's first frame on every thread: the encoder is idle then.
-    let one = Run { threads: 1, ahead: threads, ..run };
+    // The encoder compresses in a lane of the pool the frames are drawn in.
+    let pool = run.pool.clone();
     match out.format {
-        Format::Gif | Format::Apng | Format::Webp => animated(scene, one, out, progress),
+        Format::Gif | Format::Apng | Format::Webp => animated(scene, run, out, progress),
         Format::PngSequence => {
             let palette = out.indexed_png.then(|| png_palette(scene, inputs));
             match palette {
                 Some(Ok(palette)) => {
-                    let png = PngSequence::indexed(out.staged.path(), &stream, palette).threads(threads);
-                    render_with(scene, png, one, progress).map(written)
+                    let png = PngSequence::indexed(out.staged.path(), &stream, palette).on(&pool);
+                    render_with(scene, png, run, progress).map(written)
                 }
                 refused => {
-                    let png = PngSequence::new(out.staged.path(), &stream, pixels()).threads(threads);
-                    let mut done = written(render_with(scene, png, one, progress)?);
+                    let png = PngSequence::new(out.staged.path(), &stream, pixels()).on(&pool);
+                    let mut done = written(render_with(scene, png, run, progress)?);
                     if let Some(Err(why)) = refused {
                         done.notes.push(format!("--indexed-png: {why}, so the frames are RGB PNGs"));
                     }
@@ -223,14 +219,14 @@ pub fn write(
         }
         Format::Still => {
             let still = Still::new(file()?, &stream, pixels(), out.frame);
-            render_with(scene, still, Run { threads, ..one }, progress).map(written)
+            render_with(scene, still, run, progress).map(written)
         }
         Format::Mp4 | Format::Webm => {
             let codec = codec(out.format);
             let program = out.ffmpeg.ok_or_else(|| video::missing_ffmpeg(codec))?;
             let video = Video::start(program, codec, out.staged.file()?, out.staged.is_stream(), &stream, pixels())?;
             // ffmpeg takes the cores it wants; the simulation and drawing take the rest.
-            render_with(scene, video, Run { threads, ..one }, progress).map(written)
+            render_with(scene, video, run, progress).map(written)
         }
     }
 }
@@ -286,62 +282,47 @@ fn animate<W: Write + Seek>(
     out: &Output<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
-    let (inputs, threads) = (run.inputs, out.threads);
+    let (inputs, pool, threads) = (run.inputs, run.pool.clone(), run.pool.threads());
     let background = &inputs.background;
     let stream = stream_for(scene, inputs, out);
     if rung.as_asked() {
         return match out.format {
             Format::Gif => {
                 let palette = gif_palette(scene, inputs, out.dither, threads);
-                let gif = GifEncoder::new(writer, &stream, palette)?.threads(threads);
+                let gif = GifEncoder::new(writer, &stream, palette)?.on(&pool);
                 render_with(scene, gif, run, progress)
             }
             Format::Apng => match png_palette(scene, inputs) {
-                Ok(palette) => {
-                    render_with(scene, Apng::indexed(writer, &stream, palette).threads(threads), run, progress)
-                }
+                Ok(palette) => render_with(scene, Apng::indexed(writer, &stream, palette).on(&pool), run, progress),
                 // Frames that only move background pixels can mark unchanged pixels with a
                 // colour the background lacks.
                 Err(_) if scene.look.is_gather() => {
-                    let apng = Apng::keyed(writer, &stream, background.pixels.clone()).threads(threads);
+                    let apng = Apng::keyed(writer, &stream, background.pixels.clone()).on(&pool);
                     render_with(scene, apng, run, progress)
                 }
                 Err(_) => {
-                    let apng = Apng::rgb(writer, &stream, background.pixels.clone()).threads(threads);
+                    let apng = Apng::rgb(writer, &stream, background.pixels.clone()).on(&pool);
                     render_with(scene, apng, run, progress)
                 }
             },
-            _ => render_with(
-                scene,
-                Webp::new(writer, &stream, background.pixels.clone()).threads(threads),
-                run,
-                progress,
-            ),
+            _ => render_with(scene, Webp::new(writer, &stream, background.pixels.clone()).on(&pool), run, progress),
         };
     }
     let stream = stream.reduced(rung.step, rung.scale, &rung.describe());
     match out.format {
         Format::Gif => {
             let palette = gif_palette_within(scene, inputs, out.dither, threads, rung.entries);
-            let gif = GifEncoder::new(writer, &stream, palette)?.threads(threads);
+            let gif = GifEncoder::new(writer, &stream, palette)?.on(&pool);
             if rung.step == 1 && rung.scale == 1 {
                 // Fewer colours alone: frames gathered from the background's indices, as asked.
                 return render_with(scene, gif, run, progress);
             }
             render_with(scene, reduced(gif, inputs, rung), run, progress)
         }
-        Format::Apng => render_with(
-            scene,
-            reduced(Apng::rgb(writer, &stream, Vec::new()).threads(threads), inputs, rung),
-            run,
-            progress,
-        ),
-        _ => render_with(
-            scene,
-            reduced(Webp::new(writer, &stream, Vec::new()).threads(threads), inputs, rung),
-            run,
-            progress,
-        ),
+        Format::Apng => {
+            render_with(scene, reduced(Apng::rgb(writer, &stream, Vec::new()).on(&pool), inputs, rung), run, progress)
+        }
+        _ => render_with(scene, reduced(Webp::new(writer, &stream, Vec::new()).on(&pool), inputs, rung), run, progress),
     }
 }
 
@@ -374,8 +355,7 @@ fn fit(
         let run = Run {
             inputs: run.inputs,
             manifest: None,
-            threads: 1,
-            ahead: 1,
+            pool: run.pool.clone(),
             stop: run.stop,
             seam: run.seam,
             checkpoints: None,

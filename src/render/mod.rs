@@ -10,15 +10,16 @@ pub mod formats;
 pub mod palette;
 pub mod player;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use canvas::Canvas;
+use canvas::{Canvas, Drawn};
 use checkpoints::Checkpoints;
 
 use crate::base::error::{Error, Result};
 use crate::base::limits::DEFAULT_BUDGET;
-use crate::base::pool::default_threads;
+use crate::base::pool::{Ordered, Pool, default_threads};
 use crate::draw::Lens;
 use crate::draw::background::Background;
 use crate::draw::refract::Height;
@@ -35,9 +36,9 @@ use crate::sim::water::{Classic, Spring, Water};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Inputs {
     /// The picture, fitted to the canvas.
-    pub background: Background,
+    pub background: Arc<Background>,
     /// Where the water ends (§8).
-    pub shore: Shore,
+    pub shore: Arc<Shore>,
 }
 
 impl Inputs {
@@ -49,8 +50,8 @@ impl Inputs {
     /// The scene's background and shore, refusing an image or a mask whose decode would take
     /// more than a quarter of `budget` bytes.
     pub fn for_scene_within(scene: &Scene, budget: u64) -> Result<Inputs> {
-        let background = Background::for_scene_within(scene, budget)?;
-        let shore = Shore::for_scene_within(scene, budget)?;
+        let background = Arc::new(Background::for_scene_within(scene, budget)?);
+        let shore = Arc::new(Shore::for_scene_within(scene, budget)?);
         Ok(Inputs { background, shore })
     }
 }
@@ -94,11 +95,11 @@ pub struct Run<'a> {
     pub inputs: &'a Inputs,
     /// A manifest sink that takes every frame's exact RGB pixels, if one is written.
     pub manifest: Option<&'a mut dyn Sink>,
-    /// Threads to step and draw on (the encoder has its own setting).
-    pub threads: usize,
-    /// Threads to step the water on while no frame is drawn yet (a part's run-ahead), when the
-    /// encoder's threads are idle: at least `threads`.
-    pub ahead: usize,
+    /// The threads frames are drawn on, the caller's among them, which steps the water
+    /// meanwhile: frames are drawn side by side, a few ahead of the encoder, whose own work may
+    /// share the pool. The water steps in bands on all of them only while no frame is drawn yet
+    /// (a part's run-ahead), when they would be idle.
+    pub pool: Pool,
     /// Once set, the render stops with [`Error::Interrupted`] before the next frame.
     pub stop: &'a AtomicBool,
     /// Whether to measure the seam ([`Stats::seam`]): a pass over the heights drawn each frame,
@@ -119,8 +120,8 @@ pub fn render<E: Encoder>(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
     let never = AtomicBool::new(false);
-    let threads = default_threads();
-    let run = Run { inputs, manifest: None, threads, ahead: threads, stop: &never, seam: false, checkpoints: None };
+    let pool = Pool::new(default_threads());
+    let run = Run { inputs, manifest: None, pool, stop: &never, seam: false, checkpoints: None };
     render_with(scene, encoder, run, progress)
 }
 
@@ -139,17 +140,18 @@ pub fn render_with<E: Encoder>(
 
 /// The pipeline, for the water model `W`: scene → timeline → water (walls, edges) → heights to
 /// draw → look → encoder.
-fn pipeline<'r, W: Water, E: Encoder>(
+fn pipeline<W: Water, E: Encoder>(
     scene: &Scene,
     encoder: E,
-    run: Run<'r>,
+    run: Run<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats>
 where
     W::Cell: Height,
 {
-    let Run { inputs: Inputs { background, shore }, manifest, threads: count, ahead, stop, seam, checkpoints } = run;
-    let (mut surface, lens) = player::machine::<W>(scene, shore, Threads::new(count));
+    let Run { inputs: Inputs { background, shore }, manifest, pool, stop, seam, checkpoints } = run;
+    // The water steps on the caller's thread; the pool's threads draw the frames.
+    let mut surface = player::water::<W>(scene, shore, Threads::new(1));
     if seam {
         surface = surface.measuring_seam(scene, shore);
     }
@@ -159,30 +161,39 @@ where
         // Frames before the encoder's first are simulated alone (a part's run-ahead, a still's),
         // from the nearest checkpoint if there is one; none at all if it takes none.
         surface = surface.drawing_from(if wanted.is_empty() { u64::MAX } else { wanted.start });
-        if ahead > count && wanted.start > 0 {
-            surface = surface.running_ahead_on(Threads::new(ahead));
+        if pool.threads() > 1 && wanted.start > 0 {
+            surface = surface.running_ahead_on(Threads::new(pool.threads()));
         }
         if let Some(checkpoints) = checkpoints.filter(|_| wanted.start > 0 && !seam) {
             resumed = checkpoints.resume(wanted.start, &mut surface)?;
         }
     }
-    let canvas = Canvas::new(scene, background, &encoder);
-    let stats = Stats { resumed, ..Stats::default() };
-    let frames = Frames { scene, background, surface, lens, canvas, encoder, manifest, checkpoints, stats };
-    frames.run(stop, progress)
+    // Each frame is drawn on one thread, frames side by side.
+    let lens = Lens::new(scene, shore, Threads::new(1));
+    let canvas = Arc::new(Canvas::new(scene, background, &encoder, manifest.is_some()));
+    let out = Out { encoder, manifest, stats: Stats { resumed, ..Stats::default() }, spare: Vec::new() };
+    Frames { scene, surface, checkpoints, pool, lens, canvas, out }.run(stop, progress)
 }
 
-/// A render under way: the stages, over the run's inputs (`'r`), and where its time went.
+/// A render under way: the water, the frames it draws and where they go.
 struct Frames<'s, 'r, W: Water, E: Encoder> {
     scene: &'s Scene,
-    background: &'r Background,
     surface: Surface<W>,
-    lens: Lens<'r>,
-    canvas: Canvas<E::Pixel>,
+    checkpoints: Option<&'r Checkpoints>,
+    /// The threads frames are drawn on.
+    pool: Pool,
+    lens: Lens,
+    canvas: Arc<Canvas<E::Pixel>>,
+    out: Out<'r, E, W::Cell>,
+}
+
+/// Where drawn frames go, in order: the encoder and a manifest; and where the time went.
+struct Out<'r, E: Encoder, H> {
     encoder: E,
     manifest: Option<&'r mut dyn Sink>,
-    checkpoints: Option<&'r Checkpoints>,
     stats: Stats,
+    /// Frames handed on, whose buffers the next frames are drawn into.
+    spare: Vec<Drawn<E::Pixel, H>>,
 }
 
 impl<W: Water, E: Encoder> Frames<'_, '_, W, E>
@@ -191,64 +202,91 @@ where
 {
     /// Simulates every frame, pre-roll included, and draws and encodes those the encoder takes
     /// (and those a manifest hashes), then finishes the encoder: until the end, or until `stop`.
+    /// The caller's thread steps the water; frames are drawn (and their colours mapped) in a
+    /// lane of the pool, a few frames ahead, and handed to the encoder in order.
     fn run(mut self, stop: &AtomicBool, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
-        let (scene, wanted) = (self.scene, self.encoder.wanted());
+        let (scene, wanted) = (self.scene, self.out.encoder.wanted());
+        let (canvas, lens) = (self.canvas.clone(), self.lens.clone());
+        let mut drawing = Ordered::on(
+            &self.pool,
+            Arc::new(move |mut frame: Drawn<E::Pixel, W::Cell>| {
+                canvas.draw(&lens, &mut frame);
+                Ok(frame)
+            }),
+        );
+        let canvas = &*self.canvas;
+        let apart = self.pool.threads() > 1 && canvas.draws_apart();
         loop {
             if stop.load(Ordering::Relaxed) {
                 return Err(Error::Interrupted);
             }
             let started = Instant::now();
             let Some(k) = self.surface.advance() else { break };
-            self.stats.simulate += started.elapsed();
+            self.out.stats.simulate += started.elapsed();
             let output = k.checked_sub(scene.first_frame);
             if let Some(checkpoints) = self.checkpoints
                 && let Some(i) = output.filter(|&i| checkpoints.due_after(i, scene.frames))
             {
                 let started = Instant::now();
                 checkpoints.write(i + 1, &mut self.surface)?;
-                self.stats.write += started.elapsed();
+                self.out.stats.write += started.elapsed();
             }
             // Frames before the window are simulated, not drawn; so are frames the encoder does
             // not take (a still's others), unless a manifest needs them.
             let taken = output.is_some_and(|i| wanted.contains(&i));
-            if taken || (output.is_some() && self.manifest.is_some()) {
-                self.frame(taken)?;
+            if taken || (output.is_some() && self.out.manifest.is_some()) {
+                let mut frame = self.out.spare.pop().unwrap_or_default();
+                frame.taken = taken;
+                if apart {
+                    // The frame's heights go with it: the water steps on meanwhile.
+                    frame.heights.clear();
+                    frame.heights.extend_from_slice(self.surface.heights());
+                    drawing.submit(frame, &mut |done| self.out.take(canvas, done))?;
+                } else {
+                    // Drawn here from the water's own heights.
+                    let source = self.out.encoder.background();
+                    canvas.draw_from(&self.lens, self.surface.heights(), source, &mut frame);
+                    self.out.take(canvas, frame)?;
+                }
             }
-            progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: self.stats.frames });
+            progress(Progress { simulated: k + 1, total: scene.end_frame(), rendered: self.out.stats.frames });
             // A still's frame, or the last of a part (`--frames`): nothing after it is needed.
             let last = wanted.end < scene.frames && output.is_some_and(|i| i + 1 >= wanted.end);
-            if taken && self.manifest.is_none() && last {
+            if taken && self.out.manifest.is_none() && last {
                 break;
             }
         }
-        let times = self.encoder.finish()?;
-        if let Some(sink) = self.manifest {
+        drawing.finish(&mut |done| self.out.take(canvas, done))?;
+        let Out { encoder, manifest, mut stats, .. } = self.out;
+        let times = encoder.finish()?;
+        if let Some(sink) = manifest {
             let started = Instant::now();
             sink.finish()?;
-            self.stats.write += started.elapsed();
+            stats.write += started.elapsed();
         }
-        self.stats.encode += times.encode;
-        self.stats.write += times.write;
-        self.stats.seam = self.surface.seam();
-        Ok(self.stats)
+        stats.encode += times.encode;
+        stats.write += times.write;
+        stats.seam = self.surface.seam();
+        Ok(stats)
     }
+}
 
-    /// Draws the current frame, hands it to the encoder if `taken`, and its exact RGB to the
-    /// manifest if there is one.
-    fn frame(&mut self, taken: bool) -> Result<()> {
-        let started = Instant::now();
-        self.canvas.draw(&self.lens, self.surface.heights(), &self.encoder);
-        self.stats.refract += started.elapsed();
-        if taken {
+impl<E: Encoder, H> Out<'_, E, H> {
+    /// Hands a frame drawn to the encoder if it takes it, and its exact RGB to the manifest if
+    /// there is one; keeps its buffers for a later frame.
+    fn take(&mut self, canvas: &Canvas<E::Pixel>, mut frame: Drawn<E::Pixel, H>) -> Result<()> {
+        self.stats.refract += frame.took;
+        if frame.taken {
             // The encoder counts its own time (on whichever thread it works).
-            self.canvas.hand_to(&mut self.encoder)?;
+            canvas.hand_to(&frame, &mut self.encoder)?;
         }
         if let Some(sink) = self.manifest.as_deref_mut() {
             let started = Instant::now();
-            sink.add(self.canvas.exact(&self.lens, self.surface.heights(), self.background, &self.encoder))?;
+            sink.add(canvas.exact(&mut frame, &self.encoder))?;
             self.stats.encode += started.elapsed();
         }
         self.stats.frames += 1;
+        self.spare.push(frame);
         Ok(())
     }
 }

@@ -1,9 +1,9 @@
-//! A scene played frame by frame: the stages every purpose builds alike ([`machine`]: the
-//! timeline, the water within its shore, the heights each frame is drawn from, and the lens
-//! they are drawn through), and [`Player`], the scene's frames drawn in RGB one after another,
-//! for what needs a render's pictures without an encoder: the GIF palette's first pass, and
-//! `diff`'s scene side. The render itself builds the same machine and draws in its encoder's
-//! pixels (`render::canvas`).
+//! A scene played frame by frame: the stages every purpose builds alike ([`water`]: the
+//! timeline, the water within its shore, the heights each frame is drawn from), and
+//! [`Player`], the scene's frames drawn in RGB one after another through a `Lens`, for what
+//! needs a render's pictures without an encoder: the GIF palette's first pass, and `diff`'s
+//! scene side. The render itself plays the same water and draws in its encoder's pixels
+//! (`render::canvas`).
 
 use std::borrow::Cow;
 
@@ -18,12 +18,10 @@ use crate::sim::timeline::Schedule;
 use crate::sim::water::{Classic, Spring, Water};
 use crate::sim::{Simulation, Surface};
 
-/// The stages `scene` is played through, within `shore`, stepping and drawing in bands on
-/// `threads`: the water (with its timeline) as the heights each frame is drawn from, and the
-/// lens that draws them.
-pub fn machine<'r, W: Water>(scene: &Scene, shore: &'r Shore, threads: Threads) -> (Surface<W>, Lens<'r>) {
-    let water = Simulation::<W>::new(scene, Schedule::new(scene), shore, threads.clone());
-    (Surface::new(scene, water, shore), Lens::new(scene, shore, threads))
+/// The water `scene` is played on, within `shore`, stepping in bands on `threads`: its
+/// timeline, the water itself, and the heights each frame is drawn from.
+pub fn water<W: Water>(scene: &Scene, shore: &Shore, threads: Threads) -> Surface<W> {
+    Surface::new(scene, Simulation::<W>::new(scene, Schedule::new(scene), shore, threads), shore)
 }
 
 /// What a player's frames are drawn from.
@@ -53,8 +51,8 @@ impl<'r> Player<'r> {
     pub fn new(scene: Cow<'r, Scene>, inputs: Cow<'r, Inputs>, gather: Cow<'_, [[u8; 3]]>, threads: usize) -> Self {
         let threads = Threads::new(threads);
         let water: Box<dyn Play> = match scene.water.model {
-            Model::Classic => Box::new(machine::<Classic>(&scene, &inputs.shore, threads.clone()).0),
-            Model::Spring => Box::new(machine::<Spring>(&scene, &inputs.shore, threads.clone()).0),
+            Model::Classic => Box::new(water::<Classic>(&scene, &inputs.shore, threads.clone())),
+            Model::Spring => Box::new(water::<Spring>(&scene, &inputs.shore, threads.clone())),
         };
         let source = if scene.look.is_gather() {
             Source::Gather(gather.into_owned())
@@ -95,7 +93,7 @@ trait Play: Send {
     fn advance(&mut self) -> Option<u64>;
 
     /// Draws the current heights from `source` through `lens` into `out`.
-    fn draw(&self, lens: &Lens<'_>, source: &Source, out: &mut [[u8; 3]]);
+    fn draw(&self, lens: &Lens, source: &Source, out: &mut [[u8; 3]]);
 }
 
 impl<W: Water> Play for Surface<W>
@@ -106,7 +104,7 @@ where
         Surface::advance(self)
     }
 
-    fn draw(&self, lens: &Lens<'_>, source: &Source, out: &mut [[u8; 3]]) {
+    fn draw(&self, lens: &Lens, source: &Source, out: &mut [[u8; 3]]) {
         match source {
             Source::Gather(pixels) => lens.refract(self.heights(), pixels, out),
             Source::Look(look, backdrop) => lens.look(self.heights(), look, backdrop, out),

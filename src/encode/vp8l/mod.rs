@@ -7,10 +7,10 @@
 //! transparent where a blended frame leaves the canvas as it was: a transparent pixel's colour
 //! is free, and is given the prediction's.
 //!
-//! The files follow the format's stages: [`tokens`] (the pixel stream as symbols), [`predict`]
-//! (the predictor transform), [`groups`] (tiles sorted into groups of codes), [`coding`] (an
-//! image's codes and symbols, and their size in bits), [`prefix`] (prefix codes and the bit
-//! writer) and [`cheapest`] (the parse of fewest bits); here, the ways a picture is coded and
+//! The files follow the format's stages: `tokens` (the pixel stream as symbols), `predict`
+//! (the predictor transform), `groups` (tiles sorted into groups of codes), `coding` (an
+//! image's codes and symbols, and their size in bits), `prefix` (prefix codes and the bit
+//! writer) and `cheapest` (the parse of fewest bits); here, the ways a picture is coded and
 //! the choice among them.
 
 mod cheapest;
