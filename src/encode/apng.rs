@@ -402,6 +402,10 @@ impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
         }
     }
 
+    fn compresses_apart(&self) -> bool {
+        true
+    }
+
     fn wanted(&self) -> std::ops::Range<u64> {
         self.chunks.stream.held()
     }

@@ -254,6 +254,10 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         Some(Arc::new(move |rgb: &[[u8; 3]], out: &mut [u8]| index.map(rgb, out)))
     }
 
+    fn compresses_apart(&self) -> bool {
+        true
+    }
+
     fn wanted(&self) -> std::ops::Range<u64> {
         self.stream.held()
     }

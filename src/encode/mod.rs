@@ -154,6 +154,13 @@ pub trait Encoder {
         None
     }
 
+    /// Whether the encoder compresses its frames on worker threads (the render's pool, when it is
+    /// given one): most of a render's work, beside which a frame cheap to draw is best drawn on
+    /// the caller's thread. `false` (the default): the render's threads are the drawing's.
+    fn compresses_apart(&self) -> bool {
+        false
+    }
+
     /// The output frames this encoder takes (a still takes one): the render draws no frame
     /// before the range that nothing else needs, and stops after it.
     fn wanted(&self) -> std::ops::Range<u64> {

@@ -221,6 +221,10 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
         }
     }
 
+    fn compresses_apart(&self) -> bool {
+        true
+    }
+
     fn wanted(&self) -> std::ops::Range<u64> {
         self.held.clone()
     }

@@ -77,6 +77,10 @@ impl<E: Encoder> Encoder for Reduced<E> {
         self.write_frame(rgb)
     }
 
+    fn compresses_apart(&self) -> bool {
+        self.inner.compresses_apart()
+    }
+
     fn finish(self) -> Result<EncodeTimes> {
         self.inner.finish()
     }

@@ -303,6 +303,10 @@ impl<W: Write + Seek> super::Encoder for Webp<W> {
         self.write_frame(rgb)
     }
 
+    fn compresses_apart(&self) -> bool {
+        true
+    }
+
     fn wanted(&self) -> std::ops::Range<u64> {
         self.stream.held()
     }

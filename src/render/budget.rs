@@ -139,6 +139,15 @@ impl Estimate {
             canvas("frame", frame * cells),
             canvas("encoder", (encoder + hashing) * cells),
         ];
+        let compresses_apart = matches!(format, Some(Format::Gif | Format::Apng | Format::Webp | Format::PngSequence));
+        if scene.look.is_gather() && !compresses_apart && threads > 1 {
+            // Frames gathered apart from the water (the encoder leaves the threads to the
+            // drawing): a copy of the background in the encoder's pixels, and a few frames in
+            // flight (and one kept for the next), each with a copy of its heights.
+            let heights = cell_bytes(scene.water.model);
+            let frames = (in_flight(threads) + 1) * (frame + heights);
+            rendering.push(canvas("frames drawn", (frame + frames) * cells));
+        }
         if !scene.look.is_gather() {
             // A look draws each frame in RGB from the backdrop; a GIF maps it to indices through
             // the colour table. On several threads, frames are drawn apart from the water, each

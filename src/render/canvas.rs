@@ -22,6 +22,8 @@ use crate::scene::{Look, Scene};
 /// What every frame of a render is drawn from, and how.
 pub(super) struct Canvas<P> {
     way: Way<P>,
+    /// Whether frames are drawn apart from the water (see [`Canvas::draws_apart`]).
+    apart: bool,
     /// The background in RGB, to draw a frame's exact colours again where the encoder's pixels
     /// do not hold them (a quantized GIF palette) and a manifest wants them.
     exact_from: Option<Arc<Background>>,
@@ -29,9 +31,9 @@ pub(super) struct Canvas<P> {
 
 /// The way frames are drawn.
 enum Way<P> {
-    /// Gathered, nearest pixel, from the background in the encoder's pixels (the encoder's own
-    /// copy of it).
-    Gather,
+    /// Gathered, nearest pixel, from the background in the encoder's pixels: the encoder's own
+    /// copy of it, or for frames drawn apart this one.
+    Gather(Option<Arc<Vec<P>>>),
     /// Drawn with the look in RGB from the background packed for it, then put through the
     /// encoder's colour map if it has one.
     Look { look: Look, backdrop: Backdrop, map: Option<RgbMap<P>> },
@@ -71,37 +73,50 @@ impl<P, H> Default for Drawn<P, H> {
 
 impl<P: Copy + Default + Send + Sync> Canvas<P> {
     /// The canvas of a render of `scene` over `background` into `encoder`; `exact` when a
-    /// manifest hashes every frame's exact colours.
+    /// manifest hashes every frame's exact colours, `threaded` when frames may be drawn on
+    /// other threads than the caller's.
     pub(super) fn new<E: Encoder<Pixel = P>>(
         scene: &Scene,
         background: &Arc<Background>,
         encoder: &E,
         exact: bool,
+        threaded: bool,
     ) -> Canvas<P> {
         if scene.look.is_gather() {
             // Whether the encoder's pixels hold the exact colours does not change from frame to
             // frame: its background's tell.
             let holds_exact = encoder.exact_rgb(encoder.background(), &mut Vec::new()).is_some();
             let exact_from = (exact && !holds_exact).then(|| background.clone());
-            Canvas { way: Way::Gather, exact_from }
+            // A gather costs about what copying its heights would: it is drawn apart only when
+            // the encoder leaves the other threads idle.
+            let apart = threaded && !encoder.compresses_apart();
+            let source = apart.then(|| Arc::new(encoder.background().to_vec()));
+            Canvas { way: Way::Gather(source), apart, exact_from }
         } else {
             let backdrop = Backdrop::new(&background.pixels, scene.width as usize);
-            Canvas { way: Way::Look { look: scene.look, backdrop, map: encoder.colour_map() }, exact_from: None }
+            let map = encoder.colour_map();
+            Canvas { way: Way::Look { look: scene.look, backdrop, map }, apart: threaded, exact_from: None }
         }
     }
 
-    /// Whether frames are better drawn apart from the water, each from a copy of its heights,
-    /// while the water steps on: a look's drawing (and colour mapping) costs several times the
-    /// copy; a gather costs about what the copy does, and is drawn from the water's own heights.
+    /// Whether frames are better drawn apart from the water, on the pool's threads, each from
+    /// a copy of its heights, while the water steps on: a look's drawing (and colour mapping)
+    /// costs several times the copy; a gather costs about what the copy does, and is drawn on
+    /// the caller's thread from the water's own heights when the encoder keeps the other
+    /// threads busy.
     pub(super) fn draws_apart(&self) -> bool {
-        matches!(self.way, Way::Look { .. })
+        self.apart
     }
 
     /// Draws `frame` from its own heights, on the calling thread: a frame drawn apart
     /// ([`Canvas::draws_apart`]).
     pub(super) fn draw<H: Height>(&self, lens: &Lens, frame: &mut Drawn<P, H>) {
         let heights = std::mem::take(&mut frame.heights);
-        self.draw_from(lens, &heights, &[], frame);
+        let source = match &self.way {
+            Way::Gather(Some(source)) => source.as_slice(),
+            _ => &[],
+        };
+        self.draw_from(lens, &heights, source, frame);
         frame.heights = heights;
     }
 
@@ -111,7 +126,7 @@ impl<P: Copy + Default + Send + Sync> Canvas<P> {
         let started = Instant::now();
         let cells = heights.len();
         match &self.way {
-            Way::Gather => {
+            Way::Gather(_) => {
                 frame.pixels.resize(cells, P::default());
                 lens.refract(heights, source, &mut frame.pixels);
                 frame.in_pixels = true;
@@ -143,7 +158,7 @@ impl<P: Copy + Default + Send + Sync> Canvas<P> {
     pub(super) fn exact<'f, H, E: Encoder<Pixel = P>>(&self, frame: &'f mut Drawn<P, H>, encoder: &E) -> &'f [u8] {
         let Drawn { pixels, rgb, scratch, .. } = frame;
         match &self.way {
-            Way::Gather if self.exact_from.is_none() => encoder.exact_rgb(pixels, scratch).unwrap_or_default(),
+            Way::Gather(_) if self.exact_from.is_none() => encoder.exact_rgb(pixels, scratch).unwrap_or_default(),
             _ => rgb.as_flattened(),
         }
     }

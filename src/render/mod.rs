@@ -170,7 +170,7 @@ where
     }
     // Each frame is drawn on one thread, frames side by side.
     let lens = Lens::new(scene, shore, Threads::new(1));
-    let canvas = Arc::new(Canvas::new(scene, background, &encoder, manifest.is_some()));
+    let canvas = Arc::new(Canvas::new(scene, background, &encoder, manifest.is_some(), pool.threads() > 1));
     let out = Out { encoder, manifest, stats: Stats { resumed, ..Stats::default() }, spare: Vec::new() };
     Frames { scene, surface, checkpoints, pool, lens, canvas, out }.run(stop, progress)
 }
@@ -215,7 +215,7 @@ where
             }),
         );
         let canvas = &*self.canvas;
-        let apart = self.pool.threads() > 1 && canvas.draws_apart();
+        let apart = canvas.draws_apart();
         loop {
             if stop.load(Ordering::Relaxed) {
                 return Err(Error::Interrupted);
