@@ -98,9 +98,10 @@ def main():
     runs = [ours(scene, tmp / "ours.gif") for _ in range(RUNS)]
     ours_total = min(r["total_s"] for r in runs)
     # Simulation and refraction alone: a render that only hashes its frames, so no encoder
-    # competes for the cores (hashing is counted as encoding, not here).
+    # competes for the cores. Its wall clock (hashing included, against us): on several threads
+    # the stages overlap, and the `--stats` stage times add up the threads' work.
     sim_runs = [ours(scene, tmp / "hashes.txt", hashes_only=True) for _ in range(RUNS)]
-    ours_sim = min(r["simulate_s"] + r["refract_s"] for r in sim_runs)
+    ours_sim = min(r["total_s"] for r in sim_runs)
     ours_size = os.path.getsize(tmp / "ours.gif")
     one = [ours(scene, tmp / "one.gif", threads=1) for _ in range(RUNS)]
     single = min(r["total_s"] for r in one)
@@ -144,7 +145,7 @@ def main():
     ns = lambda s: s / pixels * 1e9
     print(f"scene {scene.name}: {sc['w']}x{sc['h']}, {sc['n']} frames, {os.cpu_count()} cores; best of {RUNS} runs")
     print(f"simulation + refraction: numpy {numpy_sim:.3f} s ({ns(numpy_sim):.2f} ns/pixel, RGB frames)")
-    print(f"  ripple-render, RGB frames, all cores: {ours_sim:.3f} s ({ns(ours_sim):.2f} ns/pixel): "
+    print(f"  ripple-render, RGB frames hashed, all cores (wall): {ours_sim:.3f} s ({ns(ours_sim):.2f} ns/pixel): "
           f"{numpy_sim / ours_sim:.1f}x faster")
     print(f"  ripple-render, palette indices (the GIF path), one core: {single_sim:.3f} s "
           f"({ns(single_sim):.2f} ns/pixel): {numpy_sim / single_sim:.1f}x faster")

@@ -137,6 +137,29 @@ impl<W: Write> GifEncoder<W> {
         &self.palette
     }
 
+    /// Hands `frame`, the next frame's palette indices, to the workers, which compare it with
+    /// the frame before and compress what changed.
+    fn submit(&mut self, frame: Vec<u8>) -> Result<()> {
+        let started = Instant::now();
+        let frame = Arc::new(frame);
+        let held = self.stream.held();
+        let job = Job {
+            previous: self.previous.replace(frame.clone()),
+            pixels: frame,
+            delay: self.stream.delay_cs(held.start + self.written),
+            // A part after the first names the transparent index on its whole first frame (no
+            // pixel of which takes it), for `join` to re-encode that frame as the difference the
+            // whole render has there.
+            transparent_whole: self.transparent.filter(|_| held.start > 0),
+            cut: self.spare.cuts.pop().unwrap_or_default(),
+            data: self.spare.data.pop().unwrap_or_default(),
+        };
+        self.written += 1;
+        self.times.encode += started.elapsed();
+        let (encoder, times, spare) = (&mut self.encoder, &mut self.times, &mut self.spare);
+        self.workers.submit(job, &mut |done| write_compressed(encoder, times, spare, done))
+    }
+
     /// The table frames drawn in RGB are mapped through, made the first time.
     fn colour_index(&self) -> &Arc<ColourIndex> {
         self.colour_index.get_or_init(|| Arc::new(ColourIndex::new(&self.palette.colors)))
@@ -215,29 +238,17 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
     }
 
     fn write_frame(&mut self, pixels: &[u8]) -> Result<()> {
-        let started = Instant::now();
         let mut frame = self.spare.frames.pop().unwrap_or_default();
         frame.clear();
         frame.extend_from_slice(pixels);
-        let frame = Arc::new(frame);
-        let held = self.stream.held();
-        let job = Job {
-            previous: self.previous.replace(frame.clone()),
-            pixels: frame,
-            delay: self.stream.delay_cs(held.start + self.written),
-            // A part after the first names the transparent index on its whole first frame (no
-            // pixel of which takes it), for `join` to re-encode that frame as the difference the
-            // whole render has there.
-            transparent_whole: self.transparent.filter(|_| held.start > 0),
-            cut: self.spare.cuts.pop().unwrap_or_default(),
-            data: self.spare.data.pop().unwrap_or_default(),
-        };
-        self.written += 1;
-        self.times.encode += started.elapsed();
-        let (encoder, times, spare) = (&mut self.encoder, &mut self.times, &mut self.spare);
-        self.workers.submit(job, &mut |done| write_compressed(encoder, times, spare, done))
+        self.submit(frame)
     }
 
+    fn write_owned(&mut self, pixels: Vec<u8>) -> Result<Vec<u8>> {
+        let spare = self.spare.frames.pop().unwrap_or_default();
+        self.submit(pixels)?;
+        Ok(spare)
+    }
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
         let started = Instant::now();
         let mut indices = std::mem::take(&mut self.indices);

@@ -142,6 +142,14 @@ pub trait Encoder {
     /// Encodes the next frame (full canvas, row-major), a gather of [`Encoder::background`].
     fn write_frame(&mut self, pixels: &[Self::Pixel]) -> Result<()>;
 
+    /// [`Encoder::write_frame`] of a frame the caller is done with: an encoder that keeps its
+    /// frames takes this one without a copy, and gives back a buffer for a later frame (empty
+    /// when it has none to spare). The default writes it and gives it back.
+    fn write_owned(&mut self, pixels: Vec<Self::Pixel>) -> Result<Vec<Self::Pixel>> {
+        self.write_frame(&pixels)?;
+        Ok(pixels)
+    }
+
     /// Encodes the next frame given in RGB: a frame drawn with a look, whose colours need not
     /// be the background's (the encoder maps them to its own pixels).
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()>;

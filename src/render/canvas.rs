@@ -148,9 +148,15 @@ impl<P: Copy + Default + Send + Sync> Canvas<P> {
         frame.took = started.elapsed();
     }
 
-    /// Hands `frame`, drawn, to `encoder`.
-    pub(super) fn hand_to<H, E: Encoder<Pixel = P>>(&self, frame: &Drawn<P, H>, encoder: &mut E) -> Result<()> {
-        if frame.in_pixels { encoder.write_frame(&frame.pixels) } else { encoder.write_rgb(&frame.rgb) }
+    /// Hands `frame`, drawn, to `encoder`: its pixels given over, the encoder's spare buffer
+    /// taken in their place.
+    pub(super) fn hand_to<H, E: Encoder<Pixel = P>>(&self, frame: &mut Drawn<P, H>, encoder: &mut E) -> Result<()> {
+        if frame.in_pixels {
+            frame.pixels = encoder.write_owned(std::mem::take(&mut frame.pixels))?;
+            Ok(())
+        } else {
+            encoder.write_rgb(&frame.rgb)
+        }
     }
 
     /// The exact RGB bytes of `frame`, drawn, for a manifest: its RGB when it has them (a look's,

@@ -276,14 +276,14 @@ impl<E: Encoder, H> Out<'_, E, H> {
     /// there is one; keeps its buffers for a later frame.
     fn take(&mut self, canvas: &Canvas<E::Pixel>, mut frame: Drawn<E::Pixel, H>) -> Result<()> {
         self.stats.refract += frame.took;
-        if frame.taken {
-            // The encoder counts its own time (on whichever thread it works).
-            canvas.hand_to(&frame, &mut self.encoder)?;
-        }
         if let Some(sink) = self.manifest.as_deref_mut() {
             let started = Instant::now();
             sink.add(canvas.exact(&mut frame, &self.encoder))?;
             self.stats.encode += started.elapsed();
+        }
+        if frame.taken {
+            // The encoder counts its own time (on whichever thread it works).
+            canvas.hand_to(&mut frame, &mut self.encoder)?;
         }
         self.stats.frames += 1;
         self.spare.push(frame);
