@@ -194,13 +194,17 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     let hashes =
         request.hashes.map(|h| Staged::begin(h, Policy::File { force: request.force }, &inputs)).transpose()?;
     // Advice only for a render that goes ahead: a refused one gets its one error alone.
-    let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(&scene, &decoded.background));
+    let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(
+        &scene,
+        &decoded.background,
+        image.as_ref(),
+    ));
     warnings.chain(advice::for_shore(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
     if let Some(why) = request.dither.then(|| dither_ignored(&scene, format)).flatten() {
         super::warn(&format!("--dither is ignored: {why}"));
     }
     let checkpoints = match request.checkpoints {
-        Some(dir) => Some(checkpoints(dir, request, &scene, &decoded)?),
+        Some(dir) => Some(checkpoints(dir, request, &decoded)?),
         None => None,
     };
     Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, frames, checkpoints })
@@ -208,7 +212,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
 
 /// The checkpoints in `dir`: made if they are to be written, and a warning when they would not
 /// be used at all.
-fn checkpoints(dir: &Path, request: &Request<'_>, scene: &Scene, inputs: &Inputs) -> Result<Checkpoints, Error> {
+fn checkpoints(dir: &Path, request: &Request<'_>, inputs: &Inputs) -> Result<Checkpoints, Error> {
     if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
         return Err(Error::usage(
             format!("--checkpoints {} is a file, not a folder", dir.display()),
@@ -224,7 +228,7 @@ fn checkpoints(dir: &Path, request: &Request<'_>, scene: &Scene, inputs: &Inputs
             dir.display()
         ));
     }
-    Ok(Checkpoints::new(dir, request.checkpoint_every, scene, inputs))
+    Ok(Checkpoints::new(dir, request.checkpoint_every, inputs))
 }
 
 /// Why `--dither` does nothing for `scene` written as `format`, if it does nothing: it dithers

@@ -11,7 +11,6 @@ use crate::decode::palettes::PaletteMap;
 use crate::draw::background::image_header;
 use crate::encode::manifest::PixelKind;
 use crate::encode::palette::Palette;
-use crate::encode::provenance::Provenance;
 use crate::render::Inputs;
 use crate::render::budget::{Estimate, read_scene};
 use crate::render::player::Player;
@@ -43,7 +42,7 @@ pub fn open(path: &Path, through: Through) -> Result<(Info, Box<dyn FrameSource>
     let header = image_header(&scene)?;
     Estimate::for_render(&scene, header.as_ref(), None, 1).check(DEFAULT_BUDGET)?;
     let inputs = Inputs::for_scene_within(&scene, DEFAULT_BUDGET)?;
-    let provenance = Some(Provenance::of(scene.source_hash, &inputs.background.pixels));
+    let provenance = Some(inputs.provenance.clone());
     // As its own GIF shows it: each background pixel replaced by its palette colour. (A look's
     // frames are left exact: such manifests were of GIFs without a look.)
     let gif = through == Through::OwnGif && scene.look.is_gather();

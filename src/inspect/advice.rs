@@ -1,7 +1,8 @@
 //! Warnings for scenes that render but show nothing: the water never moves, or moves over a
 //! picture where moving it cannot be seen.
 
-use crate::draw::background::{Background, image_header};
+use crate::base::picture::ImageHeader;
+use crate::draw::background::Background;
 use crate::scene::{Look, Scene, starter};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::{Drop, Event, Source, for_each_event};
@@ -114,9 +115,10 @@ pub fn hints(scene: &Scene) -> Vec<String> {
 }
 
 /// What would make the water invisible on this background: one flat colour, drawn without light,
-/// looks the same however it is bent.
-pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
-    let mut warnings = one_side_set(scene).into_iter().collect::<Vec<_>>();
+/// looks the same however it is bent; and a canvas whose shape keeps one side of the picture
+/// (`header`, the picture's as read before the render) and not the other.
+pub fn for_background(scene: &Scene, background: &Background, header: Option<&ImageHeader>) -> Vec<String> {
+    let mut warnings = header.and_then(|h| one_side_set(scene, h)).into_iter().collect::<Vec<_>>();
     warnings.extend(flat_background(scene, background));
     warnings
 }
@@ -124,8 +126,7 @@ pub fn for_background(scene: &Scene, background: &Background) -> Vec<String> {
 /// A canvas that keeps one side of its picture and not the other: most likely only
 /// `video.width` (or `height`) was set, so the other side stayed the picture's and the picture
 /// is cropped, barred or stretched to a shape nobody chose. Says which side to set to keep it.
-fn one_side_set(scene: &Scene) -> Option<String> {
-    let header = image_header(scene).ok().flatten()?;
+fn one_side_set(scene: &Scene, header: &ImageHeader) -> Option<String> {
     let (iw, ih, w, h) =
         (u64::from(header.width), u64::from(header.height), u64::from(scene.width), u64::from(scene.height));
     let fit = scene.background.fit.name();

@@ -17,8 +17,6 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::Inputs;
 use crate::base::error::{Error, Result};
-use crate::encode::provenance::Provenance;
-use crate::scene::Scene;
 use crate::sim::Surface;
 use crate::sim::water::Water;
 
@@ -34,10 +32,10 @@ pub struct Checkpoints {
 }
 
 impl Checkpoints {
-    /// The checkpoints of `scene` over `inputs` in `dir`, one written every `every` output
-    /// frames if given.
-    pub fn new(dir: &Path, every: Option<u64>, scene: &Scene, inputs: &Inputs) -> Checkpoints {
-        let provenance = Provenance::of(scene.source_hash, &inputs.background.pixels).to_text();
+    /// The checkpoints of a render over `inputs` (its scene's among them: see
+    /// [`Inputs::provenance`]) in `dir`, one written every `every` output frames if given.
+    pub fn new(dir: &Path, every: Option<u64>, inputs: &Inputs) -> Checkpoints {
+        let provenance = inputs.provenance.to_text();
         let mut walls = Xxh3::new();
         let (w, h) = inputs.shore.size();
         if inputs.shore.walls().is_some() {

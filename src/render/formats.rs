@@ -15,7 +15,6 @@ use crate::encode::fit::{self, Capped, Rung};
 use crate::encode::gif::GifEncoder;
 use crate::encode::palette::Palette;
 use crate::encode::png::{PngSequence, Still};
-use crate::encode::provenance::Provenance;
 use crate::encode::reduce::Reduced;
 use crate::encode::video::{self, Codec, Video};
 use crate::encode::webp::Webp;
@@ -33,7 +32,7 @@ pub fn stream_of(scene: &Scene, inputs: &Inputs) -> Stream {
         step: 1,
         render_frames: scene.frames,
         looping: scene.looping,
-        comment: Provenance::of(scene.source_hash, &inputs.background.pixels).to_text(),
+        comment: inputs.provenance.to_text(),
         part: None,
     }
 }

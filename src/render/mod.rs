@@ -25,6 +25,7 @@ use crate::draw::background::Background;
 use crate::draw::refract::Height;
 use crate::encode::Encoder;
 use crate::encode::manifest::Sink;
+use crate::encode::provenance::Provenance;
 use crate::scene::{Model, Scene};
 use crate::sim::Surface;
 use crate::sim::field::Threads;
@@ -39,6 +40,9 @@ pub struct Inputs {
     pub background: Arc<Background>,
     /// Where the water ends (§8).
     pub shore: Arc<Shore>,
+    /// Who renders it from what: this build, the scene's text and the fitted background (what a
+    /// file records of its render).
+    pub provenance: Provenance,
 }
 
 impl Inputs {
@@ -52,7 +56,8 @@ impl Inputs {
     pub fn for_scene_within(scene: &Scene, budget: u64) -> Result<Inputs> {
         let background = Arc::new(Background::for_scene_within(scene, budget)?);
         let shore = Arc::new(Shore::for_scene_within(scene, budget)?);
-        Ok(Inputs { background, shore })
+        let provenance = Provenance::of(scene.source_hash, &background.pixels);
+        Ok(Inputs { background, shore, provenance })
     }
 }
 
@@ -149,7 +154,7 @@ fn pipeline<W: Water, E: Encoder>(
 where
     W::Cell: Height,
 {
-    let Run { inputs: Inputs { background, shore }, manifest, pool, stop, seam, checkpoints } = run;
+    let Run { inputs: Inputs { background, shore, .. }, manifest, pool, stop, seam, checkpoints } = run;
     // The water steps on the caller's thread; the pool's threads draw the frames.
     let mut surface = player::water::<W>(scene, shore, Threads::new(1));
     if seam {
