@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""One thread against two: each busy render of the threads table in docs/benchmarks.md, best of
-three wall-clock runs on `--threads 1` and on `--threads 2`, taken in turn in the same run, with
-the `--stats` split of the best run of each.
+"""One thread against two: each busy render of the threads table in docs/benchmarks.md, in RUNS
+rounds of a `--threads 1` run and a `--threads 2` run back to back (which goes first alternates),
+with the best of each, the ratio of the bests, the median of the rounds' own ratios (what a
+drift of the VM's speed between rounds moves least), and the `--stats` split of the best runs.
 
-Usage: python3 bench/threads.py [RUNS]   (from the repository, after `cargo build --release`)
+Usage: python3 bench/threads.py [RUNS]   (from the repository, after `cargo build --release`;
+RUNS defaults to 3)
 """
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -36,17 +39,22 @@ def split(stats):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    print("| render | 1 thread | 2 threads | ratio | split on 1 (simulate / draw / encode / write, s) | on 2 |")
-    print("|---|---|---|---|---|---|")
+    print("| render | 1 thread | 2 threads | ratio of bests | median ratio | split on 1 (simulate / draw / "
+          "encode / write, s) | on 2 |")
+    print("|---|---|---|---|---|---|---|")
     for name, scene, ext in RENDERS:
-        best = {}
-        for _ in range(runs):
-            for threads in (1, 2):
+        best, ratios = {}, []
+        for round_ in range(runs):
+            walls = {}
+            for threads in ((1, 2) if round_ % 2 == 0 else (2, 1)):
                 wall, stats = run(scene, ext, threads)
+                walls[threads] = wall
                 if threads not in best or wall < best[threads][0]:
                     best[threads] = (wall, stats)
+            ratios.append(walls[1] / walls[2])
         (one, s1), (two, s2) = best[1], best[2]
-        print(f"| {name} (`{scene}`) | {one:.3f} s | {two:.3f} s | **{one / two:.2f}×** | {split(s1)} | {split(s2)} |")
+        print(f"| {name} (`{scene}`) | {one:.3f} s | {two:.3f} s | **{one / two:.2f}×** | "
+              f"{statistics.median(ratios):.2f}× | {split(s1)} | {split(s2)} |", flush=True)
 
 
 if __name__ == "__main__":
