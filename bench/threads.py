@@ -4,8 +4,8 @@ rounds of a `--threads 1` run and a `--threads 2` run back to back (which goes f
 with the best of each, the ratio of the bests, the median of the rounds' own ratios (what a
 drift of the VM's speed between rounds moves least), and the `--stats` split of the best runs.
 
-Usage: python3 bench/threads.py [RUNS]   (from the repository, after `cargo build --release`;
-RUNS defaults to 3)
+Usage: python3 bench/threads.py [RUNS [NAME…]]   (from the repository, after `cargo build
+--release`; RUNS defaults to 3; NAMEs pick renders whose name contains one, e.g. `GIF`)
 """
 import json
 import statistics
@@ -39,10 +39,13 @@ def split(stats):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    picked = sys.argv[2:]
     print("| render | 1 thread | 2 threads | ratio of bests | median ratio | split on 1 (simulate / draw / "
           "encode / write, s) | on 2 |")
     print("|---|---|---|---|---|---|---|")
     for name, scene, ext in RENDERS:
+        if picked and not any(p in name for p in picked):
+            continue
         best, ratios = {}, []
         for round_ in range(runs):
             walls = {}
