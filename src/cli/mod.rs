@@ -112,7 +112,8 @@ struct Cli {
     #[arg(short, long)]
     quiet: bool,
 
-    /// Encode frames on N threads (default: every core). The output is the same for any N.
+    /// Work on N threads, the drawing and the encoding together (default: every core). The output
+    /// is the same for any N.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
 
