@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Container, Out, Pictures, Source, unreadable};
+use super::{Again, Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::encode::apng::{frame_after, write_chunk};
 
@@ -233,13 +233,7 @@ impl Container for Apng {
         self.samples.as_ref().map(|s| pictures(path, s, last)).transpose()
     }
 
-    fn copy_frames(
-        &mut self,
-        index: usize,
-        source: &mut Source<'_>,
-        out: &mut Out,
-        again: Option<(Vec<u8>, &Vec<u8>)>,
-    ) -> Result<()> {
+    fn copy_frames(&mut self, index: usize, source: &mut Source, out: &mut Out, again: Again<Vec<u8>>) -> Result<()> {
         // A later part's first frame (its control chunk, then its default image) is encoded
         // again.
         let mut first_frame = again.zip(self.samples.as_ref()).map(|((before, now), s)| (before, now, s, None));

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Container, Out, Pictures, Source, unreadable};
+use super::{Again, Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::base::limits::MAX_AREA;
 use crate::encode::gif::frame_after;
@@ -156,13 +156,7 @@ impl Container for Gif {
         pictures(path, last).map(Some)
     }
 
-    fn copy_frames(
-        &mut self,
-        index: usize,
-        source: &mut Source<'_>,
-        out: &mut Out,
-        again: Option<(Vec<u8>, &Vec<u8>)>,
-    ) -> Result<()> {
+    fn copy_frames(&mut self, index: usize, source: &mut Source, out: &mut Out, again: Again<Vec<u8>>) -> Result<()> {
         let io = Error::output;
         // Before the first frame: the loop (kept from the first part) and comments (the whole
         // render's written in their place).

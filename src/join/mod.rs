@@ -334,6 +334,10 @@ pub fn join(parts: &[Part], format: Format, out: std::fs::File, ffmpeg: Option<&
 /// Where a joined file is written.
 type Out = std::io::BufWriter<std::fs::File>;
 
+/// For a later part, the previous part's last picture and this part's first: its first frame,
+/// whole in the part, is encoded again as the frame after the one before.
+type Again<'p, T> = Option<(T, &'p T)>;
+
 /// A format whose parts `join` puts together block by block: what the parts share, read from
 /// each one's head; its frames, copied but for a later part's first, which is whole in the part
 /// and is encoded again from the previous part's last picture.
@@ -361,9 +365,9 @@ trait Container {
     fn copy_frames(
         &mut self,
         index: usize,
-        source: &mut Source<'_>,
+        source: &mut Source,
         out: &mut Out,
-        again: Option<(Self::Picture, &Self::Picture)>,
+        again: Again<Self::Picture>,
     ) -> Result<()>;
 
     /// Ends the joined file; returns its canvas.

@@ -7,7 +7,7 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
-use super::{Container, Out, Pictures, Source, unreadable};
+use super::{Again, Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::decode::webp::WebpFrames;
 use crate::encode::webp::{PART_CHUNK, RIFF_HINT, frame_after};
@@ -125,9 +125,9 @@ impl Container for Webp {
     fn copy_frames(
         &mut self,
         _index: usize,
-        source: &mut Source<'_>,
+        source: &mut Source,
         out: &mut Out,
-        again: Option<(Vec<[u8; 3]>, &Vec<[u8; 3]>)>,
+        again: Again<Vec<[u8; 3]>>,
     ) -> Result<()> {
         let mut first_frame = again;
         // Each ANMF is one frame, copied whole; the part's own chunk and any other is left out.
