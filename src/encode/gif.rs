@@ -47,7 +47,7 @@ pub struct GifEncoder<W: Write> {
     /// For frames drawn with a look: each colour's palette index, one table for every thread
     /// that maps, made on the first such frame.
     colour_index: OnceLock<Arc<ColourIndex>>,
-    /// Such a frame's indices.
+    /// A buffer for such a frame's indices.
     indices: Vec<u8>,
 }
 
@@ -249,15 +249,15 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
         self.submit(pixels)?;
         Ok(spare)
     }
+
     fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
         let started = Instant::now();
         let mut indices = std::mem::take(&mut self.indices);
         indices.resize(rgb.len(), 0);
         self.colour_index().map(rgb, &mut indices);
         self.times.encode += started.elapsed();
-        let written = self.write_frame(&indices);
-        self.indices = indices;
-        written
+        self.indices = self.write_owned(indices)?;
+        Ok(())
     }
 
     fn colour_map(&self) -> Option<super::RgbMap<u8>> {

@@ -87,8 +87,8 @@ impl<P: Copy + Default + Send + Sync> Canvas<P> {
             // frame: its background's tell.
             let holds_exact = encoder.exact_rgb(encoder.background(), &mut Vec::new()).is_some();
             let exact_from = (exact && !holds_exact).then(|| background.clone());
-            // A gather costs about what copying its heights would: it is drawn apart only when
-            // the encoder leaves the other threads idle.
+            // A gather is light beside the encoder's compression: it is drawn apart only when the
+            // encoder leaves the other threads idle.
             let apart = threaded && !encoder.compresses_apart();
             let source = apart.then(|| Arc::new(encoder.background().to_vec()));
             Canvas { way: Way::Gather(source), apart, exact_from }
@@ -101,9 +101,9 @@ impl<P: Copy + Default + Send + Sync> Canvas<P> {
 
     /// Whether frames are better drawn apart from the water, on the pool's threads, each from
     /// a copy of its heights, while the water steps on: a look's drawing (and colour mapping)
-    /// costs several times the copy; a gather costs about what the copy does, and is drawn on
-    /// the caller's thread from the water's own heights when the encoder keeps the other
-    /// threads busy.
+    /// is most of a frame's work beside the encoder's; a gather is light beside it, and is drawn
+    /// on the caller's thread from the water's own heights when the encoder keeps the other
+    /// threads busy (drawn apart, it measured no faster for the copy and the frame's trip).
     pub(super) fn draws_apart(&self) -> bool {
         self.apart
     }
