@@ -128,7 +128,7 @@ fn the_estimate_bounds_large_timelines() {
             let held_before = CURRENT.load(Ordering::SeqCst) - start;
             let one = Pool::new(1);
             let render_peak = peak_during(|| match output {
-                Some(_) => rendered(&scene, &inputs, &one, gif(&scene, &inputs).on(&one)),
+                Some(_) => rendered(&scene, &inputs, &one, gif(&scene, &inputs)),
                 None => rendered(&scene, &inputs, &one, Discard::new(&inputs.background.pixels)),
             });
             let peak = parse_peak.max(held_before + render_peak);
@@ -226,16 +226,16 @@ fn the_estimate_bounds_the_peak() {
                 "gif" => {
                     let palette = gif_palette(&scene, &inputs, false, 1);
                     let gif = GifEncoder::new(std::io::sink(), &stream, palette).unwrap();
-                    rendered(&scene, &inputs, &pool, gif.on(&pool))
+                    rendered(&scene, &inputs, &pool, gif)
                 }
-                "png" => rendered(&scene, &inputs, &pool, PngSequence::new(&frames, &stream, pixels).on(&pool)),
+                "png" => rendered(&scene, &inputs, &pool, PngSequence::new(&frames, &stream, pixels)),
                 // Frames without a look only move background pixels: a colour key marks the
                 // unchanged ones, as the command line writes them.
                 "apng" if scene.look.is_gather() => {
-                    rendered(&scene, &inputs, &pool, Apng::keyed(file(), &stream, pixels).on(&pool))
+                    rendered(&scene, &inputs, &pool, Apng::keyed(file(), &stream, pixels))
                 }
-                "apng" => rendered(&scene, &inputs, &pool, Apng::rgb(file(), &stream, pixels).on(&pool)),
-                "webp" => rendered(&scene, &inputs, &pool, Webp::new(file(), &stream, pixels).on(&pool)),
+                "apng" => rendered(&scene, &inputs, &pool, Apng::rgb(file(), &stream, pixels)),
+                "webp" => rendered(&scene, &inputs, &pool, Webp::new(file(), &stream, pixels)),
                 _ => rendered(&scene, &inputs, &pool, Discard::new(&pixels)),
             };
         });

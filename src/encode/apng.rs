@@ -142,13 +142,6 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
         self
     }
 
-    /// Compresses frames on `pool`, beside whatever else runs there (a render draws its frames
-    /// there).
-    pub fn on(mut self, pool: &crate::base::pool::Pool) -> Self {
-        self.workers.set_pool(pool);
-        self
-    }
-
     /// The job for the next frame: the whole canvas first, then the rectangle that changed.
     fn job(&mut self, pixels: &[P]) -> Job<P> {
         let stream = &self.chunks.stream;
@@ -404,6 +397,10 @@ impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
 
     fn compresses_apart(&self) -> bool {
         true
+    }
+
+    fn compress_on(&mut self, pool: &crate::base::pool::Pool) {
+        self.workers.set_pool(pool);
     }
 
     fn wanted(&self) -> std::ops::Range<u64> {

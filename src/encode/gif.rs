@@ -125,13 +125,6 @@ impl<W: Write> GifEncoder<W> {
         self
     }
 
-    /// Compresses frames on `pool`, beside whatever else runs there (a render draws its frames
-    /// there).
-    pub fn on(mut self, pool: &crate::base::pool::Pool) -> Self {
-        self.workers.set_pool(pool);
-        self
-    }
-
     /// The palette the frames index into.
     pub fn palette(&self) -> &Palette {
         &self.palette
@@ -267,6 +260,10 @@ impl<W: Write> super::Encoder for GifEncoder<W> {
 
     fn compresses_apart(&self) -> bool {
         true
+    }
+
+    fn compress_on(&mut self, pool: &crate::base::pool::Pool) {
+        self.workers.set_pool(pool);
     }
 
     fn wanted(&self) -> std::ops::Range<u64> {

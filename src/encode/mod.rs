@@ -162,6 +162,10 @@ pub trait Encoder {
         None
     }
 
+    /// Compresses frames on `pool`'s threads from now on, beside whatever else runs there (a
+    /// render draws its frames there); an encoder without worker threads has nothing to move.
+    fn compress_on(&mut self, _pool: &crate::base::pool::Pool) {}
+
     /// Whether the encoder compresses its frames on worker threads (the render's pool, when it is
     /// given one): most of a render's work, beside which a frame cheap to draw is best drawn on
     /// the caller's thread. `false` (the default): the render's threads are the drawing's.

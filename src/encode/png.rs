@@ -116,13 +116,6 @@ impl<P: PngPixel> PngSequence<P> {
         self.workers.set_threads(threads);
         self
     }
-
-    /// Compresses frames on `pool`, beside whatever else runs there (a render draws its frames
-    /// there).
-    pub fn on(mut self, pool: &crate::base::pool::Pool) -> Self {
-        self.workers.set_pool(pool);
-        self
-    }
 }
 
 /// Bytes per pixel one thread holds while it compresses an RGB frame (3 bytes a pixel, `raw`),
@@ -223,6 +216,10 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
 
     fn compresses_apart(&self) -> bool {
         true
+    }
+
+    fn compress_on(&mut self, pool: &crate::base::pool::Pool) {
+        self.workers.set_pool(pool);
     }
 
     fn wanted(&self) -> std::ops::Range<u64> {

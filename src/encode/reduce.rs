@@ -81,6 +81,10 @@ impl<E: Encoder> Encoder for Reduced<E> {
         self.inner.compresses_apart()
     }
 
+    fn compress_on(&mut self, pool: &crate::base::pool::Pool) {
+        self.inner.compress_on(pool);
+    }
+
     fn finish(self) -> Result<EncodeTimes> {
         self.inner.finish()
     }

@@ -99,13 +99,6 @@ impl<W: Write + Seek> Webp<W> {
         self
     }
 
-    /// Compresses frames on `pool`, beside whatever else runs there (a render draws its frames
-    /// there).
-    pub fn on(mut self, pool: &crate::base::pool::Pool) -> Self {
-        self.workers.set_pool(pool);
-        self
-    }
-
     /// `RIFF` (its size filled in at the end), `WEBP`, `VP8X` and `ANIM`.
     fn write_header(&mut self) -> Result<()> {
         let mut header = Vec::with_capacity(64);
@@ -305,6 +298,10 @@ impl<W: Write + Seek> super::Encoder for Webp<W> {
 
     fn compresses_apart(&self) -> bool {
         true
+    }
+
+    fn compress_on(&mut self, pool: &crate::base::pool::Pool) {
+        self.workers.set_pool(pool);
     }
 
     fn wanted(&self) -> std::ops::Range<u64> {

@@ -195,19 +195,17 @@ pub fn write(
     let stream = stream_for(scene, inputs, out);
     let pixels = || inputs.background.pixels.clone();
     let file = || out.staged.file().map(|f| BufWriter::with_capacity(1 << 20, f));
-    // The encoder compresses in a lane of the pool the frames are drawn in.
-    let pool = run.pool.clone();
     match out.format {
         Format::Gif | Format::Apng | Format::Webp => animated(scene, run, out, progress),
         Format::PngSequence => {
             let palette = out.indexed_png.then(|| png_palette(scene, inputs));
             match palette {
                 Some(Ok(palette)) => {
-                    let png = PngSequence::indexed(out.staged.path(), &stream, palette).on(&pool);
+                    let png = PngSequence::indexed(out.staged.path(), &stream, palette);
                     render_with(scene, png, run, progress).map(written)
                 }
                 refused => {
-                    let png = PngSequence::new(out.staged.path(), &stream, pixels()).on(&pool);
+                    let png = PngSequence::new(out.staged.path(), &stream, pixels());
                     let mut done = written(render_with(scene, png, run, progress)?);
                     if let Some(Err(why)) = refused {
                         done.notes.push(format!("--indexed-png: {why}, so the frames are RGB PNGs"));
@@ -281,37 +279,37 @@ fn animate<W: Write + Seek>(
     out: &Output<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
-    let (inputs, pool, threads) = (run.inputs, run.pool.clone(), run.pool.threads());
+    let (inputs, threads) = (run.inputs, run.pool.threads());
     let background = &inputs.background;
     let stream = stream_for(scene, inputs, out);
     if rung.as_asked() {
         return match out.format {
             Format::Gif => {
                 let palette = gif_palette(scene, inputs, out.dither, threads);
-                let gif = GifEncoder::new(writer, &stream, palette)?.on(&pool);
+                let gif = GifEncoder::new(writer, &stream, palette)?;
                 render_with(scene, gif, run, progress)
             }
             Format::Apng => match png_palette(scene, inputs) {
-                Ok(palette) => render_with(scene, Apng::indexed(writer, &stream, palette).on(&pool), run, progress),
+                Ok(palette) => render_with(scene, Apng::indexed(writer, &stream, palette), run, progress),
                 // Frames that only move background pixels can mark unchanged pixels with a
                 // colour the background lacks.
                 Err(_) if scene.look.is_gather() => {
-                    let apng = Apng::keyed(writer, &stream, background.pixels.clone()).on(&pool);
+                    let apng = Apng::keyed(writer, &stream, background.pixels.clone());
                     render_with(scene, apng, run, progress)
                 }
                 Err(_) => {
-                    let apng = Apng::rgb(writer, &stream, background.pixels.clone()).on(&pool);
+                    let apng = Apng::rgb(writer, &stream, background.pixels.clone());
                     render_with(scene, apng, run, progress)
                 }
             },
-            _ => render_with(scene, Webp::new(writer, &stream, background.pixels.clone()).on(&pool), run, progress),
+            _ => render_with(scene, Webp::new(writer, &stream, background.pixels.clone()), run, progress),
         };
     }
     let stream = stream.reduced(rung.step, rung.scale, &rung.describe());
     match out.format {
         Format::Gif => {
             let palette = gif_palette_within(scene, inputs, out.dither, threads, rung.entries);
-            let gif = GifEncoder::new(writer, &stream, palette)?.on(&pool);
+            let gif = GifEncoder::new(writer, &stream, palette)?;
             if rung.step == 1 && rung.scale == 1 {
                 // Fewer colours alone: frames gathered from the background's indices, as asked.
                 return render_with(scene, gif, run, progress);
@@ -319,9 +317,9 @@ fn animate<W: Write + Seek>(
             render_with(scene, reduced(gif, inputs, rung), run, progress)
         }
         Format::Apng => {
-            render_with(scene, reduced(Apng::rgb(writer, &stream, Vec::new()).on(&pool), inputs, rung), run, progress)
+            render_with(scene, reduced(Apng::rgb(writer, &stream, Vec::new()), inputs, rung), run, progress)
         }
-        _ => render_with(scene, reduced(Webp::new(writer, &stream, Vec::new()).on(&pool), inputs, rung), run, progress),
+        _ => render_with(scene, reduced(Webp::new(writer, &stream, Vec::new()), inputs, rung), run, progress),
     }
 }
 

@@ -101,8 +101,8 @@ pub struct Run<'a> {
     /// A manifest sink that takes every frame's exact RGB pixels, if one is written.
     pub manifest: Option<&'a mut dyn Sink>,
     /// The threads frames are drawn on, the caller's among them, which steps the water
-    /// meanwhile: frames are drawn side by side, a few ahead of the encoder, whose own work may
-    /// share the pool. The water steps in bands on all of them only while no frame is drawn yet
+    /// meanwhile: frames are drawn side by side, a few ahead of the encoder, which compresses on
+    /// the same threads (the render hands it the pool). The water steps in bands on all of them only while no frame is drawn yet
     /// (a part's run-ahead), when they would be idle.
     pub pool: Pool,
     /// Once set, the render stops with [`Error::Interrupted`] before the next frame.
@@ -147,7 +147,7 @@ pub fn render_with<E: Encoder>(
 /// draw → look → encoder.
 fn pipeline<W: Water, E: Encoder>(
     scene: &Scene,
-    encoder: E,
+    mut encoder: E,
     run: Run<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats>
@@ -155,6 +155,7 @@ where
     W::Cell: Height,
 {
     let Run { inputs: Inputs { background, shore, .. }, manifest, pool, stop, seam, checkpoints } = run;
+    encoder.compress_on(&pool);
     // The water steps on the caller's thread; the pool's threads draw the frames.
     let mut surface = player::water::<W>(scene, shore, Threads::new(1));
     if seam {
