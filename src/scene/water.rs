@@ -1,7 +1,7 @@
 //! The `[water]` table: the model, its settings, and how its steps follow time (§4, §10).
 
 use super::toml_reader::{SHIFT, Table, Value, opt};
-use super::{Clock, Model, WaterSpec};
+use super::{Clock, DropShape, Model, WaterSpec};
 use crate::base::error::Result;
 
 /// Cells a wave crosses per step: 1/√2 for the classic stencil, √5/4 for the spring one
@@ -36,7 +36,14 @@ pub(super) fn read_water(t: Option<&Table<'_, '_>>, fps: u32) -> Result<WaterSpe
         Some(v) => v.bool()?,
         None => false,
     };
-    Ok(WaterSpec { model, damping_shift, clock, settle, refraction_q8 })
+    let drop = match opt(t, "drop") {
+        Some(v) => match v.choice(&["disc", "smooth"])? {
+            "disc" => DropShape::Disc,
+            _ => DropShape::Smooth,
+        },
+        None => DropShape::Disc,
+    };
+    Ok(WaterSpec { model, damping_shift, clock, settle, refraction_q8, drop })
 }
 
 /// `steps_per_frame`, `steps_per_second` or `speed`: at most one of them.

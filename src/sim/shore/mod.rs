@@ -321,8 +321,14 @@ impl Shore {
     /// Calls `set(index)` for every cell a drop covers: strictly inside its circle, clipped at
     /// border cells (never moved), taken across a wrapped axis, and never a wall.
     pub fn for_each_drop_cell(&self, drop: &Drop, mut set: impl FnMut(usize)) {
+        self.for_each_cell_within(drop.x, drop.y, drop.radius, |index, _| set(index));
+    }
+
+    /// Calls `set(index, d2)` for every cell at a squared distance `d2 < r²` from (x, y), as
+    /// [`Shore::for_each_drop_cell`] takes them: clipped at border cells, taken across a wrapped
+    /// axis, never a wall.
+    pub fn for_each_cell_within(&self, x: i64, y: i64, r: i64, mut set: impl FnMut(usize, i64)) {
         let (w, h) = (self.width as i64, self.height as i64);
-        let r = drop.radius;
         let r2 = r * r;
         // The disc's cells along an axis: all of them when it wraps (taken modulo), else those
         // off the border.
@@ -333,17 +339,18 @@ impl Shore {
                 ((centre - r + 1).max(1), (centre + r - 1).min(size - 2))
             }
         };
-        let (y_lo, y_hi) = span(drop.y, h, self.wrap_y());
-        let (x_lo, x_hi) = span(drop.x, w, self.wrap_x());
+        let (y_lo, y_hi) = span(y, h, self.wrap_y());
+        let (x_lo, x_hi) = span(x, w, self.wrap_x());
         for py in y_lo..=y_hi {
-            let dy = py - drop.y;
+            let dy = py - y;
             let row = py.rem_euclid(h) * w;
             for px in x_lo..=x_hi {
-                let dx = px - drop.x;
-                if dx * dx + dy * dy < r2 {
+                let dx = px - x;
+                let d2 = dx * dx + dy * dy;
+                if d2 < r2 {
                     let index = (row + px.rem_euclid(w)) as usize;
                     if !self.is_wall(index) {
-                        set(index);
+                        set(index, d2);
                     }
                 }
             }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::scene::{Clock, Model, Obstacle, WaterSpec};
+use crate::scene::{Clock, DropShape, Model, Obstacle, WaterSpec};
 use crate::sim::timeline::Source;
 use crate::sim::water::{Basin, Classic, Spring, Water};
 
@@ -172,6 +172,7 @@ fn stepped(
             clock: Clock::Frames { steps_per_frame: 1 },
             settle: false,
             refraction_q8: 0,
+            drop: DropShape::Disc,
         };
         let mut water = W::still(Basin::within(shore), &spec);
         let field = |water: &W| water.heights().iter().map(|&v| v.into()).collect::<Vec<i64>>();

@@ -2,24 +2,54 @@
 //! (§8). An open shore (§4's rectangle) leaves each step to the model's interior
 //! kernel alone; any other shore finishes every step.
 
+use crate::scene::DropShape;
+use crate::sim::field::Cell;
 use crate::sim::shore::Shore;
 use crate::sim::timeline::Drop;
 
-/// A model's canvas and shore.
+/// A model's canvas and shore, and how drops are pressed into it.
 #[derive(Debug, Clone)]
 pub struct Basin {
     shore: Shore,
+    shape: DropShape,
 }
 
 impl Basin {
-    /// §4's plain rectangle: no walls, every edge reflecting.
+    /// §4's plain rectangle: no walls, every edge reflecting, flat-disc drops.
     pub fn open(width: usize, height: usize) -> Basin {
-        Basin { shore: Shore::open(width, height) }
+        Basin { shore: Shore::open(width, height), shape: DropShape::Disc }
     }
 
-    /// Water within `shore`'s walls and edges.
+    /// Water within `shore`'s walls and edges, with flat-disc drops.
     pub fn within(shore: &Shore) -> Basin {
-        Basin { shore: shore.clone() }
+        Basin { shore: shore.clone(), shape: DropShape::Disc }
+    }
+
+    /// The same basin, its drops pressed with `shape`.
+    pub fn pressing(mut self, shape: DropShape) -> Basin {
+        self.shape = shape;
+        self
+    }
+
+    /// Presses `drop` into `heights`: a flat disc sets every cell it covers to `−weight` (§4);
+    /// a smooth drop blends every cell within twice its radius toward `−weight` by its
+    /// [`smooth_share`], `h ← h + (((−weight − h)·p) >> 8)`, offsets in row-major order.
+    pub fn press<C: Cell>(&self, drop: &Drop, heights: &mut [C]) {
+        match self.shape {
+            DropShape::Disc => {
+                let depth = C::narrow(-drop.weight);
+                self.drop_cells(drop, |i| heights[i] = depth);
+            }
+            DropShape::Smooth => {
+                let support = 4 * drop.radius * drop.radius;
+                let weight = drop.weight;
+                self.shore.for_each_cell_within(drop.x, drop.y, 2 * drop.radius, |i, d2| {
+                    let h: i64 = heights[i].into();
+                    // Between h and −weight, so it fits the cell type.
+                    heights[i] = C::narrow(h + (((-weight - h) * smooth_share(support, d2)) >> 8));
+                });
+            }
+        }
     }
 
     /// The canvas size, (width, height).
@@ -37,6 +67,16 @@ impl Basin {
     pub fn drop_cells(&self, drop: &Drop, set: impl FnMut(usize)) {
         self.shore.for_each_drop_cell(drop, set);
     }
+}
+
+/// The smooth drop's share of the way toward `−weight`, in 1/256, at squared distance `d2` from
+/// its centre, `support = 4·radius²` (`d2 < support`): `q = support − d2`,
+/// `(256·q³ + support³/2) / support³`, a triweight profile (1 − d²/4r²)³ rounded, 256 only at the
+/// centre. (With radius ≤ 256, `256·q³ < 2^63`.)
+pub fn smooth_share(support: i64, d2: i64) -> i64 {
+    let q = support - d2;
+    let cube = support * support * support;
+    (256 * q * q * q + cube / 2) / cube
 }
 
 #[cfg(test)]
@@ -71,5 +111,35 @@ mod tests {
         assert_eq!(cells(5, 5, 0, 0, 3), vec![6, 7, 11, 12]);
         // Far off the canvas: nothing, and no panic.
         assert_eq!(cells(5, 5, -65536, 65536, 256), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn the_smooth_share_is_the_designs_table() {
+        // WATER2.md's vectors: radius 1's 3×3, radius 2's and 9's centre rows, radius 9's sum.
+        let row = |r: i64| (0..2 * r).map(|x| smooth_share(4 * r * r, x * x)).collect::<Vec<_>>();
+        assert_eq!(row(1), [256, 108]);
+        assert_eq!(smooth_share(4, 2), 32);
+        assert_eq!(row(2), [256, 211, 108, 21]);
+        assert_eq!(row(9), [256, 254, 247, 235, 220, 201, 180, 157, 132, 108, 85, 63, 44, 28, 16, 7, 2, 0]);
+        let (mut sum, mut cells) = (0, 0);
+        Basin::open(64, 64).pressing(DropShape::Smooth).shore.for_each_cell_within(32, 32, 18, |_, d2| {
+            let p = smooth_share(324, d2);
+            sum += p;
+            cells += usize::from(p > 0);
+        });
+        assert_eq!((sum, cells), (65112, 885));
+    }
+
+    #[test]
+    fn a_smooth_drop_blends_toward_its_weight_and_a_disc_sets_it() {
+        let drop = Drop { x: 4, y: 4, radius: 1, weight: 100, source: Source::Stone(0) };
+        let mut heights = vec![50i16; 81];
+        Basin::open(9, 9).pressing(DropShape::Smooth).press(&drop, &mut heights);
+        // Centre: all the way to −100; a side (p = 108): 50 + ((−150·108) >> 8) = 50 − 64;
+        // a corner (p = 32): 50 + ((−150·32) >> 8) = 50 − 19 (floored); beyond: untouched.
+        assert_eq!([heights[40], heights[39], heights[30], heights[38]], [-100, -14, 31, 50]);
+        let mut disc = vec![50i16; 81];
+        Basin::open(9, 9).press(&Drop { radius: 2, ..drop }, &mut disc);
+        assert_eq!([disc[40], disc[39], disc[30], disc[38]], [-100, -100, -100, 50]);
     }
 }

@@ -28,14 +28,13 @@ impl Classic {
 impl Water for Classic {
     type Cell = i16;
 
-    fn still(basin: Basin, _spec: &WaterSpec) -> Self {
-        Classic::new(basin)
+    fn still(basin: Basin, spec: &WaterSpec) -> Self {
+        Classic::new(basin.pressing(spec.drop))
     }
 
-    /// Sets every covered cell of `cur` to `-weight`.
+    /// Presses the drop into `cur` (a flat disc sets its cells to `-weight`).
     fn drop(&mut self, drop: &Drop) {
-        let depth = -(drop.weight as i16);
-        self.basin.drop_cells(drop, |i| self.cur[i] = depth);
+        self.basin.press(drop, &mut self.cur);
     }
 
     /// One step: `n = (sum of 4 neighbours >> 1) - prev; n -= n >> shift`, clamped to i16,

@@ -24,8 +24,8 @@ pub trait Water: Sized + Send {
     /// Still water in `basin`, set up as `spec` says (the spring model's `settle`).
     fn still(basin: Basin, spec: &WaterSpec) -> Self;
 
-    /// Presses a drop into the current heights: every cell it covers (clipped at the border,
-    /// never a wall) is set to `-weight`.
+    /// Presses a drop into the current heights as the basin's drop shape says ([`Basin::press`]):
+    /// a flat disc sets every cell it covers (clipped at the border, never a wall) to `-weight`.
     fn drop(&mut self, drop: &Drop);
 
     /// One step with the damping `shift`, on `pool`'s threads if given (row bands are

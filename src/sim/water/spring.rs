@@ -40,13 +40,13 @@ impl Water for Spring {
     type Cell = i32;
 
     fn still(basin: Basin, spec: &WaterSpec) -> Self {
-        Spring::new(basin).settling(spec.settle)
+        Spring::new(basin.pressing(spec.drop)).settling(spec.settle)
     }
 
-    /// Sets every covered cell of `pos` to `-weight`; velocity is untouched.
+    /// Presses the drop into `pos` (a flat disc sets its cells to `-weight`); velocity is
+    /// untouched.
     fn drop(&mut self, drop: &Drop) {
-        let depth = -(drop.weight as i32);
-        self.basin.drop_cells(drop, |i| self.pos[i] = depth);
+        self.basin.press(drop, &mut self.pos);
     }
 
     /// One step of §4 spring, every operation wrapping in i32 and `/ 16` truncating.
