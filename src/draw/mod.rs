@@ -3,15 +3,17 @@
 //! within the shore's walls and edges ([`Lens`]).
 
 pub mod background;
+pub mod caustics;
 pub mod look;
 pub mod refract;
 
 use std::sync::Arc;
 
-use look::{Backdrop, Pen, Slope};
+use caustics::Caustics;
+use look::{Backdrop, GainPen, Pen, Slope};
 use refract::Height;
 
-use crate::scene::{Look, Scene};
+use crate::scene::{Look, Scene, Tone};
 use crate::sim::field::{PARALLEL_REFRACT_PIXELS, Threads, for_bands};
 use crate::sim::shore::Shore;
 
@@ -52,6 +54,9 @@ impl Lens {
     /// Draws `heights` with `look` (bilinear sampling, light): the `backdrop` seen through the
     /// water, into `out`.
     pub fn look<H: Height>(&self, heights: &[H], look: &Look, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
+        if look.tone == Tone::Gain {
+            return self.gain(heights, look, backdrop, out);
+        }
         let (width, r, shore) = (self.width, self.r, &*self.shore);
         let edges = shore.edges();
         let pen = Pen::new(look, r, width, out.len() / width.max(1)).wrapping(edges.wrap_x(), edges.wrap_y());
@@ -61,6 +66,30 @@ impl Lens {
                 let pixel = |x, y| {
                     let (dx, dy) = shore.slopes_at(heights, x, y);
                     pen.draw(x, y, Slope { dx, dy, k: shore.curvature_at(heights, x, y) }, backdrop)
+                };
+                let reach = |y| shore.reach(heights, r, y);
+                shore.finish_band(band, y0, reach, pixel, |i| Pen::unmoved(backdrop, i));
+            }
+        });
+    }
+}
+
+impl Lens {
+    /// [`Lens::look`] with the gain tone: the caustics' light on the floor first, when the
+    /// look has caustics, then the pixels.
+    fn gain<H: Height>(&self, heights: &[H], look: &Look, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
+        let (width, r, shore) = (self.width, self.r, &*self.shore);
+        let edges = shore.edges();
+        let pen = GainPen::new(look, r, width, out.len() / width.max(1), [edges.wrap_x(), edges.wrap_y()]);
+        let floor = pen.has_caustics().then(|| Caustics::new(heights, shore, look.caustics_depth_q8.unwrap_or(2 * r)));
+        let floor = floor.as_ref();
+        for_bands(out, width, self.threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
+            look::gain_band(heights, width, &pen, floor, backdrop, band, y0);
+            if !shore.is_open() {
+                let pixel = |x: i64, y: i64| {
+                    let (dx, dy) = shore.slopes_at(heights, x, y);
+                    let e = floor.map_or(caustics::RAY, |f| f.light()[y as usize * width + x as usize]);
+                    pen.draw(x, y, Slope { dx, dy, k: shore.curvature_at(heights, x, y) }, e, backdrop)
                 };
                 let reach = |y| shore.reach(heights, r, y);
                 shore.finish_band(band, y0, reach, pixel, |i| Pen::unmoved(backdrop, i));
@@ -105,6 +134,43 @@ mod tests {
                     assert_eq!(out[y as usize * w + x as usize], expected, "{edge:?} ({x}, {y})");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_gain_tone_across_edges_and_walls_matches_the_formula() {
+        let (w, h) = (40, 12);
+        let heights: Vec<i16> = (0..w * h).map(|i| ((i * 7919 % 401) as i64 - 200) as i16).collect();
+        let background: Vec<[u8; 3]> = (0..w * h).map(|i| [(i * 5) as u8, (i * 3) as u8, 200]).collect();
+        let backdrop = Backdrop::new(&background, w);
+        let look = Look {
+            sampling: Sampling::Bilinear,
+            shading: 64,
+            tone: Tone::Gain,
+            caustics: 200,
+            reflection: 1024,
+            glint: crate::scene::Glint { peak: 230, ..crate::scene::Glint::NONE },
+            ..Look::PLAIN
+        };
+        let source = format!("[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[water]\nrefraction = 0.05\n");
+        let scene = Scene::from_toml_str(&source, std::path::Path::new("edges.toml")).unwrap();
+        for edge in [Edge::Reflect, Edge::Absorb, Edge::Wrap] {
+            let shore = Arc::new(Shore::new(w, h, Edges { left: edge, right: edge, top: edge, bottom: edge }, None));
+            let lens = Lens::new(&scene, &shore, Threads::new(2));
+            let mut out = vec![[0u8; 3]; w * h];
+            lens.look(&heights, &look, &backdrop, &mut out);
+            let pen = GainPen::new(&look, 13, w, h, [edge == Edge::Wrap; 2]);
+            let floor = Caustics::new(&heights, &shore, 26);
+            for y in 0..h as i64 {
+                for x in 0..w as i64 {
+                    let (dx, dy) = shore.slopes_at(&heights, x, y);
+                    let slope = Slope { dx, dy, k: shore.curvature_at(&heights, x, y) };
+                    let e = floor.light()[y as usize * w + x as usize];
+                    let expected = pen.draw(x, y, slope, e, &backdrop);
+                    assert_eq!(out[y as usize * w + x as usize], expected, "{edge:?} ({x}, {y})");
+                }
+            }
+            assert!(out.iter().zip(&background).filter(|(a, b)| a != b).count() > w * h / 2);
         }
     }
 }

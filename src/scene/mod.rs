@@ -154,6 +154,48 @@ pub struct Look {
     pub sky: [u8; 3],
     /// How fast the mirrored sky rises with the tilt, 0..=4096 (0: none).
     pub reflection: i64,
+    /// The gain tone's cap of the sky's share, 0..=256 (/256).
+    pub sky_max: i64,
+    /// The gain tone's sun glint: peak share, where it lies, how large, and its colour.
+    pub glint: Glint,
+    /// How far below the surface the gain tone's caustics land, in 1/256 of refraction's units
+    /// (`None`: twice the refraction).
+    pub caustics_depth_q8: Option<i64>,
+}
+
+/// The sun mirrored in the water where its slope reflects it (`tone = "gain"`: `glint`,
+/// `glint_at`, `glint_size`, `glint_spread`, `sun`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Glint {
+    /// Peak share of the sun, 0..=256 (/256; 0: none).
+    pub peak: i64,
+    /// The slope, along the light, that mirrors the sun, 1..=65536.
+    pub at: i64,
+    /// The lobe's radius in slope units, 1..=65535.
+    pub size: i64,
+    /// How much curvature widens and dims the lobe, 0..=65536 (/256).
+    pub spread: i64,
+    /// The sun's colour.
+    pub sun: [u8; 3],
+}
+
+impl Glint {
+    /// No glint; the other figures are the defaults a scene that turns it on gets.
+    pub const NONE: Glint = Glint { peak: 0, at: 80, size: 40, spread: 4096, sun: [0xff, 0xfa, 0xeb] };
+
+    /// The slope that mirrors the sun, `(tx, ty)`: `glint_at` along `light`,
+    /// `L = isqrt(65536·(lx² + ly²))`, `tx = (lx·at·256) ÷ L`, `ty = (ly·at·256) ÷ L`, `÷`
+    /// truncating toward zero.
+    pub fn target(&self, light: [i64; 2]) -> [i64; 2] {
+        let l = (65536 * (light[0] * light[0] + light[1] * light[1])).isqrt();
+        light.map(|c| c * self.at * 256 / l)
+    }
+
+    /// Whether calm water stays out of the lobe: `tx² + ty² ≥ size²`.
+    pub fn clear_of_calm(&self, light: [i64; 2]) -> bool {
+        let [tx, ty] = self.target(light);
+        tx * tx + ty * ty >= self.size * self.size
+    }
 }
 
 impl Default for Look {
@@ -174,6 +216,9 @@ impl Look {
         caustics: 0,
         sky: DEFAULT_SKY,
         reflection: 0,
+        sky_max: 128,
+        glint: Glint::NONE,
+        caustics_depth_q8: None,
     };
 }
 
@@ -205,6 +250,9 @@ pub enum Tone {
     /// Moved part of the way toward 245 (lighter) or 10 (darker), along a knee: light never
     /// makes black or white.
     Soft,
+    /// The light multiplies the floor, brightening squeezed into the headroom: never a flat
+    /// limit; with a capped sky share, sun glints and caustics by rays.
+    Gain,
 }
 
 /// How a displaced position is sampled.
@@ -277,6 +325,17 @@ pub struct WaterSpec {
     pub settle: bool,
     /// R = floor(refraction·256 + 0.5).
     pub refraction_q8: i64,
+    /// How a drop (stone, swipe point, raindrop) is pressed into the water.
+    pub drop: DropShape,
+}
+
+/// How a drop is pressed into the water (`[water] drop`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropShape {
+    /// Every cell strictly inside the radius is set to −weight (§4): a flat disc.
+    Disc,
+    /// A triweight crater twice the radius wide that blends each cell toward −weight.
+    Smooth,
 }
 
 /// How the render loops without a seam (`[seamless]`, §11).

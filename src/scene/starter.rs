@@ -39,7 +39,8 @@ pub fn canvas((width, height): (u32, u32)) -> (u32, u32) {
 }
 
 /// The water of each model that looks like water with these sizes: a gentle refraction, and
-/// weights that make rings a few pixels deep.
+/// weights that make rings a few pixels deep, mid-range of the guide's "Values that look like
+/// water" (a smooth drop of radius 1 or 2 holds more water than a disc: rain is lighter).
 struct Tuning {
     model: &'static str,
     refraction: f64,
@@ -48,31 +49,36 @@ struct Tuning {
     swipe_weight: u32,
     rain_weight: [u32; 2],
     shading: u32,
-    highlight: u32,
     /// Passes of the smoothing filter: the spring model's finer rings need two.
     smooth: u32,
+    caustics_depth: f64,
+    /// The glint's peak, and the slope that mirrors the sun and the lobe's size: the spring
+    /// model's slopes are about half the classic one's.
+    glint: [u32; 3],
 }
 
 const CLASSIC: Tuning = Tuning {
     model: "classic",
-    refraction: 0.05,
-    stone_weight: 60,
-    swipe_weight: 24,
-    rain_weight: [12, 24],
-    shading: 96,
-    highlight: 320,
+    refraction: 0.04,
+    stone_weight: 36,
+    swipe_weight: 20,
+    rain_weight: [6, 14],
+    shading: 64,
     smooth: 1,
+    caustics_depth: 0.1,
+    glint: [230, 80, 40],
 };
 
 const SPRING: Tuning = Tuning {
     model: "spring",
     refraction: 0.03,
-    stone_weight: 60,
+    stone_weight: 70,
     swipe_weight: 24,
-    rain_weight: [12, 24],
-    shading: 64,
-    highlight: 240,
+    rain_weight: [10, 20],
+    shading: 96,
     smooth: 2,
+    caustics_depth: 0.06,
+    glint: [160, 40, 20],
 };
 
 fn tuning(model: Model) -> &'static Tuning {
@@ -87,9 +93,9 @@ fn tuning(model: Model) -> &'static Tuning {
 pub fn suggestion(model: Model) -> String {
     let t = tuning(model);
     format!(
-        "[water] refraction = {}; [look] sampling = \"bilinear\", shading = {}, highlight = {}, smooth = {}, \
-         tone = \"soft\"",
-        t.refraction, t.shading, t.highlight, t.smooth
+        "[water] refraction = {}, drop = \"smooth\"; [look] sampling = \"bilinear\", smooth = {}, tone = \"gain\", \
+         shading = {}, caustics = 96, reflection = 1024, glint = {}",
+        t.refraction, t.smooth, t.shading, t.glint[0]
     )
 }
 
@@ -128,26 +134,37 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
          \n\
          [water]\n\
          model = \"{model}\"\n\
+         # Stones and drops land as a smooth crater, not a flat disc.\n\
+         drop = \"smooth\"\n\
          # How far the picture bends: larger is stronger (and past a point, jagged).\n\
          refraction = {refraction}\n\
          \n\
-         # Smooth sampling and light from the upper left: shading darkens the far side of each\n\
-         # wave, highlight adds glints where it faces the light. The heights are smoothed before\n\
-         # they are drawn (no grid in the rings), and the light bends softly toward white and\n\
-         # black instead of burning into them.\n\
+         # Smooth sampling and light from the upper left. The heights are smoothed before they\n\
+         # are drawn (no grid in the rings); the light multiplies the picture, brighter and\n\
+         # darker, never burnt to white or black.\n\
          [look]\n\
          sampling = \"bilinear\"\n\
-         shading = {shading}\n\
-         highlight = {highlight}\n\
          light = [-1, -1]\n\
          smooth = {smooth}\n\
-         tone = \"soft\"\n",
+         tone = \"gain\"\n\
+         shading = {shading}\n\
+         # Sunlight gathered on the floor by the waves: a moving net of bright lines.\n\
+         caustics = 96\n\
+         caustics_depth = {depth}\n\
+         # The sky mirrored where the water tilts, and the sun where a slope catches it.\n\
+         reflection = 1024\n\
+         glint = {glint}\n\
+         glint_at = {glint_at}\n\
+         glint_size = {glint_size}\n",
         image = toml::Value::String(starter.image.to_string()),
         model = tuning.model,
         refraction = tuning.refraction,
         shading = tuning.shading,
-        highlight = tuning.highlight,
         smooth = tuning.smooth,
+        depth = tuning.caustics_depth,
+        glint = tuning.glint[0],
+        glint_at = tuning.glint[1],
+        glint_size = tuning.glint[2],
     );
     for (at, (x, y), radius) in stones {
         let weight = (tuning.stone_weight * radius).min(16384);

@@ -34,7 +34,8 @@ fn a_minimal_scene_takes_every_default() {
             damping_shift: 5,
             clock: Clock::Frames { steps_per_frame: 1 },
             settle: false,
-            refraction_q8: 256
+            refraction_q8: 256,
+            drop: DropShape::Disc
         }
     );
     assert_eq!(
@@ -404,7 +405,10 @@ fn the_look_table_is_checked_and_defaults_to_a_gather() {
     assert!(look("glow = 1").starts_with("4:1: unknown key `look.glow`: allowed keys in [look] are sampling, shading"));
     // The water look's keys.
     assert_eq!(look("smooth = 5"), "4:10: look.smooth = 5 is out of range: allowed 0..=4");
-    assert_eq!(look("tone = \"hard\""), "4:8: look.tone = \"hard\" is not allowed: expected \"clamp\" or \"soft\"");
+    assert_eq!(
+        look("tone = \"hard\""),
+        "4:8: look.tone = \"hard\" is not allowed: expected \"clamp\", \"soft\" or \"gain\""
+    );
     assert_eq!(look("caustics = 4097"), "4:12: look.caustics = 4097 is out of range: allowed 0..=4096");
     assert_eq!(look("sky = \"blue\""), "4:7: look.sky = \"blue\" is not a colour: expected \"#rrggbb\" or \"#rgb\"");
     let with = |body: &str| parse(&format!("[video]\nframes = 2\n[look]\n{body}\n")).unwrap().look;
@@ -414,4 +418,22 @@ fn the_look_table_is_checked_and_defaults_to_a_gather() {
     assert_eq!((with("reflection = 9").sky, with("reflection = 9").reflection), ([0xc8, 0xdc, 0xf0], 9));
     assert!(with("smooth = 2").is_gather());
     assert!(!with("caustics = 1").is_gather() && !with("tone = \"soft\"").is_gather());
+    // The gain tone's keys: read under it, refused without it, checked against each other.
+    let gain = with(
+        "tone = \"gain\"\nglint = 230\nglint_at = 60\nglint_size = 32\nsun = \"#fff\"\nsky_max = 100\ncaustics_depth = 0.16",
+    );
+    assert_eq!((gain.glint.peak, gain.glint.at, gain.glint.size, gain.glint.sun), (230, 60, 32, [255; 3]));
+    assert_eq!((gain.sky_max, gain.caustics_depth_q8, gain.glint.spread), (100, Some(41), 4096));
+    assert_eq!(with("tone = \"gain\"").caustics_depth_q8, None);
+    assert_eq!(look("glint = 9"), "4:9: look.glint = 9 is drawn by the gain tone only: add tone = \"gain\" to [look]");
+    assert_eq!(
+        look("tone = \"gain\"\nhighlight = 5"),
+        "5:13: look.highlight = 5 is not drawn by tone = \"gain\": its sun glint is `glint` (with glint_at, glint_size)"
+    );
+    assert_eq!(
+        look("tone = \"gain\"\nglint_at = 40\nglint_size = 40"),
+        "6:14: look.glint_size = 40 lets calm water glint: with glint_at = 40 along light = [-1, -1], glint_size = 40 \
+         must be at most 39"
+    );
+    assert_eq!(look("tone = \"gain\"\nsky_max = 257"), "5:11: look.sky_max = 257 is out of range: allowed 0..=256");
 }

@@ -10,6 +10,7 @@ mod fuzz;
 mod golden;
 mod hostile;
 mod images;
+mod impacts;
 mod kill;
 mod layers;
 mod looks;

@@ -229,3 +229,12 @@ pub fn png_claiming(width: u32, height: u32) -> Vec<u8> {
     png.extend(chunk(b"IEND", &[]));
     png
 }
+
+/// A scene's text without the gain tone's own keys (so that it reads under another tone).
+pub fn without_gain(text: &str) -> String {
+    let gain = ["sky_max", "glint", "glint_at", "glint_size", "glint_spread", "sun", "caustics_depth"];
+    text.lines()
+        .filter(|l| !gain.iter().any(|k| l.split('=').next().is_some_and(|key| key.trim() == *k)))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}

@@ -8,7 +8,7 @@ use ripple_render::scene::Model;
 use ripple_render::scene::starter::{Starter, scene_text};
 use ripple_render::{Inputs, Scene};
 
-use crate::support::{Collector, root, scratch, write_png};
+use crate::support::{Collector, root, scratch, without_gain, write_png};
 use crate::support::{ripple, scene_dir};
 
 /// The measure: a pixel is burnt when all its channels are ≤ 5 or all ≥ 250.
@@ -58,9 +58,13 @@ fn no_bundled_scene_burns_and_the_old_look_did() {
         let worst = worst_burn(&load(path, &[]));
         assert!(worst <= 0.005, "{}: {:.2}% of a frame burnt", path.display(), worst * 100.0);
     }
-    // The measure can fail: slit.toml with §9's clamped light and unsmoothed heights burns
-    // 7.8% of a frame (the figure).
-    let old = load(&root().join("scenes/slit.toml"), &["look.tone=\"clamp\"", "look.smooth=0"]);
+    // The measure can fail: slit.toml with §9's clamped light (the lit look's shading and
+    // highlight) and unsmoothed heights burns 7.8% of a frame (the figure).
+    let slit = root().join("scenes/slit.toml");
+    let text = without_gain(&std::fs::read_to_string(&slit).unwrap());
+    let old = ["look.tone=\"clamp\"", "look.smooth=0", "look.shading=96", "look.highlight=280", "look.caustics=0"];
+    let old: Vec<String> = old.iter().map(|s| s.to_string()).chain(["look.reflection=0".to_string()]).collect();
+    let old = Scene::from_toml_str_with(&text, &slit, &old).unwrap();
     assert!(worst_burn(&old) > 0.05);
 }
 
@@ -94,19 +98,21 @@ fn the_scenes_new_writes_for_photos_do_not_burn() {
 #[test]
 fn caustics_and_the_sky_change_the_picture() {
     let pond = root().join("scenes/pond.toml");
-    let plain = ["look.caustics=0", "look.reflection=0"];
+    let plain = ["look.caustics=0", "look.reflection=0", "look.glint=0"];
     let base = frames(&load(&pond, &plain)).0;
-    // Caustics, a stronger reflection, another sky.
-    for sets in [
-        vec![plain[1], "look.caustics=512"],
-        vec![plain[0], "look.reflection=512"],
-        vec![plain[0], "look.sky=\"#ff0000\""],
+    let mirror = ["look.caustics=0", "look.reflection=4096", "look.glint=0"];
+    // Caustics, a stronger reflection, a glint, and another sky than the mirror's.
+    for (sets, against) in [
+        (vec![plain[1], plain[2], "look.caustics=512"], &base),
+        (vec![plain[0], plain[2], "look.reflection=4096"], &base),
+        (vec![plain[0], plain[1], "look.glint=256"], &base),
+        (vec![mirror[0], mirror[1], mirror[2], "look.sky=\"#ff0000\""], &frames(&load(&pond, &mirror)).0),
     ] {
-        let set = sets[1];
+        let set = sets[sets.len() - 1];
         let changed = frames(&load(&pond, &sets)).0;
-        assert_ne!(changed[40], base[40], "{set}");
+        assert!(changed[40] != against[40], "{set} changes nothing");
         // Calm water is the background whatever the terms: the first frame, before any stone.
-        assert_eq!(changed[0], base[0], "{set}");
+        assert!(changed[0] == base[0], "{set} changes calm water");
     }
 }
 
@@ -139,7 +145,7 @@ fn a_picture_under_the_default_look_gets_one_hint() {
         assert_eq!(run.code, 0, "{}", run.stderr);
         let hints: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("hint: ")).collect();
         assert_eq!(hints.len(), 1, "{args:?}: {}", run.stderr);
-        assert!(hints[0].contains("refraction = 0.05") && hints[0].contains("tone = \"soft\""), "{}", hints[0]);
+        assert!(hints[0].contains("refraction = 0.04") && hints[0].contains("tone = \"gain\""), "{}", hints[0]);
         // The values it names render without a hint.
         let tuned = "--set=water.refraction=0.05";
         let run = ripple(&[&args[..], &[tuned]].concat(), &dir);

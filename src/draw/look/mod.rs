@@ -13,8 +13,10 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod gain;
 mod pen;
 
+pub(crate) use gain::{GainPen, gain_band};
 pub(crate) use pen::{Pen, Slope};
 use pen::{TERM_LIMIT, TONE_BOTTOM, TONE_TOP, WaterTerms, knee, sky_share};
 

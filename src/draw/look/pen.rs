@@ -94,10 +94,12 @@ impl Pen {
         unpack(backdrop.0[index])
     }
 
-    /// The colour of a pixel at (x, y) with slopes `dx`, `dy` and curvature `k`, in i64
-    /// exactly as §9 and the water terms say: how steep runs are drawn, and what the fast
-    /// passes are checked against.
-    pub(super) fn pixel(&self, x: i64, y: i64, Slope { dx, dy, k }: Slope, rgbx: &[u32]) -> [u8; 3] {
+    /// The sampled channels at (x, y) moved by the slopes `dx`, `dy`: the position
+    /// `256·x + dx·R`, `256·y + dy·R`, clamped to the canvas or taken modulo along a wrapped
+    /// axis, then the pixel it falls in (nearest) or the four around it weighed by its fractions
+    /// (bilinear).
+    #[inline(always)]
+    pub(super) fn sample(&self, x: i64, y: i64, dx: i64, dy: i64, rgbx: &[u32]) -> [u32; 3] {
         let (w, h) = (self.width, self.height);
         let place = |p: i64, size: i64, wraps: bool| {
             if wraps { p.rem_euclid(256 * size) } else { p.clamp(0, 256 * (size - 1)) }
@@ -106,7 +108,7 @@ impl Pen {
         let sx = place(256 * x + dx * self.r, w, self.wrap[0]);
         let sy = place(256 * y + dy * self.r, h, self.wrap[1]);
         let (x0, y0) = (sx >> 8, sy >> 8);
-        let value = if self.bilinear {
+        if self.bilinear {
             let (fx, fy) = ((sx & 255) as u32, (sy & 255) as u32);
             let (x1, y1) = (next(x0, w, self.wrap[0]), next(y0, h, self.wrap[1]));
             let at = |x: i64, y: i64| unpack(rgbx[(y * w + x) as usize]);
@@ -120,7 +122,14 @@ impl Pen {
             out
         } else {
             unpack(rgbx[(y0 * w + x0) as usize]).map(u32::from)
-        };
+        }
+    }
+
+    /// The colour of a pixel at (x, y) with slopes `dx`, `dy` and curvature `k`, in i64
+    /// exactly as §9 and the water terms say: how steep runs are drawn, and what the fast
+    /// passes are checked against.
+    pub(super) fn pixel(&self, x: i64, y: i64, Slope { dx, dy, k }: Slope, rgbx: &[u32]) -> [u8; 3] {
+        let value = self.sample(x, y, dx, dy, rgbx);
         let s = dx * self.light[0] + dy * self.light[1];
         let shade = ((s * self.shading) >> 8).clamp(-255, 255);
         let p = ((s.max(0) * self.highlight) >> 8).clamp(0, 255);
