@@ -5,7 +5,7 @@
 use crate::base::rng::RainRng;
 #[cfg(test)]
 use crate::scene::frame_of;
-use crate::scene::{DampingChange, Rain, Scene, Stone, Swipe};
+use crate::scene::{DampingChange, DropShape, Rain, Scene, Stone, Swipe};
 
 /// What made a drop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -42,6 +42,9 @@ pub struct Drop {
     pub weight: i64,
     /// What made it.
     pub source: Source,
+    /// How much of the press this event makes, in 1/256 (256: all of it): a smooth drop
+    /// blends with its profile scaled by it (`p·share >> 8`); a flat disc ignores it.
+    pub share: i64,
 }
 
 /// One scheduled event.
@@ -133,11 +136,61 @@ pub fn swipe_path_bytes(scene: &Scene) -> u64 {
 struct SwipeTrack {
     /// The swipe's index in the file.
     index: u32,
+    /// Whether its points are pressed over two units each (smooth drops, a swipe of more than
+    /// one unit): see [`Timeline::next_unit_each`].
+    graded: bool,
     points: Vec<[i64; 2]>,
     first_unit: u64,
     last_unit: u64,
     radius: i64,
     weight: i64,
+}
+
+impl SwipeTrack {
+    /// The points unit `k` drops, as indices `from..=to` into `points` (empty when the swipe
+    /// has none that unit).
+    fn batch(&self, k: u64) -> std::ops::RangeInclusive<usize> {
+        if k < self.first_unit || k > self.last_unit {
+            return 1..=0;
+        }
+        let (kf, kt, m) = (self.first_unit, self.last_unit, self.points.len());
+        let from = if k == kf { 0 } else { swipe_index(m, kf, kt, k - 1) + 1 };
+        from..=swipe_index(m, kf, kt, k)
+    }
+
+    /// Calls `each` with the drops of unit `k`, in order. A flat swipe presses unit `k`'s points
+    /// whole. A graded one presses each point over two units, as if the finger passed it at
+    /// its place in the unit: point `i` of a batch of `n` from `from`, `t = 256·(i − from) / n`,
+    /// takes the share `256 − t` in its unit and `t` in the next (none when 0), so that a wake
+    /// has no step where one unit's points meet the next's. Unit `k` presses the previous
+    /// unit's points first, then its own.
+    fn each_drop(&self, k: u64, mut each: impl FnMut(Drop)) {
+        let drop = |[x, y]: [i64; 2], share: i64| Drop {
+            x,
+            y,
+            radius: self.radius,
+            weight: self.weight,
+            source: Source::Swipe(self.index),
+            share,
+        };
+        let batch = self.batch(k);
+        if !self.graded {
+            self.points.get(batch).unwrap_or(&[]).iter().for_each(|&p| each(drop(p, 256)));
+            return;
+        }
+        let graded = |batch: std::ops::RangeInclusive<usize>| {
+            let (from, n) = (*batch.start() as i64, batch.clone().count() as i64);
+            batch.map(move |i| (i, 256 * (i as i64 - from) / n.max(1)))
+        };
+        if let Some(before) = k.checked_sub(1) {
+            for (i, t) in graded(self.batch(before)).filter(|&(_, t)| t > 0) {
+                each(drop(self.points[i], t));
+            }
+        }
+        for (i, t) in graded(batch) {
+            each(drop(self.points[i], 256 - t));
+        }
+    }
 }
 
 struct RainState {
@@ -190,16 +243,20 @@ impl Timeline {
             .enumerate()
             .map(|(i, s)| {
                 let source = Source::Stone(i as u32);
-                let drop = Drop { x: s.x, y: s.y, radius: s.radius, weight: s.weight, source };
+                let drop = Drop { x: s.x, y: s.y, radius: s.radius, weight: s.weight, source, share: 256 };
                 (s.unit, drop)
             })
             .collect();
         stones.sort_unstable_by_key(|(unit, drop)| (*unit, drop.source));
         // Listed at their exact number: a scene may hold thousands.
-        let live = |s: &&Swipe| s.first_unit < end && s.last_unit >= start;
+        let smooth = scene.water.drop == DropShape::Smooth;
+        let graded = |s: &Swipe| smooth && s.last_unit > s.first_unit;
+        // A graded swipe's last points finish one unit after its last.
+        let live = |s: &&Swipe| s.first_unit < end && s.last_unit + u64::from(graded(s)) >= start;
         let mut swipes = Vec::with_capacity(scene.swipes.iter().filter(live).count());
         swipes.extend(scene.swipes.iter().enumerate().filter(|(_, s)| live(s)).map(|(i, s)| SwipeTrack {
             index: i as u32,
+            graded: graded(s),
             points: rasterize(&s.path),
             first_unit: s.first_unit,
             last_unit: s.last_unit,
@@ -268,17 +325,7 @@ impl Timeline {
             self.stone_at += 1;
         }
         for swipe in &self.swipes {
-            if k < swipe.first_unit || k > swipe.last_unit {
-                continue;
-            }
-            let (kf, kt, m) = (swipe.first_unit, swipe.last_unit, swipe.points.len());
-            let from = if k == kf { 0 } else { swipe_index(m, kf, kt, k - 1) + 1 };
-            let to = swipe_index(m, kf, kt, k);
-            for &[x, y] in swipe.points.get(from..=to).unwrap_or(&[]) {
-                let drop =
-                    Drop { x, y, radius: swipe.radius, weight: swipe.weight, source: Source::Swipe(swipe.index) };
-                each(k, &Event::Drop(drop));
-            }
+            swipe.each_drop(k, |drop| each(k, &Event::Drop(drop)));
         }
         if let Some(rain) = &mut self.rain
             && (rain.first_unit..rain.end_unit).contains(&k)
@@ -291,7 +338,7 @@ impl Timeline {
                 let y = rain.rng.in_range(1, self.height - 2);
                 let radius = rain.rng.in_range(rain.rain.radius[0], rain.rain.radius[1]);
                 let weight = rain.rng.in_range(rain.rain.weight[0], rain.rain.weight[1]);
-                each(k, &Event::Drop(Drop { x, y, radius, weight, source: Source::Rain }));
+                each(k, &Event::Drop(Drop { x, y, radius, weight, source: Source::Rain, share: 256 }));
             }
         }
         Some(k)
@@ -503,5 +550,31 @@ mod tests {
         assert_eq!(swipe_drops(src), vec![(1, 0, 5), (2, 1, 5), (2, 2, 5)]);
         let longer = src.replace("frames = 3", "frames = 9");
         assert_eq!(swipe_drops(&longer), vec![(1, 0, 5), (2, 1, 5), (2, 2, 5), (3, 3, 5), (3, 4, 5)]);
+    }
+
+    #[test]
+    fn a_smooth_swipe_presses_each_point_over_two_units() {
+        // Four points over frames 1 and 2: frame 1 drops point 0, frame 2 points 1..=3
+        // (t = 0, 85, 170 of 256), and frame 3 their second shares.
+        let src = |drop: &str| {
+            format!(
+                "[video]\nwidth = 20\nheight = 10\nfps = 10\nframes = 5\n[water]\ndrop = \"{drop}\"\n\
+                 [[swipe]]\nfrom = 0.1\nuntil = 0.2\npath = [[2, 5], [5, 5]]\n"
+            )
+        };
+        let shares = |drop: &str| {
+            let scene = Scene::from_toml_str(&src(drop), std::path::Path::new("swipe.toml")).unwrap();
+            let mut timeline = Timeline::new(&scene);
+            let (mut events, mut out) = (Vec::new(), Vec::new());
+            while let Some(k) = timeline.next_unit(&mut events) {
+                out.extend(events.iter().filter_map(|e| match e {
+                    Event::Drop(d) => Some((k, d.x, d.share)),
+                    Event::Damping { .. } => None,
+                }));
+            }
+            out
+        };
+        assert_eq!(shares("smooth"), [(1, 2, 256), (2, 3, 256), (2, 4, 171), (2, 5, 86), (3, 4, 85), (3, 5, 170)]);
+        assert_eq!(shares("disc"), [(1, 2, 256), (2, 3, 256), (2, 4, 256), (2, 5, 256)]);
     }
 }

@@ -33,7 +33,8 @@ impl Basin {
 
     /// Presses `drop` into `heights`: a flat disc sets every cell it covers to `−weight` (§4);
     /// a smooth drop blends every cell within twice its radius toward `−weight` by its
-    /// [`smooth_share`], `h ← h + (((−weight − h)·p) >> 8)`, offsets in row-major order.
+    /// [`smooth_share`] scaled by the drop's share, `p = (smooth_share·share) >> 8`,
+    /// `h ← h + (((−weight − h)·p) >> 8)`, offsets in row-major order.
     pub fn press<C: Cell>(&self, drop: &Drop, heights: &mut [C]) {
         match self.shape {
             DropShape::Disc => {
@@ -42,11 +43,12 @@ impl Basin {
             }
             DropShape::Smooth => {
                 let support = 4 * drop.radius * drop.radius;
-                let weight = drop.weight;
+                let (weight, share) = (drop.weight, drop.share);
                 self.shore.for_each_cell_within(drop.x, drop.y, 2 * drop.radius, |i, d2| {
                     let h: i64 = heights[i].into();
+                    let p = (smooth_share(support, d2) * share) >> 8;
                     // Between h and −weight, so it fits the cell type.
-                    heights[i] = C::narrow(h + (((-weight - h) * smooth_share(support, d2)) >> 8));
+                    heights[i] = C::narrow(h + (((-weight - h) * p) >> 8));
                 });
             }
         }
@@ -86,7 +88,7 @@ mod tests {
 
     fn cells(w: usize, h: usize, x: i64, y: i64, radius: i64) -> Vec<usize> {
         let mut out = Vec::new();
-        let drop = Drop { x, y, radius, weight: 1, source: Source::Stone(0) };
+        let drop = Drop { x, y, radius, weight: 1, source: Source::Stone(0), share: 256 };
         Basin::open(w, h).drop_cells(&drop, |i| out.push(i));
         out
     }
@@ -132,12 +134,16 @@ mod tests {
 
     #[test]
     fn a_smooth_drop_blends_toward_its_weight_and_a_disc_sets_it() {
-        let drop = Drop { x: 4, y: 4, radius: 1, weight: 100, source: Source::Stone(0) };
+        let drop = Drop { x: 4, y: 4, radius: 1, weight: 100, source: Source::Stone(0), share: 256 };
         let mut heights = vec![50i16; 81];
         Basin::open(9, 9).pressing(DropShape::Smooth).press(&drop, &mut heights);
         // Centre: all the way to −100; a side (p = 108): 50 + ((−150·108) >> 8) = 50 − 64;
         // a corner (p = 32): 50 + ((−150·32) >> 8) = 50 − 19 (floored); beyond: untouched.
         assert_eq!([heights[40], heights[39], heights[30], heights[38]], [-100, -14, 31, 50]);
+        // Half a press: the centre goes half the way, (−150·128) >> 8 = −75.
+        let mut half = vec![50i16; 81];
+        Basin::open(9, 9).pressing(DropShape::Smooth).press(&Drop { share: 128, ..drop }, &mut half);
+        assert_eq!(half[40], -25);
         let mut disc = vec![50i16; 81];
         Basin::open(9, 9).press(&Drop { radius: 2, ..drop }, &mut disc);
         assert_eq!([disc[40], disc[39], disc[30], disc[38]], [-100, -100, -100, 50]);

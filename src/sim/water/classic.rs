@@ -140,7 +140,7 @@ mod tests {
     use crate::sim::timeline::Source;
 
     fn stone(x: i64, y: i64, radius: i64, weight: i64) -> Drop {
-        Drop { x, y, radius, weight, source: Source::Stone(0) }
+        Drop { x, y, radius, weight, source: Source::Stone(0), share: 256 }
     }
 
     #[test]

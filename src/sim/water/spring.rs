@@ -217,7 +217,7 @@ mod tests {
     #[test]
     fn five_by_five_after_one_and_two_steps() {
         let mut water = Spring::new(Basin::open(5, 5));
-        water.drop(&Drop { x: 2, y: 2, radius: 1, weight: 100, source: Source::Stone(0) });
+        water.drop(&Drop { x: 2, y: 2, radius: 1, weight: 100, source: Source::Stone(0), share: 256 });
         water.step(6, None);
         // Centre: a = 16·-100 / 16 = -100; vel = 100; 100 - (100 >> 6 = 1) = 99;
         //   next = -100 + 99 = -1; -1 - (-1 >> 8 = -1) = 0.
@@ -280,7 +280,14 @@ mod settle_tests {
     fn stirred(settle: bool, steps: usize) -> Spring {
         let mut water = Spring::new(Basin::open(64, 48)).settling(settle);
         for (i, (x, y)) in [(20, 20), (40, 30), (10, 40), (60, 5)].into_iter().enumerate() {
-            water.drop(&Drop { x, y, radius: 4 + i as i64, weight: 900 + 300 * i as i64, source: Source::Rain });
+            water.drop(&Drop {
+                x,
+                y,
+                radius: 4 + i as i64,
+                weight: 900 + 300 * i as i64,
+                source: Source::Rain,
+                share: 256,
+            });
         }
         for step in 0..steps {
             water.step(4 + (step % 4) as u32, None);
