@@ -147,15 +147,15 @@ struct SwipeTrack {
 }
 
 impl SwipeTrack {
-    /// The points unit `k` drops, as indices `from..=to` into `points` (empty when the swipe
-    /// has none that unit).
-    fn batch(&self, k: u64) -> std::ops::RangeInclusive<usize> {
+    /// The points unit `k` drops, as indices into `points` (empty when the swipe has none that
+    /// unit).
+    fn batch(&self, k: u64) -> std::ops::Range<usize> {
         if k < self.first_unit || k > self.last_unit {
-            return 1..=0;
+            return 0..0;
         }
         let (kf, kt, m) = (self.first_unit, self.last_unit, self.points.len());
         let from = if k == kf { 0 } else { swipe_index(m, kf, kt, k - 1) + 1 };
-        from..=swipe_index(m, kf, kt, k)
+        from..swipe_index(m, kf, kt, k) + 1
     }
 
     /// Calls `each` with the drops of unit `k`, in order. A flat swipe presses unit `k`'s points
@@ -178,8 +178,8 @@ impl SwipeTrack {
             self.points.get(batch).unwrap_or(&[]).iter().for_each(|&p| each(drop(p, 256)));
             return;
         }
-        let graded = |batch: std::ops::RangeInclusive<usize>| {
-            let (from, n) = (*batch.start() as i64, batch.clone().count() as i64);
+        let graded = |batch: std::ops::Range<usize>| {
+            let (from, n) = (batch.start as i64, batch.len() as i64);
             batch.map(move |i| (i, 256 * (i as i64 - from) / n.max(1)))
         };
         if let Some(before) = k.checked_sub(1) {
