@@ -19,8 +19,9 @@ pub struct Caustics {
 pub const RAY: u64 = 65536;
 
 impl Caustics {
-    /// Bytes the field takes per canvas pixel while it is made (the sums and the blur's copy).
-    pub const BYTES_PER_PIXEL: u64 = 16;
+    /// Bytes the field takes per canvas pixel while it is made (the sums and the blur's two
+    /// buffers).
+    pub const BYTES_PER_PIXEL: u64 = 24;
 
     /// The field under `heights` within `shore`, the rays landing `depth_q8` (D, in 1/256 of
     /// refraction's units) below the surface: a cell at (x, y) with slopes dx, dy lands at
@@ -28,53 +29,81 @@ impl Caustics {
     /// along a wrapped axis). A wall cell's ray goes straight down.
     pub fn new<H: Height>(heights: &[H], shore: &Shore, depth_q8: i64) -> Caustics {
         let (w, h) = shore.size();
-        let mut light = vec![0u64; w * h];
+        let mut light = buffer(w * h, true);
         let wraps = [shore.edges().wrap_x(), shore.edges().wrap_y()];
-        let (wi, hi) = (w as i64, h as i64);
-        let land = |s: i64, size: i64, wraps: bool| -> (usize, usize, u64) {
-            let (at, next) = if wraps {
-                let s = s.rem_euclid(256 * size);
-                (s, ((s >> 8) + 1) % size)
-            } else {
-                let s = fold(s, 256 * (size - 1));
-                (s, ((s >> 8) + 1).min(size - 1))
-            };
-            ((at >> 8) as usize, next as usize, (at & 255) as u64)
-        };
-        let mut splat = |x: usize, y: usize, dx: i64, dy: i64| {
-            let (x0, x1, fx) = land(256 * x as i64 + dx * depth_q8, wi, wraps[0]);
-            let (y0, y1, fy) = land(256 * y as i64 + dy * depth_q8, hi, wraps[1]);
-            light[y0 * w + x0] += (256 - fx) * (256 - fy);
-            light[y0 * w + x1] += fx * (256 - fy);
-            light[y1 * w + x0] += (256 - fx) * fy;
-            light[y1 * w + x1] += fx * fy;
-        };
+        let walls = shore.walls().is_some();
+        let (mut dx, mut dy) = (vec![0i64; w], vec![0i64; w]);
         for y in 0..h {
-            let inner_row = y > 0 && y + 1 < h;
-            for x in 0..w {
-                let index = y * w + x;
-                let (dx, dy) = if shore.is_wall(index) {
-                    (0, 0)
-                } else if inner_row && x > 0 && x + 1 < w {
-                    (
-                        heights[index - 1].wide() - heights[index + 1].wide(),
-                        heights[index - w].wide() - heights[index + w].wide(),
-                    )
-                } else {
-                    shore.slopes_at(heights, x as i64, y as i64)
-                };
-                splat(x, y, dx, dy);
+            let row = &heights[y * w..(y + 1) * w];
+            if y > 0 && y + 1 < h && w > 2 {
+                // Off the border ring the slopes read the heights themselves.
+                let (up, down) = (&heights[(y - 1) * w..y * w], &heights[(y + 1) * w..(y + 2) * w]);
+                for (d, (&u, &b)) in dy.iter_mut().zip(up.iter().zip(down)) {
+                    *d = u.wide() - b.wide();
+                }
+                for (d, (&l, &r)) in dx[1..w - 1].iter_mut().zip(row.iter().zip(&row[2..])) {
+                    *d = l.wide() - r.wide();
+                }
+                for x in [0, w - 1] {
+                    (dx[x], dy[x]) = shore.slopes_at(heights, x as i64, y as i64);
+                }
+            } else {
+                for x in 0..w {
+                    (dx[x], dy[x]) = shore.slopes_at(heights, x as i64, y as i64);
+                }
             }
+            if walls {
+                for x in 0..w {
+                    if shore.is_wall(y * w + x) {
+                        (dx[x], dy[x]) = (0, 0);
+                    }
+                }
+            }
+            splat(&mut light, w, h, y, &dx, &dy, depth_q8, wraps);
         }
-        let mut copy = vec![0u64; w * h];
-        blur(&light, &mut copy, w, wraps);
-        blur(&copy, &mut light, w, wraps);
+        // The blur writes every cell of these: no need to clear them.
+        let (mut across, mut once) = (buffer(w * h, false), buffer(w * h, false));
+        blur(&light, &mut across, &mut once, w, wraps);
+        blur(&once, &mut across, &mut light, w, wraps);
+        SPARE.with_borrow_mut(|spare| spare.extend([across, once]));
         Caustics { light }
     }
 
     /// The light under each cell, row-major.
     pub fn light(&self) -> &[u64] {
         &self.light
+    }
+}
+
+impl Drop for Caustics {
+    fn drop(&mut self) {
+        let light = std::mem::take(&mut self.light);
+        SPARE.with_borrow_mut(|spare| spare.push(light));
+    }
+}
+
+thread_local! {
+    /// Buffers of fields this thread has made, kept for its next frame: a frame's field is
+    /// three canvases of u64, and fresh ones cost their pages' faults every frame.
+    static SPARE: std::cell::RefCell<Vec<Vec<u64>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A buffer of `cells`, reusing one this thread kept where it can (at most three are kept, each
+/// the size of the last canvas): zeros when `cleared`, else whatever the last frame left.
+fn buffer(cells: usize, cleared: bool) -> Vec<u64> {
+    let kept = SPARE.with_borrow_mut(|spare| {
+        spare.retain(|b| b.len() == cells);
+        spare.truncate(3);
+        spare.pop()
+    });
+    match kept {
+        Some(mut b) => {
+            if cleared {
+                b.fill(0);
+            }
+            b
+        }
+        None => vec![0; cells],
     }
 }
 
@@ -85,47 +114,85 @@ fn fold(s: i64, m: i64) -> i64 {
     s.clamp(0, m)
 }
 
+/// Where a ray lands along one axis, in 1/256 of a cell: the cell, the next one and the
+/// fraction toward it; folded back at the edges, or taken modulo along a wrapped axis.
+#[inline(always)]
+fn land(s: i64, size: usize, wraps: bool) -> (usize, usize, u64) {
+    let size = size as i64;
+    let (at, next) = if wraps {
+        let s = s.rem_euclid(256 * size);
+        (s, ((s >> 8) + 1) % size)
+    } else {
+        let s = fold(s, 256 * (size - 1));
+        (s, ((s >> 8) + 1).min(size - 1))
+    };
+    ((at >> 8) as usize, next as usize, (at & 255) as u64)
+}
+
+crate::base::simd::dispatch! {
+    /// The rays of a row ([`splat_row`]).
+    #[allow(clippy::too_many_arguments)]
+    fn splat(light: &mut [u64], w: usize, h: usize, y: usize, dx: &[i64], dy: &[i64], depth: i64, wraps: [bool; 2]) => splat_row
+}
+
+/// The rays of row `y`, its cells' slopes `dx`, `dy`, added to `light`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn splat_row(light: &mut [u64], w: usize, h: usize, y: usize, dx: &[i64], dy: &[i64], depth: i64, wraps: [bool; 2]) {
+    let y256 = 256 * y as i64;
+    for (x, (&dx, &dy)) in dx.iter().zip(dy).enumerate() {
+        if dx == 0 && dy == 0 {
+            // Straight down, no fraction: all of it on the cell itself.
+            light[y * w + x] += RAY;
+            continue;
+        }
+        let (x0, x1, fx) = land(256 * x as i64 + dx * depth, w, wraps[0]);
+        let (y0, y1, fy) = land(y256 + dy * depth, h, wraps[1]);
+        light[y0 * w + x0] += (256 - fx) * (256 - fy);
+        light[y0 * w + x1] += fx * (256 - fy);
+        light[y1 * w + x0] += (256 - fx) * fy;
+        light[y1 * w + x1] += fx * fy;
+    }
+}
+
+crate::base::simd::dispatch! {
+    /// One pass of the blur ([`blur_pass`]).
+    fn blur(from: &[u64], across: &mut [u64], out: &mut [u64], w: usize, wraps: [bool; 2]) => blur_pass
+}
+
 /// One pass of `out(x, y) = (Σ w(i)·w(j)·from(x+i, y+j) + 8) >> 4`, `w = 1 2 1`, reading the
-/// nearest cell beyond an edge (the opposite side's across a wrapped axis).
-fn blur(from: &[u64], out: &mut [u64], w: usize, wraps: [bool; 2]) {
+/// nearest cell beyond an edge (the opposite side's across a wrapped axis): the horizontal
+/// sums into `across`, then the vertical ones.
+#[inline(always)]
+fn blur_pass(from: &[u64], across: &mut [u64], out: &mut [u64], w: usize, wraps: [bool; 2]) {
     let h = from.len() / w;
-    let beside = |v: usize, size: usize, wraps: bool| -> [usize; 2] {
-        let before = if v > 0 {
-            v - 1
-        } else if wraps {
-            size - 1
-        } else {
-            0
-        };
-        let after = if v + 1 < size {
-            v + 1
-        } else if wraps {
-            0
-        } else {
-            size - 1
-        };
-        [before, after]
-    };
-    let mut across = vec![0u64; w];
-    let mut rows = [vec![0u64; w], vec![0u64; w], vec![0u64; w]];
-    let horizontal = |row: &[u64], into: &mut [u64]| {
-        for (x, o) in into.iter_mut().enumerate() {
-            let [l, r] = beside(x, w, wraps[0]);
-            *o = row[l] + 2 * row[x] + row[r];
+    for (row, into) in from.chunks_exact(w).zip(across.chunks_exact_mut(w)) {
+        if w == 1 {
+            into[0] = 4 * row[0];
+            continue;
         }
-    };
-    for y in 0..h {
-        let [up, down] = beside(y, h, wraps[1]);
-        for (slot, row) in rows.iter_mut().zip([up, y, down]) {
-            horizontal(&from[row * w..(row + 1) * w], slot);
+        let (before, after) = ends(w, wraps[0]);
+        into[0] = row[before] + 2 * row[0] + row[1];
+        for (o, t) in into[1..w - 1].iter_mut().zip(row.windows(3)) {
+            *o = t[0] + 2 * t[1] + t[2];
         }
-        for (x, a) in across.iter_mut().enumerate() {
-            *a = rows[0][x] + 2 * rows[1][x] + rows[2][x];
-        }
-        for (o, &a) in out[y * w..(y + 1) * w].iter_mut().zip(&across) {
-            *o = (a + 8) >> 4;
+        into[w - 1] = row[w - 2] + 2 * row[w - 1] + row[after];
+    }
+    let (above_first, below_last) = ends(h, wraps[1]);
+    for (y, o) in out.chunks_exact_mut(w).enumerate() {
+        let up = if y == 0 { above_first } else { y - 1 };
+        let down = if y + 1 == h { below_last } else { y + 1 };
+        let (u, m, d) = (&across[up * w..][..w], &across[y * w..][..w], &across[down * w..][..w]);
+        for (o, ((&u, &m), &d)) in o.iter_mut().zip(u.iter().zip(m).zip(d)) {
+            *o = (u + 2 * m + d + 8) >> 4;
         }
     }
+}
+
+/// The cells read beyond the first and the last of `size` cells: the nearest, or across a
+/// wrapped axis the opposite end.
+fn ends(size: usize, wraps: bool) -> (usize, usize) {
+    if wraps { (size - 1, 0) } else { (0, size - 1) }
 }
 
 #[cfg(test)]
