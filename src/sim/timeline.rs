@@ -159,11 +159,11 @@ impl SwipeTrack {
     }
 
     /// Calls `each` with the drops of unit `k`, in order. A flat swipe presses unit `k`'s points
-    /// whole. A graded one presses each point over two units, as if the finger passed it at
-    /// its place in the unit: point `i` of a batch of `n` from `from`, `t = 256·(i − from) / n`,
-    /// takes the share `256 − t` in its unit and `t` in the next (none when 0), so that a wake
-    /// has no step where one unit's points meet the next's. Unit `k` presses the previous
-    /// unit's points first, then its own.
+    /// whole. A graded one presses each point whole in its unit and again in the next, as if
+    /// the finger left it at its place in the unit: point `i` of a batch of `n` from `from`,
+    /// `t = 256·(i − from) / n`, takes the share `t` in the next unit (none when 0), so that
+    /// where one unit's points meet the next's the water was released at the same time and a
+    /// wake has no step. Unit `k` presses the previous unit's points first, then its own.
     fn each_drop(&self, k: u64, mut each: impl FnMut(Drop)) {
         let drop = |[x, y]: [i64; 2], share: i64| Drop {
             x,
@@ -187,8 +187,8 @@ impl SwipeTrack {
                 each(drop(self.points[i], t));
             }
         }
-        for (i, t) in graded(batch) {
-            each(drop(self.points[i], 256 - t));
+        for i in batch {
+            each(drop(self.points[i], 256));
         }
     }
 }
@@ -555,7 +555,7 @@ mod tests {
     #[test]
     fn a_smooth_swipe_presses_each_point_over_two_units() {
         // Four points over frames 1 and 2: frame 1 drops point 0, frame 2 points 1..=3
-        // (t = 0, 85, 170 of 256), and frame 3 their second shares.
+        // whole, and frame 3 their second shares (t = 0, 85, 170 of 256).
         let src = |drop: &str| {
             format!(
                 "[video]\nwidth = 20\nheight = 10\nfps = 10\nframes = 5\n[water]\ndrop = \"{drop}\"\n\
@@ -574,7 +574,7 @@ mod tests {
             }
             out
         };
-        assert_eq!(shares("smooth"), [(1, 2, 256), (2, 3, 256), (2, 4, 171), (2, 5, 86), (3, 4, 85), (3, 5, 170)]);
+        assert_eq!(shares("smooth"), [(1, 2, 256), (2, 3, 256), (2, 4, 256), (2, 5, 256), (3, 4, 85), (3, 5, 170)]);
         assert_eq!(shares("disc"), [(1, 2, 256), (2, 3, 256), (2, 4, 256), (2, 5, 256)]);
     }
 }
