@@ -66,7 +66,7 @@ const CLASSIC: Tuning = Tuning {
     shading: 64,
     smooth: 1,
     caustics_depth: 0.1,
-    glint: [230, 80, 40],
+    glint: [200, 80, 40],
 };
 
 const SPRING: Tuning = Tuning {
@@ -94,7 +94,7 @@ pub fn suggestion(model: Model) -> String {
     let t = tuning(model);
     format!(
         "[water] refraction = {}, drop = \"smooth\"; [look] sampling = \"bilinear\", smooth = {}, tone = \"gain\", \
-         shading = {}, caustics = 96, reflection = 1024, glint = {}",
+         shading = {}, caustics = 64, reflection = 1024, glint = {}",
         t.refraction, t.smooth, t.shading, t.glint[0]
     )
 }
@@ -136,6 +136,10 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
          model = \"{model}\"\n\
          # Stones and drops land as a smooth crater, not a flat disc.\n\
          drop = \"smooth\"\n\
+         # How fast a wave front travels, in pixels a second (an eighth of the shorter side):\n\
+         # the water takes a few steps a frame, so a finger moves a few pixels a step and its\n\
+         # wake is one band.\n\
+         speed = {speed}\n\
          # How far the picture bends: larger is stronger (and past a point, jagged).\n\
          refraction = {refraction}\n\
          \n\
@@ -149,7 +153,7 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
          tone = \"gain\"\n\
          shading = {shading}\n\
          # Sunlight gathered on the floor by the waves: a moving net of bright lines.\n\
-         caustics = 96\n\
+         caustics = 64\n\
          caustics_depth = {depth}\n\
          # The sky mirrored where the water tilts, and the sun where a slope catches it.\n\
          reflection = 1024\n\
@@ -157,6 +161,7 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
          glint_at = {glint_at}\n\
          glint_size = {glint_size}\n",
         image = toml::Value::String(starter.image.to_string()),
+        speed = (s / 8).max(18),
         model = tuning.model,
         refraction = tuning.refraction,
         shading = tuning.shading,
