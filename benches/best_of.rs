@@ -7,9 +7,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use ripple_render::Scene;
+use ripple_render::draw::Lens;
+use ripple_render::draw::caustics::Caustics;
 use ripple_render::draw::look::{Backdrop, look_band};
 use ripple_render::draw::refract::refract;
-use ripple_render::scene::{Edge, Look, Tone};
+use ripple_render::scene::{Edge, Glint, Look, Tone};
 use ripple_render::sim::field::Threads;
 use ripple_render::sim::seamless::{Crossfade, Seam};
 use ripple_render::sim::shore::Shore;
@@ -84,6 +86,7 @@ fn main() {
             || look_band(springs.heights(), w, black_box(&LIT_SPRING), LIT_SPRING_R, &backdrop, &mut rgb_out, 0);
         report("look, spring (bilinear, shading, highlight)", best_of(spring_look));
         water_look(w, h, &report);
+        gain_look(w, h, &report);
         time_and_loops(w, h, &report);
     }
 }
@@ -118,6 +121,36 @@ fn water_look(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
         best_of(|| {
             black_box(smoothing.run(springs.heights()));
         }),
+    );
+}
+
+/// The gain tone (docs/scene-format.md, "The gain tone") against the lit look on the same busy
+/// water, in turns, each drawn through the lens as a render draws it: without caustics, and
+/// with them (the floor's light made from the heights, then the pixels); and the caustics'
+/// field alone.
+fn gain_look(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
+    let water = classic(w, h);
+    let backdrop = Backdrop::new(&common::rgb(w, h), w);
+    let (mut lit_out, mut gain_out) = (vec![[0u8; 3]; w * h], vec![[0u8; 3]; w * h]);
+    let source = format!("[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[water]\nrefraction = 0.05\n");
+    let scene = Scene::from_toml_str(&source, std::path::Path::new("gain.toml")).expect("scene");
+    let shore = std::sync::Arc::new(Shore::open(w, h));
+    let lens = Lens::new(&scene, &shore, Threads::new(1));
+    let glint = Glint { peak: 200, ..Glint::NONE };
+    let gain = Look { tone: Tone::Gain, shading: 64, highlight: 0, reflection: 1024, glint, ..LIT_CLASSIC };
+    let caustics = Look { caustics: 96, caustics_depth_q8: Some(26), ..gain };
+    for (name, look) in [("gain tone, sky, glint", gain), ("gain tone, sky, glint, caustics", caustics)] {
+        let (lit, with) = best_of_both(
+            || lens.look(water.heights(), black_box(&LIT_CLASSIC), &backdrop, &mut lit_out),
+            || lens.look(water.heights(), black_box(&look), &backdrop, &mut gain_out),
+        );
+        let extra = (with.as_secs_f64() - lit.as_secs_f64()) * 1e9 / (w * h) as f64;
+        report("look, classic, lit, through the lens (paired)", lit);
+        report(&format!("look, classic, {name}: {extra:+.2} ns/px"), with);
+    }
+    report(
+        "caustics' field alone (splat and blur)",
+        best_of(|| drop(black_box(Caustics::new(water.heights(), &shore, 26)))),
     );
 }
 

@@ -19,9 +19,9 @@ pub struct Caustics {
 pub const RAY: u64 = 65536;
 
 impl Caustics {
-    /// Bytes the field takes per canvas pixel while it is made (the sums and the blur's two
-    /// buffers).
-    pub const BYTES_PER_PIXEL: u64 = 24;
+    /// Bytes the field takes per canvas pixel while it is made (the sums and the blur's
+    /// buffer).
+    pub const BYTES_PER_PIXEL: u64 = 16;
 
     /// The field under `heights` within `shore`, the rays landing `depth_q8` (D, in 1/256 of
     /// refraction's units) below the surface: a cell at (x, y) with slopes dx, dy lands at
@@ -61,11 +61,12 @@ impl Caustics {
             }
             splat(&mut light, w, h, y, &dx, &dy, depth_q8, wraps);
         }
-        // The blur writes every cell of these: no need to clear them.
-        let (mut across, mut once) = (buffer(w * h, false), buffer(w * h, false));
-        blur(&light, &mut across, &mut once, w, wraps);
-        blur(&once, &mut across, &mut light, w, wraps);
-        SPARE.with_borrow_mut(|spare| spare.extend([across, once]));
+        // The first pass writes every cell of `once`: no need to clear it.
+        let mut once = buffer(w * h, false);
+        let mut rows = [vec![0u64; w], vec![0u64; w], vec![0u64; w]];
+        blur(&light, &mut rows, &mut once, w, wraps);
+        blur(&once, &mut rows, &mut light, w, wraps);
+        SPARE.with_borrow_mut(|spare| spare.push(once));
         Caustics { light }
     }
 
@@ -157,32 +158,36 @@ fn splat_row(light: &mut [u64], w: usize, h: usize, y: usize, dx: &[i64], dy: &[
 
 crate::base::simd::dispatch! {
     /// One pass of the blur ([`blur_pass`]).
-    fn blur(from: &[u64], across: &mut [u64], out: &mut [u64], w: usize, wraps: [bool; 2]) => blur_pass
+    fn blur(from: &[u64], rows: &mut [Vec<u64>; 3], out: &mut [u64], w: usize, wraps: [bool; 2]) => blur_pass
 }
 
 /// One pass of `out(x, y) = (Σ w(i)·w(j)·from(x+i, y+j) + 8) >> 4`, `w = 1 2 1`, reading the
-/// nearest cell beyond an edge (the opposite side's across a wrapped axis): the horizontal
-/// sums into `across`, then the vertical ones.
+/// nearest cell beyond an edge (the opposite side's across a wrapped axis): for each row, the
+/// horizontal sums of the rows above, at and below it into `rows` (three rows, in the cache),
+/// then the vertical ones, so that the canvas is read once and written once.
 #[inline(always)]
-fn blur_pass(from: &[u64], across: &mut [u64], out: &mut [u64], w: usize, wraps: [bool; 2]) {
+fn blur_pass(from: &[u64], rows: &mut [Vec<u64>; 3], out: &mut [u64], w: usize, wraps: [bool; 2]) {
     let h = from.len() / w;
-    for (row, into) in from.chunks_exact(w).zip(across.chunks_exact_mut(w)) {
+    let (before, after) = ends(w, wraps[0]);
+    let horizontal = |row: &[u64], into: &mut [u64]| {
         if w == 1 {
             into[0] = 4 * row[0];
-            continue;
+            return;
         }
-        let (before, after) = ends(w, wraps[0]);
         into[0] = row[before] + 2 * row[0] + row[1];
         for (o, t) in into[1..w - 1].iter_mut().zip(row.windows(3)) {
             *o = t[0] + 2 * t[1] + t[2];
         }
         into[w - 1] = row[w - 2] + 2 * row[w - 1] + row[after];
-    }
+    };
     let (above_first, below_last) = ends(h, wraps[1]);
     for (y, o) in out.chunks_exact_mut(w).enumerate() {
         let up = if y == 0 { above_first } else { y - 1 };
         let down = if y + 1 == h { below_last } else { y + 1 };
-        let (u, m, d) = (&across[up * w..][..w], &across[y * w..][..w], &across[down * w..][..w]);
+        for (into, r) in rows.iter_mut().zip([up, y, down]) {
+            horizontal(&from[r * w..(r + 1) * w], &mut into[..w]);
+        }
+        let [u, m, d] = &*rows;
         for (o, ((&u, &m), &d)) in o.iter_mut().zip(u.iter().zip(m).zip(d)) {
             *o = (u + 2 * m + d + 8) >> 4;
         }

@@ -13,10 +13,11 @@ use crate::base::error::{Error, Result};
 use crate::base::picture::ImageHeader;
 use crate::base::pool::in_flight;
 use crate::base::units::{show, suggest};
+use crate::draw::caustics::Caustics;
 use crate::draw::look::Backdrop;
 use crate::encode::{apng, gif, palette, png, video, webp};
 use crate::output::Format;
-use crate::scene::{Pattern, Scene};
+use crate::scene::{Pattern, Scene, Tone};
 use crate::sim::field::cell_bytes;
 use crate::sim::seamless::{crossfade_bytes, seam_bytes};
 use crate::sim::shore::Shore;
@@ -162,6 +163,11 @@ impl Estimate {
             if gif {
                 // One colour table for every thread that maps.
                 rendering.push(canvas("colour table", palette::index_bytes(cells)));
+            }
+            if scene.look.tone == Tone::Gain && scene.look.caustics > 0 {
+                // Each thread that draws makes the floor's light of its frame, and keeps its
+                // buffers for the next.
+                rendering.push(canvas("caustics", threads as u64 * Caustics::BYTES_PER_PIXEL * cells));
             }
         }
         estimate.phases.push(Phase { name: "rendering", parts: rendering });
