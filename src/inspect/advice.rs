@@ -152,7 +152,8 @@ fn flat_background(scene: &Scene, background: &Background) -> Vec<String> {
         return Vec::new();
     }
     let look = &scene.look;
-    let light = look.shading > 0 || look.highlight > 0 || look.caustics > 0 || look.reflection > 0;
+    let light =
+        look.shading > 0 || look.highlight > 0 || look.caustics > 0 || look.reflection > 0 || look.glint.peak > 0;
     let flat = background.pixels.split_first().is_some_and(|(first, rest)| rest.iter().all(|p| p == first));
     if chosen && flat && !light {
         let [r, g, b] = background.pixels[0];

@@ -74,7 +74,8 @@ fn bad_seamless_keys_get_one_located_message() {
 
 /// The bundled loop plays round without a jump: its seam is at most 1.15 (the jump from the last
 /// frame to the first is about an ordinary frame-to-frame change), where the pond, the same
-/// events played once, jumps several times more.
+/// events played once, jumps several times more (2.7 against the loop's 0.49 with the smooth
+/// drop and the gain tone; 3 and more with the flat disc and the soft tone).
 #[test]
 fn the_bundled_loop_has_no_seam() {
     let root = crate::support::root();
@@ -89,5 +90,5 @@ fn the_bundled_loop_has_no_seam() {
     let seam = seam_of("scenes/loop.toml");
     assert!(seam <= 1.15, "scenes/loop.toml: seam {seam}");
     let pond = seam_of("scenes/pond.toml");
-    assert!(pond > 3.0, "scenes/pond.toml: seam {pond}, scenes/loop.toml: {seam}");
+    assert!(pond > 2.0 && pond > 4.0 * seam, "scenes/pond.toml: seam {pond}, scenes/loop.toml: {seam}");
 }
