@@ -33,7 +33,7 @@ impl Basin {
 
     /// Presses `drop` into `heights`: a flat disc sets every cell it covers to `−weight` (§4);
     /// a smooth drop blends every cell within twice its radius toward `−weight` by its
-    /// [`smooth_share`] scaled by the drop's share, `p = (smooth_share·share) >> 8`,
+    /// profile (`smooth_share`) scaled by the drop's share, `p = (smooth_share·share) >> 8`,
     /// `h ← h + (((−weight − h)·p) >> 8)`, offsets in row-major order.
     pub fn press<C: Cell>(&self, drop: &Drop, heights: &mut [C]) {
         match self.shape {
