@@ -387,15 +387,7 @@ impl GainPasses {
         let mut rest = 0..n;
         #[cfg(target_arch = "x86_64")]
         if let (true, Some(token)) = (BILINEAR, self.avx2) {
-            let row = &self.row;
-            let run = avx2::Run {
-                index: &row.index[..n],
-                fx: &row.fx[..n],
-                fy: &row.fy[..n],
-                add: &row.add[..n],
-                rgbx,
-                width,
-            };
+            let run = self.row.run(n, rgbx, width);
             rest.start = crate::base::simd::avx2_call!(token => avx2::bilinear(&run, &mut self.sampled[..n]));
         }
         gather::<BILINEAR>(&self.row, rgbx, width, rest.clone(), &mut self.taps);

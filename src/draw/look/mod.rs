@@ -93,6 +93,13 @@ struct Row {
 struct Taps(Vec<[u32; 4]>);
 
 impl Row {
+    /// The first `n` pixels' arithmetic as the AVX2 kernel reads it, with the padded backdrop
+    /// `width` pixels wide.
+    #[cfg(target_arch = "x86_64")]
+    fn run<'a>(&'a self, n: usize, rgbx: &'a [u32], width: usize) -> avx2::Run<'a> {
+        avx2::Run { index: &self.index[..n], fx: &self.fx[..n], fy: &self.fy[..n], add: &self.add[..n], rgbx, width }
+    }
+
     fn new(pixels: usize) -> Row {
         Row {
             index: vec![0; pixels],
@@ -246,14 +253,7 @@ impl<'a> Passes<'a> {
         let mut rest = 0..n;
         #[cfg(target_arch = "x86_64")]
         if let (true, Some(token)) = (pen.bilinear, self.avx2) {
-            let run = avx2::Run {
-                index: &row.index[..n],
-                fx: &row.fx[..n],
-                fy: &row.fy[..n],
-                add: &row.add[..n],
-                rgbx,
-                width,
-            };
+            let run = row.run(n, rgbx, width);
             rest.start = match water {
                 Some(_) => {
                     let terms = avx2::Water { tone: &row.tone[..n], mix: &row.mix[..n], sky };
