@@ -282,9 +282,6 @@ struct GainPasses {
     /// The glint's `q` and `Wg` (see [`GlintTerms::share`]).
     reach: Vec<i64>,
     wide: Vec<i64>,
-    /// One channel of the row: sampled, then toned and mixed.
-    value: Vec<i32>,
-    toned: Vec<i32>,
     /// The row's pixels, `r | g << 8 | b << 16`.
     packed: Vec<u32>,
     /// The row's pixels as sampled.
@@ -307,8 +304,6 @@ impl GainPasses {
             gain: vec![0; width],
             reach: vec![0; width],
             wide: vec![0; width],
-            value: vec![0; width],
-            toned: vec![0; width],
             packed: vec![0; width],
             sampled: vec![[0; 3]; width],
             #[cfg(target_arch = "x86_64")]
@@ -405,13 +400,13 @@ impl GainPasses {
         for (g, &a) in self.gain.iter_mut().zip(&self.light) {
             *g = i32::from(pen.shadow[a.min(0).unsigned_abs() as usize]);
         }
+        self.packed[..n].fill(0);
         for c in 0..3 {
             let shift = 8 * c as u32;
-            for (v, p) in self.value[..n].iter_mut().zip(&self.sampled[..n]) {
-                *v = i32::from(p[c]);
-            }
             let terms = self.light[..n].iter().zip(&self.gain[..n]).zip(self.sky[..n].iter().zip(&self.sun[..n]));
-            for ((o, &v), ((&a, &g), (&f, &gl))) in self.toned[..n].iter_mut().zip(&self.value[..n]).zip(terms) {
+            let pixels = self.packed[..n].iter_mut().zip(&self.sampled[..n]);
+            for ((packed, p), ((&a, &g), (&f, &gl))) in pixels.zip(terms) {
+                let v = i32::from(p[c]);
                 // Both sides of the division are below 2^20: the f32 quotient floors to the
                 // exact one (its error, under 2^-16, is less than the 1/divisor that any
                 // fraction lies from the next integer).
@@ -424,14 +419,7 @@ impl GainPasses {
                 let darker = (v * g) >> 8;
                 let u = if a >= 0 { lighter } else { darker };
                 let o1 = u + (((sky[c] - u) * f) >> 8);
-                *o = o1 + (((sun[c] - o1) * gl) >> 8);
-            }
-            if c == 0 {
-                self.packed[..n].copy_from_slice(bytemuck::cast_slice(&self.toned[..n]));
-            } else {
-                for (p, &t) in self.packed[..n].iter_mut().zip(&self.toned[..n]) {
-                    *p |= (t as u32) << shift;
-                }
+                *packed |= ((o1 + (((sun[c] - o1) * gl) >> 8)) as u32) << shift;
             }
         }
         store_rgb(&self.packed[..n], out);
