@@ -169,29 +169,34 @@ crate::base::simd::dispatch! {
 fn blur_pass(from: &[u64], rows: &mut [Vec<u64>; 3], out: &mut [u64], w: usize, wraps: [bool; 2]) {
     let h = from.len() / w;
     let (before, after) = ends(w, wraps[0]);
-    let horizontal = |row: &[u64], into: &mut [u64]| {
-        if w == 1 {
-            into[0] = 4 * row[0];
-            return;
-        }
-        into[0] = row[before] + 2 * row[0] + row[1];
-        for (o, t) in into[1..w - 1].iter_mut().zip(row.windows(3)) {
-            *o = t[0] + 2 * t[1] + t[2];
-        }
-        into[w - 1] = row[w - 2] + 2 * row[w - 1] + row[after];
-    };
     let (above_first, below_last) = ends(h, wraps[1]);
     for (y, o) in out.chunks_exact_mut(w).enumerate() {
         let up = if y == 0 { above_first } else { y - 1 };
         let down = if y + 1 == h { below_last } else { y + 1 };
         for (into, r) in rows.iter_mut().zip([up, y, down]) {
-            horizontal(&from[r * w..(r + 1) * w], &mut into[..w]);
+            horizontal(&from[r * w..(r + 1) * w], &mut into[..w], before, after);
         }
         let [u, m, d] = &*rows;
         for (o, ((&u, &m), &d)) in o.iter_mut().zip(u.iter().zip(m).zip(d)) {
             *o = (u + 2 * m + d + 8) >> 4;
         }
     }
+}
+
+/// The horizontal sums `row[x−1] + 2·row[x] + row[x+1]` of a row into `into`, the cells beyond
+/// its ends read at `before` and `after` (inlined into the AVX2 copy of the pass).
+#[inline(always)]
+fn horizontal(row: &[u64], into: &mut [u64], before: usize, after: usize) {
+    let w = row.len();
+    if w == 1 {
+        into[0] = 4 * row[0];
+        return;
+    }
+    into[0] = row[before] + 2 * row[0] + row[1];
+    for (o, t) in into[1..w - 1].iter_mut().zip(row.windows(3)) {
+        *o = t[0] + 2 * t[1] + t[2];
+    }
+    into[w - 1] = row[w - 2] + 2 * row[w - 1] + row[after];
 }
 
 /// The cells read beyond the first and the last of `size` cells: the nearest, or across a
