@@ -62,6 +62,11 @@ pub fn smoothing_bytes(scene: &Scene) -> u64 {
     u64::from(scene.look.smooth.min(2)) * cell_bytes(scene.water.model) * cells
 }
 
+crate::base::simd::dispatch! {
+    /// One row of the filter ([`Cell::smooth_row`]), compiled for AVX2 where the CPU has it.
+    fn smooth_row<C: Cell>(up: &[C], mid: &[C], down: &[C], beyond: [Beyond; 2], out: &mut [C]) => C::smooth_row
+}
+
 /// One pass of the filter from `from` into `to`, in bands of rows.
 fn pass<C: Cell>(shore: &Shore, threads: &Threads, from: &[C], to: &mut [C]) {
     let (w, h) = shore.size();
@@ -84,7 +89,7 @@ fn pass<C: Cell>(shore: &Shore, threads: &Threads, from: &[C], to: &mut [C]) {
         for (y, out) in (y0..).zip(band.chunks_exact_mut(w)) {
             let up = if y == 0 { outside(edges.top, 0, h - 1) } else { row(y - 1) };
             let down = if y + 1 == h { outside(edges.bottom, h - 1, 0) } else { row(y + 1) };
-            C::smooth_row(up, row(y), down, across, out);
+            smooth_row(up, row(y), down, across, out);
         }
         shore.clear_walls(band, y0 * w);
     });
