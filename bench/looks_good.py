@@ -16,10 +16,11 @@ pixel was sampled from), and measures per frame:
 A value looks like water when the busiest frame moves at least 1% of the pixels with a shift of
 at least 1.5 pixels (visible) and no frame has folds on more than 2% of the pixels (smooth).
 
-The light is measured over a mid-grey picture (128) with the look as the starter has it: lit,
-the share of pixels the light moves by 8 levels or more; burnt, the share it drives to 0 or 255.
-A strength looks right when the busiest frame has lit ≥ 1% and burnt ≤ 2% (a glint or a crushed
-shadow on at most one pixel in fifty).
+The light is measured over a mid-grey picture (128) with the look as the starter has it (the
+gain tone): lit, the share of pixels the light moves by 8 levels or more; burnt, the share it
+drives to 0 or 255. A strength looks right when the busiest frame has lit ≥ 1% and burnt ≤ 2% (a
+glint or a crushed shadow on at most one pixel in fifty). For the moves, the look's light, sky,
+glint and caustics are turned off, so that each pixel is the one it was sampled from.
 
 Each key is swept alone, the others at the starter's values, and the values that pass on every
 size are printed. Needs numpy and pillow.
@@ -50,7 +51,8 @@ SWEEPS = {
 # The light, over a mid-grey picture, with the starter's water.
 LIGHT_SWEEPS = {
     "look.shading": [0, 16, 32, 64, 96, 160, 256, 512, 1024],
-    "look.highlight": [0, 64, 160, 240, 320, 480, 800, 1600],
+    "look.caustics": [0, 32, 64, 96, 160, 256, 512],
+    "look.glint": [0, 100, 160, 200, 230, 256],
 }
 
 
@@ -115,7 +117,7 @@ def main():
             subprocess.run([args.binary, "new", picture, "-o", scene, "--model", model, "--force"], check=True)
             text = open(scene).read()
             out = os.path.join(tmp, "frames")
-            plain = ["look.sampling=nearest", "look.shading=0", "look.highlight=0"]
+            plain = ["look.sampling=nearest", "look.shading=0", "look.caustics=0", "look.reflection=0", "look.glint=0"]
             base = measure_one(args.binary, scene, plain, out, w, h)
             print(f"{w}x{h} starter: {show(base)}")
             for key, values in SWEEPS.items():

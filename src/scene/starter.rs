@@ -71,7 +71,7 @@ const CLASSIC: Tuning = Tuning {
 
 const SPRING: Tuning = Tuning {
     model: "spring",
-    refraction: 0.03,
+    refraction: 0.04,
     stone_weight: 70,
     swipe_weight: 24,
     rain_weight: [10, 20],
