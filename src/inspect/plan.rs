@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::advice;
 use crate::base::json;
-use crate::scene::{Clock, Edges, Scene};
+use crate::scene::{Clock, DropShape, Edges, Scene};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::{Drop, Event, Source, for_each_event, try_for_each_event};
 
@@ -28,6 +28,9 @@ struct Plan<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     steps_per_second: Option<u32>,
     refraction_q8: i64,
+    /// `"smooth"` for smooth drops; left out for the flat disc (§4), as before the key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drop: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     walls: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,6 +73,9 @@ struct DropLine {
     radius: i64,
     weight: i64,
     source: &'static str,
+    /// The share of the press, /256, where it is not the whole (a smooth swipe's second press).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    share: Option<i64>,
 }
 
 impl Serialize for Events<'_> {
@@ -82,7 +88,9 @@ impl Serialize for Events<'_> {
             let line = match event {
                 Event::Damping { shift } => EventLine { frame, step, kind: "damping", shift: Some(*shift), drop: None },
                 Event::Drop(d) => {
-                    let drop = DropLine { x: d.x, y: d.y, radius: d.radius, weight: d.weight, source: d.source.name() };
+                    let share = (d.share != 256).then_some(d.share);
+                    let drop =
+                        DropLine { x: d.x, y: d.y, radius: d.radius, weight: d.weight, source: d.source.name(), share };
                     EventLine { frame, step, kind: "drop", shift: None, drop: Some(drop) }
                 }
             };
@@ -110,6 +118,7 @@ pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Resu
         steps_per_frame,
         steps_per_second,
         refraction_q8: scene.water.refraction_q8,
+        drop: (scene.water.drop == DropShape::Smooth).then_some("smooth"),
         walls: shore.walls().map(|w| w.count()),
         edges: (edges != Edges::default()).then(|| EdgeNames {
             left: edges.left.name(),
@@ -248,12 +257,13 @@ fn write_settings(scene: &Scene, out: &mut dyn Write) -> io::Result<()> {
     };
     writeln!(
         out,
-        "water       {}, damping shift {}{}, {steps}, refraction R = {} ({:.4})",
+        "water       {}, damping shift {}{}, {steps}, refraction R = {} ({:.4}){}",
         w.model.name(),
         w.damping_shift,
         if w.settle { " (settles: truncated toward zero)" } else { "" },
         w.refraction_q8,
-        w.refraction_q8 as f64 / 256.0
+        w.refraction_q8 as f64 / 256.0,
+        if w.drop == DropShape::Smooth { ", smooth drops (a swipe's points pressed over two units)" } else { "" },
     )
 }
 
@@ -296,7 +306,8 @@ fn describe(event: &Event) -> String {
                 Source::Swipe(i) => format!("swipe[{i}]"),
                 Source::Rain => "rain".to_string(),
             };
-            format!("{name} drop at ({}, {}), radius {}, weight {}", d.x, d.y, d.radius, d.weight)
+            let share = if d.share == 256 { String::new() } else { format!(", share {}/256", d.share) };
+            format!("{name} drop at ({}, {}), radius {}, weight {}{share}", d.x, d.y, d.radius, d.weight)
         }
     }
 }

@@ -360,6 +360,37 @@ fn plan_gives_one_line_per_swipe_and_for_the_rain() {
 }
 
 #[test]
+fn plan_shows_a_smooth_swipes_second_presses_with_their_share() {
+    // Four points over frames 1 and 2 (timeline.rs's own case): frame 3 presses points 2 and 3
+    // again by their places in frame 2's batch, 85 and 170 of 256.
+    let dir = scene_dir(
+        "plan-smooth-swipe",
+        "[video]\nwidth = 20\nheight = 10\nfps = 10\nframes = 5\n[background]\ncolor = \"#204060\"\n\
+         [water]\ndrop = \"smooth\"\n[[swipe]]\nfrom = 0.1\nuntil = 0.2\npath = [[2, 5], [5, 5]]\n",
+    );
+    let run = ripple(&["plan", "scene.toml", "--events"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("(1.0000), smooth drops (a swipe's points pressed over two units)\n"),
+        "{}",
+        run.stdout
+    );
+    let last: Vec<&str> = run.stdout.lines().filter(|l| l.contains("share")).collect();
+    assert_eq!(
+        last,
+        [
+            "       3        3    0.30s  swipe[0] drop at (4, 5), radius 2, weight 40, share 85/256",
+            "       3        3    0.30s  swipe[0] drop at (5, 5), radius 2, weight 40, share 170/256",
+        ],
+        "{}",
+        run.stdout
+    );
+    let run = ripple(&["plan", "scene.toml", "--json"], &dir);
+    assert!(run.stdout.contains("\"refraction_q8\":256,\"drop\":\"smooth\","), "{}", run.stdout);
+    assert!(run.stdout.contains("{\"frame\":3,\"kind\":\"drop\",\"x\":5,\"y\":5,\"radius\":2,\"weight\":40,\"source\":\"swipe\",\"share\":170}"), "{}", run.stdout);
+}
+
+#[test]
 fn plan_marks_pre_roll_and_numbers_output_frames_as_diff_does() {
     let body = "[video]\nfps = 10\nframes = 4\nstart = 0.5\n[[stone]]\nat = 0.2\nx = 5\ny = 5\n\
                 [[stone]]\nat = 0.7\nx = 6\ny = 6\n[[swipe]]\nfrom = 0.3\nuntil = 0.6\npath = [[0, 9], [30, 9]]\n";
