@@ -85,7 +85,7 @@ impl Drop for Caustics {
 
 thread_local! {
     /// Buffers of fields this thread has made, kept for its next frame: a frame's field is
-    /// three canvases of u64, and fresh ones cost their pages' faults every frame.
+    /// two canvases of u64, and fresh ones cost their pages' faults every frame.
     static SPARE: std::cell::RefCell<Vec<Vec<u64>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -109,6 +109,7 @@ fn buffer(cells: usize, cleared: bool) -> Vec<u64> {
 }
 
 /// A landing place folded back into `0..=m`: mirrored at 0 and at `m`, then clamped.
+#[inline(always)]
 fn fold(s: i64, m: i64) -> i64 {
     let s = if s < 0 { -s } else { s };
     let s = if s > m { 2 * m - s } else { s };
@@ -217,6 +218,19 @@ mod tests {
             let field = Caustics::new(&[0i16; 63], &shore, 512);
             assert!(field.light().iter().all(|&e| e == RAY), "{edge:?}");
         }
+    }
+
+    #[test]
+    fn calm_water_beside_a_wall_is_not_darkened() {
+        // A wall cell's ray goes straight down: were walls to send none, the blur would take
+        // light from the calm cells beside them.
+        let source = "[video]\nwidth = 24\nheight = 16\nframes = 1\n\
+                      [[obstacle]]\nshape = \"rect\"\nx = 8\ny = 4\nwidth = 5\nheight = 6\n";
+        let scene = crate::scene::Scene::from_toml_str(source, std::path::Path::new("wall.toml")).unwrap();
+        let shore = Shore::for_scene(&scene).unwrap();
+        assert!(shore.walls().is_some_and(|walls| walls.count() == 30));
+        let field = Caustics::new(&[0i16; 24 * 16], &shore, 512);
+        assert!(field.light().iter().all(|&e| e == RAY));
     }
 
     #[test]

@@ -140,7 +140,6 @@ mod tests {
     #[test]
     fn the_gain_tone_across_edges_and_walls_matches_the_formula() {
         let (w, h) = (40, 12);
-        let heights: Vec<i16> = (0..w * h).map(|i| ((i * 7919 % 401) as i64 - 200) as i16).collect();
         let background: Vec<[u8; 3]> = (0..w * h).map(|i| [(i * 5) as u8, (i * 3) as u8, 200]).collect();
         let backdrop = Backdrop::new(&background, w);
         let look = Look {
@@ -152,22 +151,34 @@ mod tests {
             glint: crate::scene::Glint { peak: 230, ..crate::scene::Glint::NONE },
             ..Look::PLAIN
         };
-        let source = format!("[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[water]\nrefraction = 0.05\n");
-        let scene = Scene::from_toml_str(&source, std::path::Path::new("edges.toml")).unwrap();
-        for edge in [Edge::Reflect, Edge::Absorb, Edge::Wrap] {
-            let shore = Arc::new(Shore::new(w, h, Edges { left: edge, right: edge, top: edge, bottom: edge }, None));
+        for edge in ["reflect", "absorb", "wrap"] {
+            // A round wall in the middle, as a scene makes it; its cells stay 0, as the water
+            // keeps them.
+            let source = format!(
+                "[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[water]\nrefraction = 0.05\n[edges]\nall = \"{edge}\"\n\
+                 [[obstacle]]\nshape = \"circle\"\nx = 20\ny = 6\nradius = 3\n"
+            );
+            let scene = Scene::from_toml_str(&source, std::path::Path::new("edges.toml")).unwrap();
+            let shore = Arc::new(Shore::for_scene(&scene).unwrap());
+            assert!(shore.walls().is_some_and(|walls| walls.count() > 0));
+            let heights: Vec<i16> =
+                (0..w * h).map(|i| if shore.is_wall(i) { 0 } else { ((i * 7919 % 401) as i64 - 200) as i16 }).collect();
             let lens = Lens::new(&scene, &shore, Threads::new(2));
             let mut out = vec![[0u8; 3]; w * h];
             lens.look(&heights, &look, &backdrop, &mut out);
-            let pen = GainPen::new(&look, 13, w, h, [edge == Edge::Wrap; 2]);
+            let pen = GainPen::new(&look, 13, w, h, [edge == "wrap"; 2]);
             let floor = Caustics::new(&heights, &shore, 26);
             for y in 0..h as i64 {
                 for x in 0..w as i64 {
-                    let (dx, dy) = shore.slopes_at(&heights, x, y);
-                    let slope = Slope { dx, dy, k: shore.curvature_at(&heights, x, y) };
-                    let e = floor.light()[y as usize * w + x as usize];
-                    let expected = pen.draw(x, y, slope, e, &backdrop);
-                    assert_eq!(out[y as usize * w + x as usize], expected, "{edge:?} ({x}, {y})");
+                    let i = y as usize * w + x as usize;
+                    let expected = if shore.is_wall(i) {
+                        background[i]
+                    } else {
+                        let (dx, dy) = shore.slopes_at(&heights, x, y);
+                        let slope = Slope { dx, dy, k: shore.curvature_at(&heights, x, y) };
+                        pen.draw(x, y, slope, floor.light()[i], &backdrop)
+                    };
+                    assert_eq!(out[i], expected, "{edge} ({x}, {y})");
                 }
             }
             assert!(out.iter().zip(&background).filter(|(a, b)| a != b).count() > w * h / 2);
