@@ -33,9 +33,9 @@ const TILT: i64 = 65536;
 
 /// A gain look resolved for drawing: the pen that samples, and the tone's tables and terms.
 pub(crate) struct GainPen {
+    /// Samples the backdrop; its light (toward the light, as `[look] light` gives it) is the
+    /// gain tone's.
     pen: Pen,
-    /// Toward the light, as `[look] light` gives it.
-    light: [i64; 2],
     shading: i64,
     caustics: i64,
     reflection: i64,
@@ -63,7 +63,6 @@ impl GainPen {
     pub(crate) fn new(look: &Look, r: i64, width: usize, height: usize, wrap: [bool; 2]) -> GainPen {
         let glint = look.glint;
         GainPen {
-            light: look.light,
             // The pen samples only: its own light (§9's) is none, so the sampling passes add 0.
             pen: Pen::new(&Look { shading: 0, highlight: 0, ..*look }, r, width, height).wrapping(wrap[0], wrap[1]),
             shading: look.shading,
@@ -121,7 +120,7 @@ impl GainPen {
     /// The floor's light `a`, −4096..=4096: the shading along the light, and the caustics.
     #[inline(always)]
     fn light(&self, dx: i64, dy: i64, e: u64) -> i64 {
-        let s = dx * self.light[0] + dy * self.light[1];
+        let s = dx * self.pen.light[0] + dy * self.pen.light[1];
         let mut a = (s * self.shading) >> 8;
         if self.caustics > 0 {
             a += (((e as i64 - RAY as i64) >> 8) * self.caustics) >> 8;
@@ -316,7 +315,7 @@ impl GainPasses {
     /// vectorize.
     #[inline(always)]
     fn terms(&mut self, pen: &GainPen, floor: &[u64]) {
-        let [lx, ly] = pen.light;
+        let [lx, ly] = pen.pen.light;
         let (shading, caustics, reflection) = (pen.shading, pen.caustics, pen.reflection as i32);
         let slopes = self.dx.iter().zip(&self.dy);
         // Where the row's shading and caustics products stay below 2^30 (the usual case), the
@@ -407,15 +406,7 @@ impl GainPasses {
             let pixels = self.packed[..n].iter_mut().zip(&self.sampled[..n]);
             for ((packed, p), ((&a, &g), (&f, &gl))) in pixels.zip(terms) {
                 let v = i32::from(p[c]);
-                // Both sides of the division are below 2^20: the f32 quotient floors to the
-                // exact one (its error, under 2^-16, is less than the 1/divisor that any
-                // fraction lies from the next integer).
-                let y = (v * a.max(0)) >> 8;
-                let headroom = 255 - v;
-                let q = ((headroom * y) as f32 / (y + headroom).max(1) as f32).trunc();
-                // q is a whole number in 0..=255: above 2^23 its bits are its value (a cast
-                // would check every lane for overflow, one at a time).
-                let lighter = v + ((q + 8_388_608.0).to_bits() & 0x7f_ffff) as i32;
+                let lighter = brighten(v, a.max(0));
                 let darker = (v * g) >> 8;
                 let u = if a >= 0 { lighter } else { darker };
                 let o1 = u + (((sky[c] - u) * f) >> 8);
@@ -424,6 +415,20 @@ impl GainPasses {
         }
         store_rgb(&self.packed[..n], out);
     }
+}
+
+/// The tone of a channel `v` under light `a ≥ 0`, `v + (H·y) / max(y + H, 1)` with
+/// `y = (v·a) >> 8` and `H = 255 − v`, in a form that vectorizes: both sides of the division are
+/// below 2^20, so the f32 quotient floors to the exact one (its error, under 2^-16, is less than
+/// the 1/divisor any fraction lies from the next integer); the whole number it gives, 0..=255,
+/// is read from the float's bits above 2^23 (a cast would check every lane for overflow, one at
+/// a time).
+#[inline(always)]
+fn brighten(v: i32, a: i32) -> i32 {
+    let y = (v * a) >> 8;
+    let headroom = 255 - v;
+    let q = ((headroom * y) as f32 / (y + headroom).max(1) as f32).trunc();
+    v + ((q + 8_388_608.0).to_bits() & 0x7f_ffff) as i32
 }
 
 #[cfg(test)]
@@ -449,6 +454,16 @@ mod tests {
             assert!(at(v, LIGHT) < 255 && (v < 18 || at(v, -LIGHT) > 0), "{v}");
         }
         assert_eq!(at(17, -LIGHT), 0);
+    }
+
+    #[test]
+    fn the_vectorized_brightening_is_the_integer_formula_everywhere() {
+        let pen = gain(Look::PLAIN);
+        for v in 0..=255 {
+            for a in 0..=LIGHT {
+                assert_eq!(i64::from(brighten(v as i32, a as i32)), pen.tone(v, a), "v = {v}, a = {a}");
+            }
+        }
     }
 
     #[test]
