@@ -94,7 +94,8 @@ fn read_gain(t: &Table<'_, '_>, look: &mut Look) -> Result<()> {
     if let Some(v) = t.get("sun") {
         glint.sun = color_value(&v)?;
     }
-    if !glint.clear_of_calm(look.light) {
+    // A glint of 0 draws nothing, so its lobe may lie anywhere.
+    if glint.peak > 0 && !glint.clear_of_calm(look.light) {
         let [tx, ty] = glint.target(look.light);
         let most = (tx * tx + ty * ty).isqrt();
         // Only a glint_size, glint_at or light given can fail it (the defaults pass); tone is

@@ -431,9 +431,11 @@ fn the_look_table_is_checked_and_defaults_to_a_gather() {
         "5:13: look.highlight = 5 is not drawn by tone = \"gain\": its sun glint is `glint` (with glint_at, glint_size)"
     );
     assert_eq!(
-        look("tone = \"gain\"\nglint_at = 40\nglint_size = 40"),
-        "6:14: look.glint_size = 40 lets calm water glint: with glint_at = 40 along light = [-1, -1], glint_size = 40 \
+        look("tone = \"gain\"\nglint = 200\nglint_at = 40\nglint_size = 40"),
+        "7:14: look.glint_size = 40 lets calm water glint: with glint_at = 40 along light = [-1, -1], glint_size = 40 \
          must be at most 39"
     );
+    // With no glint the lobe may lie anywhere.
+    assert_eq!(with("tone = \"gain\"\nglint = 0\nglint_at = 40\nglint_size = 40").glint.size, 40);
     assert_eq!(look("tone = \"gain\"\nsky_max = 257"), "5:11: look.sky_max = 257 is out of range: allowed 0..=256");
 }
