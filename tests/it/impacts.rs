@@ -136,7 +136,7 @@ fn every_bundled_stone_lands_as_water() {
 #[test]
 fn the_old_pond_fails_the_measure() {
     // The measure can fail: pond with the flat disc and the soft tone (the look before this
-    // one) has its first stone at about 200 hard-edge pixels a frame.
+    // one) has its first stone at about 245 hard-edge pixels a frame.
     let path = root().join("scenes/pond.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let old = [
