@@ -11,6 +11,7 @@ use std::path::Path;
 
 use crate::base::error::Error;
 use crate::draw::background::Background;
+use crate::encode::Effort;
 use crate::encode::gif::GifEncoder;
 use crate::encode::palette::Palette;
 use crate::inspect::plan;
@@ -86,7 +87,7 @@ pub fn render(data: &[u8]) {
         Ok(scene) => scene,
         Err(e) => return describe(&e),
     };
-    let estimate = Estimate::for_render(&scene, None, Some(Format::Gif), 1);
+    let estimate = Estimate::for_render(&scene, None, (Some(Format::Gif), Effort::Default), 1);
     if scene.width * scene.height > 48 * 48 || estimate.check(BUDGET).is_err() || !small_timeline(&scene, 60) {
         return;
     }

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use ripple_render::Format;
 use ripple_render::base::pool::Pool;
 use ripple_render::encode::Discard;
+use ripple_render::encode::Effort;
 use ripple_render::encode::apng::Apng;
 use ripple_render::encode::gif::GifEncoder;
 use ripple_render::encode::palette::Palette;
@@ -134,7 +135,7 @@ fn the_estimate_bounds_large_timelines() {
             let peak = parse_peak.max(held_before + render_peak);
             let render_peak = held_before + render_peak;
             let scene = Scene::from_toml_str(src, std::path::Path::new("large.toml")).unwrap();
-            let estimate = Estimate::for_render(&scene, None, output, 1);
+            let estimate = Estimate::for_render(&scene, None, (output, Effort::Default), 1);
             let variable = estimate.total() - estimate.fixed[0].bytes;
             eprintln!("{name}, {output:?}: peak {peak} bytes (render {render_peak}), estimate {variable} bytes");
             assert!(peak as u64 <= variable, "{name}, {output:?}: peak {peak} over the estimate {estimate:?}");
@@ -241,7 +242,7 @@ fn the_estimate_bounds_the_peak() {
         });
         let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
         let header = ripple_render::draw::background::image_header(&scene).unwrap();
-        let estimate = Estimate::for_render(&scene, header.as_ref(), output, threads);
+        let estimate = Estimate::for_render(&scene, header.as_ref(), (output, Effort::Default), threads);
         let variable = estimate.total() - estimate.fixed[0].bytes;
         eprintln!(
             "{model} {output:?} {threads} threads{}: peak {peak} bytes, estimate {} ({variable} variable)",

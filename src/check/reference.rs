@@ -24,7 +24,7 @@ use crate::encode::manifest::{self, Manifest};
 use crate::encode::palette::{Palette, SAMPLE};
 use crate::encode::quantize::Histogram;
 use crate::encode::reduce::shrink;
-use crate::encode::{Encoder, Stream};
+use crate::encode::{Effort, Encoder, Stream};
 
 /// The longest side of a reference's picture.
 pub const PREVIEW_SIDE: u32 = 320;
@@ -115,6 +115,7 @@ impl Recorder {
             render_frames: frames,
             looping: true,
             comment: comment.to_string(),
+            effort: Effort::Default,
             part: None,
         };
         let mut histogram = Histogram::default();

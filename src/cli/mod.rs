@@ -18,6 +18,7 @@ use clap::{Parser, Subcommand};
 
 use ripple_render::Error;
 use ripple_render::base::error::Target;
+use ripple_render::encode::Effort;
 use ripple_render::inspect::plan::Detail;
 use ripple_render::output::Named;
 use ripple_render::scene::Model;
@@ -150,6 +151,11 @@ struct Cli {
     /// format.
     #[arg(long)]
     dither: bool,
+
+    /// How hard a GIF, APNG, WebP or PNG encoder works for a smaller file: the frames are the same
+    /// at every level, only the size and the time differ (docs/cli.md, Effort).
+    #[arg(long, value_name = "LEVEL", default_value = "default", value_parser = effort_parser())]
+    effort: Effort,
 }
 
 #[derive(Debug, Subcommand)]
@@ -244,6 +250,17 @@ fn memory_size(text: &str) -> Result<u64, String> {
 fn format_parser() -> impl TypedValueParser<Value = Named> {
     let values = Named::ALL.map(|named| PossibleValue::new(named.flag()).help(named.help()));
     PossibleValuesParser::new(values).map(|flag| Named::from_flag(&flag).unwrap_or(Named::Gif))
+}
+
+/// `--effort`'s values: the encoders' levels, each with its help.
+fn effort_parser() -> impl TypedValueParser<Value = Effort> {
+    let help = |effort: Effort| match effort {
+        Effort::Fast => "quickest: at most a few times the GIF's time, a file a little larger",
+        Effort::Default => "the knee of speed against size",
+        Effort::Max => "smallest file, however long it takes",
+    };
+    let values = Effort::ALL.map(|effort| PossibleValue::new(effort.name()).help(help(effort)));
+    PossibleValuesParser::new(values).map(|name| Effort::named(&name).unwrap_or_default())
 }
 
 /// `--model`'s values: the water models, each with its help.
@@ -362,6 +379,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 overrides: &cli.set,
                 dither: cli.dither,
                 max_size: cli.max_size,
+                effort: cli.effort,
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }

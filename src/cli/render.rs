@@ -11,6 +11,7 @@ use ripple_render::base::json;
 use ripple_render::base::pool::Pool;
 use ripple_render::base::units;
 use ripple_render::draw::background::image_header_within;
+use ripple_render::encode::Effort;
 use ripple_render::encode::manifest::{self, Sink};
 use ripple_render::encode::png::frame_name;
 use ripple_render::inspect::advice;
@@ -45,6 +46,8 @@ pub struct Request<'a> {
     pub dither: bool,
     /// `--max-size`: the most bytes a GIF, APNG or WebP may have.
     pub max_size: Option<u64>,
+    /// `--effort`: how hard the encoder works for a smaller file.
+    pub effort: Effort,
 }
 
 /// `--frames` as given: `A..B` with either end open (the first frame, the end), or `K/N`, the
@@ -172,7 +175,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     }
     outputs.extend(request.hashes.map(|h| (h, false, "manifest")));
     output::check_distinct(&outputs, &inputs)?;
-    let estimate = Estimate::for_render(&scene, image.as_ref(), format, request.threads);
+    let estimate = Estimate::for_render(&scene, image.as_ref(), (format, request.effort), request.threads);
     // A rung's file is held in memory up to the size budget.
     let estimate = match request.max_size {
         Some(limit) => estimate.holding_file(limit),
@@ -271,6 +274,7 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
             indexed_png: request.indexed_png,
             dither: request.dither,
             max_size: request.max_size,
+            effort: request.effort,
             frames: job.frames.clone(),
         }),
         _ => None,

@@ -9,6 +9,7 @@ use crate::base::limits::DEFAULT_BUDGET;
 use crate::decode::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
 use crate::decode::palettes::PaletteMap;
 use crate::draw::background::image_header;
+use crate::encode::Effort;
 use crate::encode::manifest::PixelKind;
 use crate::encode::palette::Palette;
 use crate::render::Inputs;
@@ -40,7 +41,7 @@ pub enum Through {
 pub fn open(path: &Path, through: Through) -> Result<(Info, Box<dyn FrameSource>)> {
     let scene = read_scene(path, &[], DEFAULT_BUDGET)?;
     let header = image_header(&scene)?;
-    Estimate::for_render(&scene, header.as_ref(), None, 1).check(DEFAULT_BUDGET)?;
+    Estimate::for_render(&scene, header.as_ref(), (None, Effort::Default), 1).check(DEFAULT_BUDGET)?;
     let inputs = Inputs::for_scene_within(&scene, DEFAULT_BUDGET)?;
     let provenance = Some(inputs.provenance.clone());
     // As its own GIF shows it: each background pixel replaced by its palette colour. (A look's

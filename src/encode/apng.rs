@@ -12,11 +12,12 @@
 use std::io::Write;
 use std::time::Instant;
 
+use super::filter::{self, Rows};
 use super::palette::Palette;
 use super::png::PngPixel;
 use super::rect::{self, Rect};
 use super::workers::Workers;
-use super::{EncodeTimes, Stream};
+use super::{Effort, EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// How a frame is laid over the canvas (the `fcTL` blend op).
@@ -28,11 +29,13 @@ enum Blend {
     Over,
 }
 
-/// One frame for a worker: its rectangle, how it blends, and its pixels (the rectangle's).
+/// One frame for a worker: its rectangle, how it blends, its pixels (the rectangle's), and how
+/// hard it is compressed.
 struct Job<P> {
     rect: Rect,
     blend: Blend,
     pixels: Vec<P>,
+    effort: Effort,
 }
 
 /// A worker's result: the frame's compressed image data.
@@ -145,7 +148,7 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
     /// The job for the next frame: the whole canvas first, then the rectangle that changed.
     fn job(&mut self, pixels: &[P]) -> Job<P> {
         let stream = &self.chunks.stream;
-        let job = job_after(&self.previous, pixels, (stream.width, stream.height), self.unchanged);
+        let job = job_after(&self.previous, pixels, (stream.width, stream.height), self.unchanged, stream.effort);
         self.previous.clear();
         self.previous.extend_from_slice(pixels);
         job
@@ -153,8 +156,15 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
 }
 
 /// The job for the frame `pixels` after `previous` (none: the whole canvas of `size`), the
-/// pixels that did not change as `unchanged` where there is such a pixel (the frame then blends).
-fn job_after<P: PngPixel + PartialEq>(previous: &[P], pixels: &[P], size: (u32, u32), unchanged: Option<P>) -> Job<P> {
+/// pixels that did not change as `unchanged` where there is such a pixel (the frame then blends),
+/// compressed at `effort`.
+fn job_after<P: PngPixel + PartialEq>(
+    previous: &[P],
+    pixels: &[P],
+    size: (u32, u32),
+    unchanged: Option<P>,
+    effort: Effort,
+) -> Job<P> {
     let (rect, blend) = if previous.is_empty() {
         (Rect::whole(size.0, size.1), Blend::Source)
     } else {
@@ -165,26 +175,26 @@ fn job_after<P: PngPixel + PartialEq>(previous: &[P], pixels: &[P], size: (u32, 
     };
     let unchanged = unchanged.filter(|_| blend == Blend::Over);
     let cut = rect::cut(pixels, previous, size.0 as usize, rect, unchanged);
-    Job { rect, blend, pixels: cut }
+    Job { rect, blend, pixels: cut, effort }
 }
 
 /// The chunks an APNG encoder writes for the frame `pixels` after `previous` on a canvas of
 /// `size` (RGB, or palette indices with `indexed`), unchanged pixels as `unchanged` where there
-/// is such a pixel, shown for `delay` (numerator, denominator), numbered from `sequence`: its
-/// `fcTL` and `fdAT`. What `join` puts in place of a later part's whole first frame, so that the
-/// joined file is the whole render's, byte for byte.
+/// is such a pixel, shown for `delay` (numerator, denominator), numbered from `sequence`,
+/// compressed at `effort`: its `fcTL` and `fdAT`. What `join` puts in place of a later part's
+/// whole first frame, so that the joined file is the whole render's, byte for byte.
 pub fn frame_after<P: PngPixel + PartialEq>(
     previous: &[P],
     pixels: &[P],
     (size, indexed): ((u32, u32), bool),
     unchanged: Option<P>,
-    delay: (u16, u16),
-    sequence: u32,
+    (delay, sequence): ((u16, u16), u32),
+    effort: Effort,
 ) -> Result<Vec<u8>> {
     if previous.len() != pixels.len() || pixels.len() != size.0 as usize * size.1 as usize {
         return Err(Error::Encode("a frame of another size than the APNG's canvas".into()));
     }
-    let frame = compress(job_after(previous, pixels, size, unchanged), indexed)?;
+    let frame = compress(job_after(previous, pixels, size, unchanged, effort), indexed)?;
     let mut bytes = Vec::with_capacity(frame.data.len() + 64);
     frame_chunks(&mut bytes, &frame, delay, sequence, false)?;
     Ok(bytes)
@@ -289,21 +299,40 @@ impl<W: Write> Chunks<W> {
     }
 }
 
-/// Bytes per pixel one thread holds while it compresses a frame, at worst: the rectangle (3),
-/// and a PNG crate encoding's buffers (16, as for a PNG sequence's frame) while the other
-/// filter's result (at most the raw size and a little) is kept beside them.
-const WORKING_BYTES_PER_PIXEL: u64 = 3 + 16 + 4;
-
-/// Bytes an APNG encoder on `threads` threads holds per canvas pixel: its copy of the
-/// background and the previous frame, each frame in flight as RGB, and each thread's working
-/// buffers.
-pub fn bytes_per_pixel(threads: usize) -> u64 {
-    3 + 3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+/// Bytes per pixel one thread holds while it compresses a frame at `effort`, at worst: the
+/// rectangle (3), then by default a PNG crate encoding's buffers (16, as for a PNG sequence's
+/// frame) while the other filter's result (at most the raw size and a little) is kept beside
+/// them; fast, the filtered rows (3) and libdeflate's output, at most their size and a little
+/// (4); at max, beside those, the best filtered rows so far (3) and a trial's stream (4).
+fn working_bytes_per_pixel(effort: Effort) -> u64 {
+    match effort {
+        Effort::Fast => 3 + 3 + 4,
+        Effort::Default => 3 + 16 + 4,
+        Effort::Max => 3 + 3 + 4 + 3 + 4,
+    }
 }
 
-/// The zlib level frames are compressed at: 3 rather than the usual 6, which takes twice the
-/// time for 4–5% less (see docs/benchmarks.md).
+/// Bytes an APNG encoder on `threads` threads holds per canvas pixel at `effort`: its copy of
+/// the background and the previous frame, each frame in flight as RGB, and each thread's
+/// working buffers.
+pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
+    3 + 3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * working_bytes_per_pixel(effort)
+}
+
+/// The zlib level frames are compressed at by default: 3 rather than the usual 6, which takes
+/// twice the time for 4–5% less (see docs/benchmarks.md).
 pub const COMPRESSION_LEVEL: u8 = 3;
+
+/// libdeflate's level for the `fast` effort: its quickest, which on our frames is both faster
+/// and smaller than zlib's (docs/design.md, Effort).
+const FAST_LEVEL: i32 = 1;
+
+/// libdeflate's level the `max` effort ranks the ways of filtering a frame at (quick, and ranks
+/// them as its slowest level does, but for near ties).
+const RANKING_LEVEL: i32 = 6;
+
+/// libdeflate's level for the `max` effort's one stream: its slowest and smallest.
+const MAX_LEVEL: i32 = 12;
 
 /// Writes one chunk (length, type, data, CRC) to `out`: the APNG encoder's, and `join`'s.
 pub(crate) fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> Result<()> {
@@ -316,11 +345,59 @@ pub(crate) fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> 
     out.write_all(&crc.finalize().to_be_bytes()).map_err(io)
 }
 
-/// Filters and compresses one frame's rectangle: the image data of a PNG of just that
-/// rectangle (made by the png crate), which is what the frame's `IDAT`/`fdAT` carry.
+/// Filters and compresses one frame's rectangle, as its effort says: the zlib stream the frame's
+/// `IDAT`/`fdAT` carry.
 fn compress<P: PngPixel>(job: Job<P>, indexed: bool) -> Result<Compressed> {
     let started = Instant::now();
-    let data = if indexed {
+    let data = match job.effort {
+        Effort::Default => png_crate_data(&job, indexed)?,
+        Effort::Fast => fast_data(&job, indexed),
+        Effort::Max => max_data(&job, indexed),
+    };
+    Ok(Compressed { rect: job.rect, blend: job.blend, data, encode: started.elapsed() })
+}
+
+/// The rectangle's raw bytes, its row length and its bytes a pixel.
+fn raw<P: PngPixel>(job: &Job<P>, indexed: bool) -> (&[u8], usize, usize) {
+    let bpp = if indexed { 1 } else { 3 };
+    (P::bytes(&job.pixels), job.rect.width as usize * bpp, bpp)
+}
+
+/// The `fast` effort: one way of filtering, the one the default picks most often for such a
+/// frame (none for palette indices and for frames whose unchanged pixels are a colour key,
+/// whose runs filters would break; the adaptive choice for drawn RGB frames), and libdeflate's
+/// quickest level.
+fn fast_data<P: PngPixel>(job: &Job<P>, indexed: bool) -> Vec<u8> {
+    let (bytes, stride, bpp) = raw(job, indexed);
+    let rows = if indexed || job.blend == Blend::Over { Rows::Fixed(0) } else { Rows::MinSum };
+    let mut filtered = Vec::new();
+    filter::filter(bytes, stride, bpp, rows, &mut filtered);
+    filter::zlib(&filtered, FAST_LEVEL)
+}
+
+/// The `max` effort: every way of filtering (each filter throughout, and the adaptive choice)
+/// ranked by its stream at a quick level, the smallest then compressed at libdeflate's slowest
+/// level (the first of equals).
+fn max_data<P: PngPixel>(job: &Job<P>, indexed: bool) -> Vec<u8> {
+    let (bytes, stride, bpp) = raw(job, indexed);
+    let (mut best, mut trial) = (Vec::new(), Vec::new());
+    let mut smallest = usize::MAX;
+    for rows in Rows::ALL {
+        filter::filter(bytes, stride, bpp, rows, &mut trial);
+        let size = filter::zlib(&trial, RANKING_LEVEL).len();
+        if size < smallest {
+            smallest = size;
+            std::mem::swap(&mut best, &mut trial);
+        }
+    }
+    filter::zlib(&best, MAX_LEVEL)
+}
+
+/// The default effort: the image data of a PNG of just the rectangle, made by the png crate
+/// (zlib level 3), filtered adaptively and not at all, the smaller kept (palette indices only
+/// unfiltered).
+fn png_crate_data<P: PngPixel>(job: &Job<P>, indexed: bool) -> Result<Vec<u8>> {
+    Ok(if indexed {
         // Palette indices are not filtered (PNG's own advice).
         image_data(&encode_rect(&job, png::Filter::NoFilter, true)?)
     } else {
@@ -329,8 +406,7 @@ fn compress<P: PngPixel>(job: Job<P>, indexed: bool) -> Result<Compressed> {
         let filtered = image_data(&encode_rect(&job, png::Filter::Adaptive, false)?);
         let plain = image_data(&encode_rect(&job, png::Filter::NoFilter, false)?);
         if plain.len() < filtered.len() { plain } else { filtered }
-    };
-    Ok(Compressed { rect: job.rect, blend: job.blend, data, encode: started.elapsed() })
+    })
 }
 
 /// A PNG file of one frame's rectangle, made by the png crate with `filter`.

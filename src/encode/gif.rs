@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::palette::{ColourIndex, Palette};
 use super::workers::Workers;
-use super::{EncodeTimes, Stream};
+use super::{Effort, EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// The delay of output frame `i` in centiseconds: `c(i+1) - c(i)` with
@@ -20,7 +20,8 @@ pub fn delay_cs(i: u64, fps: u32) -> u16 {
 /// Bytes a GIF encoder on `threads` threads holds per canvas pixel: the palette indices of the
 /// background and of the previous frame, and each frame in flight (and one set kept for the
 /// next) as indices, the rectangle that changed and its compressed bytes.
-pub fn bytes_per_pixel(threads: usize) -> u64 {
+pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
+    let _ = effort;
     2 + (crate::base::pool::in_flight(threads) + 1) * 3
 }
 

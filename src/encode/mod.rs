@@ -4,6 +4,7 @@
 //! records beside its frames is a [`Stream`]. Nothing here knows of scenes, water or drawing.
 
 pub mod apng;
+pub mod filter;
 pub mod fit;
 pub mod gif;
 pub mod lzw;
@@ -22,6 +23,44 @@ pub mod workers;
 use std::time::Duration;
 
 use crate::base::error::Result;
+
+/// How hard an encoder works for a smaller file: speed against size, the user's choice
+/// (`--effort`), as cwebp's `-m` or oxipng's `-o` are. Every level is exact and deterministic;
+/// only the bytes and the time differ. What each level does per format is in docs/design.md.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Effort {
+    /// The quickest file worth having: a few times the GIF's time at most, a little larger.
+    Fast,
+    /// The knee of speed against size (the files every earlier version made).
+    #[default]
+    Default,
+    /// The smallest file these encoders make, whatever it takes.
+    Max,
+}
+
+impl Effort {
+    /// Every level, quickest first.
+    pub const ALL: [Effort; 3] = [Effort::Fast, Effort::Default, Effort::Max];
+
+    /// Its name on the command line and in a file's comment.
+    pub fn name(self) -> &'static str {
+        match self {
+            Effort::Fast => "fast",
+            Effort::Default => "default",
+            Effort::Max => "max",
+        }
+    }
+
+    /// The level named `name`, if any.
+    pub fn named(name: &str) -> Option<Effort> {
+        Effort::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// The level a file's comment records (` effort=NAME`, written only when not the default).
+    pub fn recorded_in(comment: &str) -> Effort {
+        comment.split(' ').find_map(|word| word.strip_prefix("effort=").and_then(Effort::named)).unwrap_or_default()
+    }
+}
 
 /// What an animation records besides its frames: the canvas, the timing, the loop and the
 /// provenance comment. Made from the scene by the render, or reduced to fit a size budget.
@@ -42,6 +81,9 @@ pub struct Stream {
     pub looping: bool,
     /// The provenance text the file carries.
     pub comment: String,
+    /// How hard the encoder works for a smaller file (recorded in `comment` when not the
+    /// default, so that `join` re-encodes a part's first frame as the part's encoder did).
+    pub effort: Effort,
     /// The output frames this file holds when it is a part of a render split by frame range
     /// (`--frames A..B`), numbered as in the whole render; `None`: every frame.
     pub part: Option<std::ops::Range<u64>>,
@@ -59,6 +101,16 @@ impl Stream {
             part: None,
             ..self.clone()
         }
+    }
+
+    /// This stream encoded at `effort`, which its comment then records (` effort=NAME`) unless
+    /// it is the default.
+    pub fn at(&self, effort: Effort) -> Stream {
+        let comment = match effort {
+            Effort::Default => self.comment.clone(),
+            other => format!("{} effort={}", self.comment, other.name()),
+        };
+        Stream { comment, effort, ..self.clone() }
     }
 
     /// Output frames `range` of this stream alone, as one part of a render split by frame range.

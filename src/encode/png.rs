@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::palette::Palette;
 use super::workers::Workers;
-use super::{EncodeTimes, Stream};
+use super::{Effort, EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// How many digits frame numbers get: max(4, digits of N-1).
@@ -127,7 +127,8 @@ const WORKING_BYTES_PER_PIXEL: u64 = 16;
 /// Bytes a PNG sequence (or a still) on `threads` threads holds per canvas pixel: its copy of
 /// the background, each frame in flight as RGB, and on each thread the buffers of the frame it
 /// compresses.
-pub fn bytes_per_pixel(threads: usize) -> u64 {
+pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
+    let _ = effort;
     3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use super::rect::{self, Rect};
 use super::workers::Workers;
-use super::{EncodeTimes, Stream};
+use super::{Effort, EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst (noise), beside the
@@ -35,7 +35,8 @@ const IN_FLIGHT_BYTES_PER_PIXEL: u64 = 8;
 
 /// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background
 /// and the previous frame, each frame in flight, and each thread's working buffers.
-pub fn bytes_per_pixel(threads: usize) -> u64 {
+pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
+    let _ = effort;
     3 + 3
         + crate::base::pool::in_flight(threads) * IN_FLIGHT_BYTES_PER_PIXEL
         + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
@@ -332,7 +333,17 @@ mod tests {
 
     fn stream(fps: u32, render_frames: u64) -> Stream {
         let comment = String::new();
-        Stream { width: 1, height: 1, fps, step: 1, render_frames, looping: true, comment, part: None }
+        Stream {
+            width: 1,
+            height: 1,
+            fps,
+            step: 1,
+            render_frames,
+            looping: true,
+            comment,
+            effort: Effort::Default,
+            part: None,
+        }
     }
 
     #[test]

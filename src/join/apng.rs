@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::{Again, Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
+use crate::encode::Effort;
 use crate::encode::apng::{frame_after, write_chunk};
 
 /// What a part's frames are made of: RGB or palette samples, and the pixel that marks an
@@ -87,16 +88,22 @@ fn pictures(path: &Path, samples: &Samples, last: bool) -> Result<Pictures<Vec<u
 }
 
 /// The chunks the whole render has for the frame `now` after `before` (both the canvas's
-/// samples), shown for `delay`, numbered from `sequence`.
-fn encoded_again(samples: &Samples, before: &[u8], now: &[u8], delay: (u16, u16), sequence: u32) -> Result<Vec<u8>> {
+/// samples), shown for `delay`, numbered from `sequence`, compressed at the render's `effort`.
+fn encoded_again(
+    samples: &Samples,
+    (before, now): (&[u8], &[u8]),
+    delay: (u16, u16),
+    sequence: u32,
+    effort: Effort,
+) -> Result<Vec<u8>> {
     let shape = (samples.size, samples.indexed);
     if samples.indexed {
         let unchanged = samples.unchanged.as_ref().map(|u| u[0]);
-        frame_after(before, now, shape, unchanged, delay, sequence)
+        frame_after(before, now, shape, unchanged, (delay, sequence), effort)
     } else {
         let rgb = |bytes: &[u8]| bytes.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect::<Vec<[u8; 3]>>();
         let unchanged = samples.unchanged.as_ref().map(|u| [u[0], u[1], u[2]]);
-        frame_after(&rgb(before), &rgb(now), shape, unchanged, delay, sequence)
+        frame_after(&rgb(before), &rgb(now), shape, unchanged, (delay, sequence), effort)
     }
 }
 
@@ -251,7 +258,9 @@ impl Container for Apng {
                     }
                     b"IDAT" => {
                         let delay = delay.unwrap_or((1, 1));
-                        out.write_all(&encoded_again(s, before, now, delay, self.sequence)?).map_err(Error::output)?;
+                        let effort = Effort::recorded_in(&self.comment);
+                        let again = encoded_again(s, (before, now), delay, self.sequence, effort)?;
+                        out.write_all(&again).map_err(Error::output)?;
                         self.sequence += 2;
                         // Any further IDAT of that image is passed over.
                         chunk = next(source)?;

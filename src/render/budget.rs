@@ -15,7 +15,7 @@ use crate::base::pool::in_flight;
 use crate::base::units::{show, suggest};
 use crate::draw::caustics::Caustics;
 use crate::draw::look::Backdrop;
-use crate::encode::{apng, gif, palette, png, video, webp};
+use crate::encode::{Effort, apng, gif, palette, png, video, webp};
 use crate::output::Format;
 use crate::scene::{Pattern, Scene, Tone};
 use crate::sim::field::cell_bytes;
@@ -111,8 +111,13 @@ impl Estimate {
     }
 
     /// A render of `scene` into `format` (`None`: nothing but the simulation, for a hash
-    /// manifest), with `threads` encoder threads, and its background `image`, if any.
-    pub fn for_render(scene: &Scene, image: Option<&ImageHeader>, format: Option<Format>, threads: usize) -> Estimate {
+    /// manifest) at `effort`, with `threads` encoder threads, and its background `image`, if any.
+    pub fn for_render(
+        scene: &Scene,
+        image: Option<&ImageHeader>,
+        (format, effort): (Option<Format>, Effort),
+        threads: usize,
+    ) -> Estimate {
         let cells = u64::from(scene.width) * u64::from(scene.height);
         let gif = format == Some(Format::Gif);
         let mut estimate = Estimate::for_timeline(scene);
@@ -128,7 +133,7 @@ impl Estimate {
         }
         // Each frame, in the encoder's pixels; the encoder's own buffers; a manifest converts
         // each frame to RGB to hash it.
-        let (frame, encoder) = encoder_bytes_per_pixel(format, threads);
+        let (frame, encoder) = encoder_bytes_per_pixel(format, effort, threads);
         let hashing = 3;
         let mut rendering = vec![
             background,
@@ -255,13 +260,13 @@ fn palette_parts(scene: &Scene, cells: u64) -> Vec<Part> {
 }
 
 /// Bytes per canvas pixel of a frame in the encoder's pixels, and of the encoder of `format`
-/// on `threads` threads.
-fn encoder_bytes_per_pixel(format: Option<Format>, threads: usize) -> (u64, u64) {
+/// at `effort` on `threads` threads.
+fn encoder_bytes_per_pixel(format: Option<Format>, effort: Effort, threads: usize) -> (u64, u64) {
     match format {
-        Some(Format::Gif) => (1, gif::bytes_per_pixel(threads)),
-        Some(Format::PngSequence | Format::Still) => (3, png::bytes_per_pixel(threads)),
-        Some(Format::Apng) => (3, apng::bytes_per_pixel(threads)),
-        Some(Format::Webp) => (3, webp::bytes_per_pixel(threads)),
+        Some(Format::Gif) => (1, gif::bytes_per_pixel(threads, effort)),
+        Some(Format::PngSequence | Format::Still) => (3, png::bytes_per_pixel(threads, effort)),
+        Some(Format::Apng) => (3, apng::bytes_per_pixel(threads, effort)),
+        Some(Format::Webp) => (3, webp::bytes_per_pixel(threads, effort)),
         Some(Format::Mp4 | Format::Webm) => (3, video::BYTES_PER_PIXEL),
         // A copy of the background to refract from.
         None => (3, 3),

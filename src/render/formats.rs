@@ -18,7 +18,7 @@ use crate::encode::png::{PngSequence, Still};
 use crate::encode::reduce::Reduced;
 use crate::encode::video::{self, Codec, Video};
 use crate::encode::webp::Webp;
-use crate::encode::{Discard, Encoder, Stream};
+use crate::encode::{Discard, Effort, Encoder, Stream};
 use crate::output::{Format, Staged, scratch_file};
 use crate::scene::Scene;
 
@@ -33,13 +33,14 @@ pub fn stream_of(scene: &Scene, inputs: &Inputs) -> Stream {
         render_frames: scene.frames,
         looping: scene.looping,
         comment: inputs.provenance.to_text(),
+        effort: Effort::Default,
         part: None,
     }
 }
 
 /// What `out` writes of `scene`: the whole render's stream, or the part `--frames` asks for.
 fn stream_for(scene: &Scene, inputs: &Inputs, out: &Output<'_>) -> Stream {
-    let whole = stream_of(scene, inputs);
+    let whole = stream_of(scene, inputs).at(out.effort);
     match &out.frames {
         Some(range) => whole.part(range.clone()),
         None => whole,
@@ -67,6 +68,8 @@ pub struct Output<'a> {
     pub dither: bool,
     /// The most bytes a GIF, APNG or WebP may have (`--max-size`).
     pub max_size: Option<u64>,
+    /// How hard the encoder works for a smaller file (`--effort`).
+    pub effort: Effort,
     /// Output frames `A..B` alone (`--frames`), as the whole render makes them: a part of a
     /// render split by frame range, for `join` (a PNG sequence's part is its files).
     pub frames: Option<std::ops::Range<u64>>,
