@@ -51,6 +51,7 @@ struct Job {
     closed: Option<Vec<u32>>,
     blend: bool,
     duration: u32,
+    effort: Effort,
 }
 
 /// A worker's result: the frame's `ANMF` chunk, whole.
@@ -120,7 +121,8 @@ impl<W: Write + Seek> Webp<W> {
 
     fn job(&mut self, pixels: &[[u8; 3]]) -> Job {
         let duration = self.stream.duration_ms(self.stream.held().start + self.written);
-        let job = job_after(&self.previous, pixels, (self.stream.width, self.stream.height), duration);
+        let job =
+            job_after(&self.previous, pixels, (self.stream.width, self.stream.height), (duration, self.stream.effort));
         self.previous.clear();
         self.previous.extend_from_slice(pixels);
         self.written += 1;
@@ -129,8 +131,8 @@ impl<W: Write + Seek> Webp<W> {
 }
 
 /// The job for the frame `pixels` after `previous` (none: the whole canvas of `size`), shown
-/// for `duration` milliseconds.
-fn job_after(previous: &[[u8; 3]], pixels: &[[u8; 3]], size: (u32, u32), duration: u32) -> Job {
+/// for `duration` milliseconds, compressed at `effort`.
+fn job_after(previous: &[[u8; 3]], pixels: &[[u8; 3]], size: (u32, u32), (duration, effort): (u32, Effort)) -> Job {
     let width = size.0 as usize;
     let rect = if previous.is_empty() {
         Rect::whole(size.0, size.1)
@@ -157,7 +159,8 @@ fn job_after(previous: &[[u8; 3]], pixels: &[[u8; 3]], size: (u32, u32), duratio
         }
     }
     // A blended frame's pixels with short gaps closed, if that changes any.
-    let closed = blend
+    // (The fast effort codes the frame as it is.)
+    let closed = (blend && effort != Effort::Fast)
         .then(|| {
             let mut closed = cut.clone();
             let mut any = false;
@@ -167,17 +170,23 @@ fn job_after(previous: &[[u8; 3]], pixels: &[[u8; 3]], size: (u32, u32), duratio
             any.then_some(closed)
         })
         .flatten();
-    Job { rect, pixels: cut, closed, blend, duration }
+    Job { rect, pixels: cut, closed, blend, duration, effort }
 }
 
 /// The `ANMF` chunk a WebP encoder writes for the frame `pixels` after `previous` on a canvas of
-/// `size`, shown for `duration` milliseconds: what `join` puts in place of a later part's whole
-/// first frame, so that the joined file is the whole render's, byte for byte.
-pub fn frame_after(previous: &[[u8; 3]], pixels: &[[u8; 3]], size: (u32, u32), duration: u32) -> Result<Vec<u8>> {
+/// `size`, shown for `duration` milliseconds, compressed at `effort`: what `join` puts in place
+/// of a later part's whole first frame, so that the joined file is the whole render's, byte for
+/// byte.
+pub fn frame_after(
+    previous: &[[u8; 3]],
+    pixels: &[[u8; 3]],
+    size: (u32, u32),
+    (duration, effort): (u32, Effort),
+) -> Result<Vec<u8>> {
     if previous.is_empty() || previous.len() != pixels.len() || pixels.len() != size.0 as usize * size.1 as usize {
         return Err(Error::Encode("a frame of another size than the WebP's canvas".into()));
     }
-    compress(job_after(previous, pixels, size, duration)).map(|frame| frame.chunk)
+    compress(job_after(previous, pixels, size, (duration, effort))).map(|frame| frame.chunk)
 }
 
 /// The longest run of unchanged pixels between two changed ones (in a row) that is written
@@ -258,10 +267,15 @@ fn compress(job: Job) -> Result<Compressed> {
     let started = Instant::now();
     let Rect { x, y, width, height } = job.rect;
     let (w, h) = (width as usize, height as usize);
-    // The blended pixels with gaps closed, or as they are: whichever looks smaller.
-    let versions: Vec<&[u32]> =
-        [Some(&job.pixels), job.closed.as_ref()].into_iter().flatten().map(|v| &v[..]).collect();
-    let vp8l = super::vp8l::encode_smaller(&versions, w, h, job.blend);
+    let vp8l = match job.effort {
+        Effort::Fast => super::vp8l::encode_fast(job.pixels, w, h, job.blend),
+        _ => {
+            // The blended pixels with gaps closed, or as they are: whichever looks smaller.
+            let versions: Vec<&[u32]> =
+                [Some(&job.pixels), job.closed.as_ref()].into_iter().flatten().map(|v| &v[..]).collect();
+            super::vp8l::encode_smaller(&versions, w, h, job.blend)
+        }
+    };
     let mut vp8l_chunk = Vec::with_capacity(vp8l.len() + 9);
     chunk(&mut vp8l_chunk, b"VP8L", &vp8l);
     let vp8l = &vp8l_chunk;

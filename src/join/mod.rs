@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::base::error::{Error, Result};
 use crate::decode::{Magic, read_head, sniff};
+use crate::encode::Effort;
 use crate::encode::provenance::Provenance;
 use crate::output::Format;
 
@@ -320,7 +321,7 @@ pub fn join(parts: &[Part], format: Format, out: std::fs::File, ffmpeg: Option<&
     let size = match format {
         Format::Gif => join_parts(parts, gif::Gif::new(comment), &mut writer)?,
         Format::Apng => join_parts(parts, apng::Apng::new(comment, total), &mut writer)?,
-        Format::Webp => join_parts(parts, webp::Webp::default(), &mut writer)?,
+        Format::Webp => join_parts(parts, webp::Webp::at(Effort::recorded_in(&comment)), &mut writer)?,
         _ => {
             let program = ffmpeg.ok_or_else(|| Error::Ffmpeg("joining videos needs the ffmpeg program".into()))?;
             let file = writer.into_inner().map_err(|e| Error::output(e.into_error()))?;

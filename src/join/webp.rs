@@ -10,6 +10,7 @@ use std::path::Path;
 use super::{Again, Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::decode::webp::WebpFrames;
+use crate::encode::Effort;
 use crate::encode::webp::{PART_CHUNK, RIFF_HINT, frame_after};
 
 /// The pictures of the WebP at `path`, in RGB (a render's frames are opaque), after its first
@@ -78,12 +79,21 @@ pub fn label(source: &mut Source<'_>) -> Result<Option<String>> {
 /// `RIFF` size filled in at the end.
 #[derive(Default)]
 pub(super) struct Webp {
+    /// How hard the render's encoder worked (its label says), for its parts' first frames.
+    effort: Effort,
     /// Bytes after the `RIFF` size so far.
     length: u64,
     /// The first part's `VP8X` and `ANIM`, for the canvas.
     own: Vec<u8>,
     /// The chunk header read after a part's head: its first frame's.
     next: Option<([u8; 4], u64)>,
+}
+
+impl Webp {
+    /// Joins the parts of a render whose encoder worked at `effort`.
+    pub(super) fn at(effort: Effort) -> Webp {
+        Webp { effort, ..Webp::default() }
+    }
 }
 
 impl Container for Webp {
@@ -138,7 +148,7 @@ impl Container for Webp {
                 if let Some((before, now)) = first_frame.take() {
                     // ANMF's data: x, y, width − 1, height − 1, then the duration, 24 bits each.
                     let duration = frame.get(20..23).map_or(0, |d| u32::from_le_bytes([d[0], d[1], d[2], 0]));
-                    frame = frame_after(&before, now, canvas_size(&self.own), duration)?;
+                    frame = frame_after(&before, now, canvas_size(&self.own), (duration, self.effort))?;
                 }
                 out.write_all(&frame).map_err(Error::output)?;
                 self.length += frame.len() as u64;

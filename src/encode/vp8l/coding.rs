@@ -4,7 +4,7 @@
 
 use super::groups::{Groups, groups};
 use super::prefix::{Bits, Code, prefix, write_code};
-use super::tokens::{Histograms, Token, alphabet_sizes, cache, histograms, starts, symbols, tokens};
+use super::tokens::{Histograms, Token, alphabet_sizes, cache, histograms, quick_tokens, starts, symbols, tokens};
 
 /// Writes an entropy-coded sub-image (a transform's data): no colour cache, one group of codes.
 pub(super) fn write_image(bits: &mut Bits, pixels: &[u32], width: usize) {
@@ -34,6 +34,18 @@ impl Image {
         let mut tokens = tokens(pixels, width);
         cache(&mut tokens, pixels, cache_bits);
         Image { tokens, width, height: pixels.len() / width.max(1), cache_bits, main }
+    }
+}
+
+impl Image {
+    /// `pixels` parsed quickly (see [`quick_tokens`]), as a main image with a colour cache of
+    /// `cache_bits`, for the `fast` effort, with its coding in one group of codes (whose bits are
+    /// not counted: there is nothing to compare it with).
+    pub(super) fn quick(pixels: &[u32], width: usize, cache_bits: u32) -> (Image, Coding) {
+        let (tokens, counts) = quick_tokens(pixels, width, cache_bits);
+        let image = Image { tokens, width, height: pixels.len() / width.max(1), cache_bits, main: true };
+        let coding = Coding { groups: None, of: Vec::new(), histograms: vec![counts], bits: 0, fixed: 0 };
+        (image, coding)
     }
 }
 
@@ -116,10 +128,13 @@ pub(super) fn write_tokens(bits: &mut Bits, image: &Image, coding: &Coding) {
         let [green, red, blue, alpha, distance] = &codes[coding.of.get(i).map_or(0, |&k| usize::from(k))];
         match *t {
             Token::Literal(p) => {
-                green.put(bits, (p >> 8 & 255) as usize);
-                red.put(bits, (p >> 16 & 255) as usize);
-                blue.put(bits, (p & 255) as usize);
-                alpha.put(bits, (p >> 24) as usize);
+                // Green and red, then blue and alpha, together: at most 30 bits each pair.
+                let (g, gl) = green.get((p >> 8 & 255) as usize);
+                let (r, rl) = red.get((p >> 16 & 255) as usize);
+                bits.put(g | r << gl, gl + rl);
+                let (b, bl) = blue.get((p & 255) as usize);
+                let (a, al) = alpha.get((p >> 24) as usize);
+                bits.put(b | a << bl, bl + al);
             }
             Token::Cache(slot) => green.put(bits, 256 + 24 + slot as usize),
             Token::Copy { length, code } => {

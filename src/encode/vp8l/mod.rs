@@ -25,6 +25,36 @@ use predict::{MODES, Predictable, TILE_BITS, predict, subtract, subtract_green};
 use prefix::Bits;
 use tokens::CACHE_BITS;
 
+/// A way of coding a picture before its main image is parsed: its header and transforms, and
+/// the main image's pixels (`width` wide, with a colour cache of `cache_bits`).
+struct Unparsed {
+    head: Bits,
+    pixels: Vec<u32>,
+    width: usize,
+    cache_bits: u32,
+}
+
+impl Unparsed {
+    fn new(head: Bits, pixels: Vec<u32>, width: usize, cache_bits: u32) -> Unparsed {
+        Unparsed { head, pixels, width, cache_bits }
+    }
+
+    /// The way with its main image parsed greedily, to be compared with other ways.
+    fn parsed(self) -> Way {
+        let Unparsed { head, pixels, width, cache_bits } = self;
+        Way { head, image: Image::new(&pixels, width, cache_bits, true), pixels }
+    }
+
+    /// The whole bitstream, its main image parsed quickly and coded with one group of codes
+    /// (the `fast` effort).
+    fn quick_bytes(self) -> Vec<u8> {
+        let Unparsed { mut head, pixels, width, cache_bits } = self;
+        let (image, coding) = Image::quick(&pixels, width, cache_bits);
+        write_tokens(&mut head, &image, &coding);
+        head.finish()
+    }
+}
+
 /// A way of coding a picture: its header and transforms, then its main image.
 struct Way {
     head: Bits,
@@ -34,12 +64,6 @@ struct Way {
 }
 
 impl Way {
-    /// A way whose main image `pixels` (`width` wide, a colour cache of `cache_bits`) is parsed
-    /// greedily, to be compared with other ways.
-    fn new(head: Bits, pixels: Vec<u32>, width: usize, cache_bits: u32) -> Way {
-        Way { head, image: Image::new(&pixels, width, cache_bits, true), pixels }
-    }
-
     /// The way with its main image parsed again, for fewest bits.
     fn cheapest(self) -> Way {
         let Way { head, image, pixels } = self;
@@ -95,16 +119,31 @@ pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u
     encode_predictable(pixels, Predictable::new(pixels, width, height), width, height, alpha)
 }
 
+/// Encodes ARGB `pixels` as [`encode`] does, quickly (the `fast` effort): an image of at most
+/// 256 colours through the colour table, any other with subtract-green and a predictor chosen
+/// per tile; each parsed once, quickly, and coded with one group of codes.
+/// The pixels are taken over (turned into residuals in place).
+pub fn encode_fast(pixels: Vec<u32>, width: usize, height: usize, alpha: bool) -> Vec<u8> {
+    let way = match colour_table(&pixels) {
+        Some(table) => indexed_way(&pixels, width, height, alpha, &table),
+        None => predicted_way(Predictable::quick(pixels, width, height), width, height, alpha),
+    };
+    way.quick_bytes()
+}
+
 /// [`encode`], with `pixels`' predictor residuals weighed already.
 fn encode_predictable(pixels: &[u32], predictable: Predictable, width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let table = colour_table(pixels);
     if let Some(table) = table.as_ref().filter(|t| t.len() <= 16) {
-        let way = indexed_way(pixels, width, height, alpha, table).cheapest();
+        let way = indexed_way(pixels, width, height, alpha, table).parsed().cheapest();
         return way.bytes(&way.grouped(way.single()));
     }
-    let mut ways = vec![predicted_way(predictable, width, height, alpha), green_way(pixels, width, height, alpha)];
+    let mut ways = vec![
+        predicted_way(predictable, width, height, alpha).parsed(),
+        green_way(pixels, width, height, alpha).parsed(),
+    ];
     if let Some(table) = &table {
-        ways.push(indexed_way(pixels, width, height, alpha, table));
+        ways.push(indexed_way(pixels, width, height, alpha, table).parsed());
     }
     // The way of fewest bits is tried grouped. Grouping can turn the order of ways around (a
     // busy blended frame: subtract-green alone 0.3% larger with one group, 12% smaller
@@ -138,13 +177,13 @@ fn encode_predictable(pixels: &[u32], predictable: Predictable, width: usize, he
 /// Codes `pixels` with subtract-green alone: where neighbours predict a pixel poorly (a frame
 /// of displaced, lit water), back references and the colour cache do better on the colours
 /// themselves than on residuals.
-fn green_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Way {
+fn green_way(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Unparsed {
     let mut head = header(width, height, alpha);
     head.put(1, 1);
     head.put(2, 2);
     head.put(0, 1);
     let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
-    Way::new(head, argb, width, CACHE_BITS)
+    Unparsed::new(head, argb, width, CACHE_BITS)
 }
 
 /// The header every image starts with: the signature, size, alpha hint and version 0.
@@ -180,7 +219,7 @@ fn colour_table(pixels: &[u32]) -> Option<Vec<u32>> {
 /// Codes `pixels` through the colour-indexing transform: the table (each entry as its
 /// difference from the one before), then the indices, bundled 8, 4 or 2 to a pixel's green
 /// when the table has at most 2, 4 or 16 colours.
-fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32]) -> Way {
+fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: &[u32]) -> Unparsed {
     let mut bits = header(width, height, alpha);
     bits.put(1, 1);
     bits.put(3, 2);
@@ -210,11 +249,39 @@ fn indexed_way(pixels: &[u32], width: usize, height: usize, alpha: bool, table: 
         }
     }
     // Indices repeat as whole runs, not as scattered colours: no cache.
-    Way::new(bits, packed, packed_width, 0)
+    Unparsed::new(bits, packed, packed_width, 0)
+}
+
+/// The residual of the pixel `p` against `prediction`; a transparent pixel shows nothing, so
+/// its colour becomes the prediction's (its residual is zero but for alpha), and later pixels
+/// are predicted from it as the decoder rebuilds it.
+fn settle(p: &mut u32, prediction: u32) -> u32 {
+    if *p >> 24 == 0 {
+        *p = prediction & 0x00ff_ffff;
+    }
+    subtract(*p, prediction)
+}
+
+/// The residuals of the pixels `run` of a row (none in the first column), into `residuals`, each
+/// predicted by `predictor` from its left, top, top-left and top-right neighbours, in `row` (the
+/// pixels settled so far) and `up` (the row above, settled). The top-right of the last column is
+/// the row's first pixel, as the format has it: the pixel after the top one in memory.
+#[inline(always)]
+fn predict_run(
+    (up, row, residuals): (&[u32], &mut [u32], &mut [u32]),
+    run: std::ops::Range<usize>,
+    predictor: impl Fn(u32, u32, u32, u32) -> u32,
+) {
+    let width = row.len();
+    for x in run {
+        let top_right = if x + 1 < width { up[x + 1] } else { row[0] };
+        let prediction = predictor(row[x - 1], up[x], up[x - 1], top_right);
+        residuals[x] = settle(&mut row[x], prediction);
+    }
 }
 
 /// Codes `pixels` with subtract-green and a predictor chosen per tile.
-fn predicted_way(predictable: Predictable, width: usize, height: usize, alpha: bool) -> Way {
+fn predicted_way(predictable: Predictable, width: usize, height: usize, alpha: bool) -> Unparsed {
     let Predictable { mut argb, totals } = predictable;
     let mut bits = header(width, height, alpha);
     // Subtract green.
@@ -226,29 +293,34 @@ fn predicted_way(predictable: Predictable, width: usize, height: usize, alpha: b
     // The first of the cheapest modes.
     let modes: Vec<u32> =
         totals.iter().map(|t| (0..MODES).fold(0, |best, m| if t[m] < t[best] { m } else { best }) as u32).collect();
-    // A transparent pixel shows nothing, so its colour is the prediction's: its residual is
-    // zero but for alpha. Later pixels are predicted from it as the decoder rebuilds it.
-    let mut residuals = Vec::with_capacity(argb.len());
-    for y in 0..height {
-        for x in 0..width {
-            let i = y * width + x;
-            let prediction = match (x, y) {
-                (0, 0) => 0xff00_0000,
-                (_, 0) => argb[i - 1],
-                (0, _) => argb[i - width],
-                _ => {
-                    // The top-right of the last column is the row's first pixel, as the
-                    // format has it: the pixel after the top one in memory.
-                    let (l, t, tl, tr) = (argb[i - 1], argb[i - width], argb[i - width - 1], argb[i - width + 1]);
-                    predict(modes[(y >> TILE_BITS) * tiles_x + (x >> TILE_BITS)], l, t, tl, tr)
-                }
-            };
-            if argb[i] >> 24 == 0 {
-                argb[i] = prediction & 0x00ff_ffff;
+    // Each pixel's residual replaces it in place; the row being settled and the one above, as
+    // the decoder rebuilds them, are kept apart.
+    let (mut up, mut row) = (vec![0u32; width], vec![0u32; width]);
+    for (y, line) in argb.chunks_exact_mut(width).enumerate() {
+        row.copy_from_slice(line);
+        if y == 0 {
+            // The first row: black, then each pixel from its left.
+            for x in 0..width {
+                let prediction = if x == 0 { 0xff00_0000 } else { row[x - 1] };
+                line[x] = settle(&mut row[x], prediction);
             }
-            residuals.push(subtract(argb[i], prediction));
+        } else {
+            line[0] = settle(&mut row[0], up[0]);
+            // Each tile's run of this row under its mode.
+            for x0 in (0..width).step_by(tile) {
+                let run = x0.max(1)..(x0 + tile).min(width);
+                let mode = modes[(y >> TILE_BITS) * tiles_x + (x0 >> TILE_BITS)];
+                let rows = (&up[..], &mut row[..], &mut line[..]);
+                match mode {
+                    1 => predict_run(rows, run, |l, _, _, _| l),
+                    2 => predict_run(rows, run, |_, t, _, _| t),
+                    _ => predict_run(rows, run, |l, t, tl, tr| predict(mode, l, t, tl, tr)),
+                }
+            }
         }
+        std::mem::swap(&mut up, &mut row);
     }
+    let residuals = argb;
     bits.put(1, 1);
     bits.put(0, 2);
     bits.put(TILE_BITS - 2, 3);
@@ -256,7 +328,7 @@ fn predicted_way(predictable: Predictable, width: usize, height: usize, alpha: b
     write_image(&mut bits, &mode_image, tiles_x);
     // No more transforms.
     bits.put(0, 1);
-    Way::new(bits, residuals, width, CACHE_BITS)
+    Unparsed::new(bits, residuals, width, CACHE_BITS)
 }
 
 #[cfg(test)]

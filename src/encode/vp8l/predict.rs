@@ -63,8 +63,60 @@ pub(super) fn predict(mode: u32, l: u32, t: u32, tl: u32, tr: u32) -> u32 {
         7 => average(l, t),
         8 => average(tl, t),
         9 => average(t, tr),
+        11 => select(l, t, tl),
         _ => predictions(l, t, tl, tr)[mode as usize],
     }
+}
+
+/// Mode 11, select: the left pixel when the top one is further from the gradient's estimate
+/// (`l + t − tl`, summed over channels) than the left, else the top.
+fn select(l: u32, t: u32, tl: u32) -> u32 {
+    let (mut from_top, mut from_left) = (0, 0);
+    for c in 0..4 {
+        let (l, t, tl) = (channel(l, 8 * c), channel(t, 8 * c), channel(tl, 8 * c));
+        from_top += (t - tl).abs();
+        from_left += (l - tl).abs();
+    }
+    if from_top < from_left { l } else { t }
+}
+
+/// The modes the `fast` effort chooses among: left and top (select, the third cheapest to
+/// weigh, made the busy benchmark no smaller).
+pub(super) const QUICK_MODES: [u32; 2] = [1, 2];
+
+const QUICK_STEP: usize = 8;
+
+/// For each tile, the size of its residuals under each of [`QUICK_MODES`] (the others priced out
+/// of reach), weighed on every other row (the odd ones) for speed: the `fast` effort's costs.
+/// Transparent pixels are weighed as they are.
+fn quick_costs(argb: &[u32], width: usize, height: usize) -> Vec<[u64; MODES]> {
+    let tiles_x = width.div_ceil(1 << TILE_BITS);
+    let mut totals = vec![[u64::MAX; MODES]; tiles_x * height.div_ceil(1 << TILE_BITS)];
+    let size: [u64; 256] = std::array::from_fn(|d| log2_q16(d.min(256 - d) as u64 + 1) >> 10);
+    let cost = |r: u32| {
+        size[(r & 255) as usize]
+            + size[(r >> 8 & 255) as usize]
+            + size[(r >> 16 & 255) as usize]
+            + size[(r >> 24) as usize]
+    };
+    for (tile_row, tiles) in totals.chunks_exact_mut(tiles_x).enumerate() {
+        let mut sums = vec![[0u64; 2]; tiles_x];
+        for y in (tile_row << TILE_BITS | 1..((tile_row + 1) << TILE_BITS).min(height)).step_by(QUICK_STEP) {
+            let (row, up) = (&argb[y * width..][..width], &argb[(y - 1) * width..][..width]);
+            for x in 1..width {
+                let (p, l, t) = (row[x], row[x - 1], up[x]);
+                let sum = &mut sums[x >> TILE_BITS];
+                sum[0] += cost(subtract(p, l));
+                sum[1] += cost(subtract(p, t));
+            }
+        }
+        for (total, sum) in tiles.iter_mut().zip(&sums) {
+            for (k, &m) in QUICK_MODES.iter().enumerate() {
+                total[m as usize] = sum[k];
+            }
+        }
+    }
+    totals
 }
 
 /// Channel-wise `a - b`, each modulo 256: the four bytes at once, each borrow kept from the
@@ -144,6 +196,14 @@ impl Predictable {
     pub(super) fn new(pixels: &[u32], width: usize, height: usize) -> Predictable {
         let argb: Vec<u32> = pixels.iter().map(|&p| subtract_green(p)).collect();
         let totals = mode_costs(&argb, width, height);
+        Predictable { argb, totals }
+    }
+
+    /// [`Predictable::new`] of `argb` (taken over) weighing [`QUICK_MODES`] alone, on one row
+    /// of each tile: the `fast` effort's.
+    pub(super) fn quick(mut argb: Vec<u32>, width: usize, height: usize) -> Predictable {
+        argb.iter_mut().for_each(|p| *p = subtract_green(*p));
+        let totals = quick_costs(&argb, width, height);
         Predictable { argb, totals }
     }
 

@@ -15,14 +15,17 @@ impl Bits {
         Bits { out: Vec::new(), acc: 0, n: 0 }
     }
 
+    #[inline]
     pub(super) fn put(&mut self, value: u32, bits: u32) {
         debug_assert!(bits <= 32 && (bits == 32 || value >> bits == 0));
+        // Fewer than 32 bits wait in the accumulator, so it never overflows; they leave it four
+        // bytes at a time.
         self.acc |= u64::from(value) << self.n;
         self.n += bits;
-        while self.n >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
+        if self.n >= 32 {
+            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.n -= 32;
         }
     }
 
@@ -32,9 +35,8 @@ impl Bits {
     }
 
     pub(super) fn finish(mut self) -> Vec<u8> {
-        if self.n > 0 {
-            self.out.push(self.acc as u8);
-        }
+        let bytes = self.n.div_ceil(8) as usize;
+        self.out.extend_from_slice(&self.acc.to_le_bytes()[..bytes]);
         self.out
     }
 }
@@ -126,20 +128,33 @@ fn canonical(lengths: &[u8]) -> Vec<u16> {
         .collect()
 }
 
-/// A prefix code ready to write symbols with.
+/// A prefix code ready to write symbols with: each symbol's code in the low 16 bits, its
+/// length above (one load a symbol).
 pub(super) struct Code {
-    lengths: Vec<u8>,
-    codes: Vec<u16>,
+    packed: Vec<u32>,
 }
 
 impl Code {
-    /// The bits a symbol takes.
-    pub(super) fn length(&self, symbol: usize) -> u64 {
-        u64::from(self.lengths[symbol])
+    fn new(lengths: &[u8], codes: &[u16]) -> Code {
+        Code { packed: lengths.iter().zip(codes).map(|(&l, &c)| u32::from(l) << 16 | u32::from(c)).collect() }
     }
 
+    /// The bits a symbol takes.
+    pub(super) fn length(&self, symbol: usize) -> u64 {
+        u64::from(self.packed[symbol] >> 16)
+    }
+
+    /// The symbol's code and its length.
+    #[inline]
+    pub(super) fn get(&self, symbol: usize) -> (u32, u32) {
+        let p = self.packed[symbol];
+        (p & 0xffff, p >> 16)
+    }
+
+    #[inline]
     pub(super) fn put(&self, bits: &mut Bits, symbol: usize) {
-        bits.put(u32::from(self.codes[symbol]), u32::from(self.lengths[symbol]));
+        let (code, length) = self.get(symbol);
+        bits.put(code, length);
     }
 }
 
@@ -169,7 +184,7 @@ pub(super) fn write_code(bits: &mut Bits, freqs: &[u32]) -> Code {
         }
         // One symbol is read with no bits at all.
         let codes = canonical(&lengths);
-        return Code { lengths, codes };
+        return Code::new(&lengths, &codes);
     }
     let mut freqs = freqs.to_vec();
     if used.len() == 1 {
@@ -231,7 +246,7 @@ pub(super) fn write_code(bits: &mut Bits, freqs: &[u32]) -> Code {
         }
     }
     let codes = canonical(&lengths);
-    Code { lengths, codes }
+    Code::new(&lengths, &codes)
 }
 
 /// A value of 1 or more as a prefix symbol and its extra bits: (symbol, extra bits, their count).

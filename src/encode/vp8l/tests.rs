@@ -74,19 +74,25 @@ fn images_decode_exactly() {
             })
             .collect();
         let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
-        let data = encode(&argb, w, h, false);
-        assert_eq!(decode(&data, w, h), pixels.as_flattened(), "{w}×{h} kind {kind}");
         // With transparent pixels among them (every third), alpha and all.
         let holed: Vec<u32> = argb.iter().enumerate().map(|(i, &p)| if i % 3 == 1 { 0 } else { p }).collect();
-        // A transparent pixel's colour is the encoder's to choose: only its alpha counts.
-        let rgba = decode_rgba(&encode(&holed, w, h, true), w, h);
-        let seen: Vec<u32> = rgba
-            .chunks_exact(4)
-            .map(|c| if c[3] == 0 { 0 } else { u32::from_be_bytes([c[3], c[0], c[1], c[2]]) })
-            .collect();
-        assert_eq!(seen, holed, "{w}×{h} kind {kind}, with alpha");
+        for (effort, encoder) in EFFORTS {
+            let data = encoder(&argb, w, h, false);
+            assert_eq!(decode(&data, w, h), pixels.as_flattened(), "{w}×{h} kind {kind}, {effort}");
+            // A transparent pixel's colour is the encoder's to choose: only its alpha counts.
+            let rgba = decode_rgba(&encoder(&holed, w, h, true), w, h);
+            let seen: Vec<u32> = rgba
+                .chunks_exact(4)
+                .map(|c| if c[3] == 0 { 0 } else { u32::from_be_bytes([c[3], c[0], c[1], c[2]]) })
+                .collect();
+            assert_eq!(seen, holed, "{w}×{h} kind {kind}, with alpha, {effort}");
+        }
     }
 }
+
+/// Each effort's encoder, by name.
+type Encode = fn(&[u32], usize, usize, bool) -> Vec<u8>;
+const EFFORTS: [(&str, Encode); 2] = [("default", encode), ("fast", |p, w, h, a| encode_fast(p.to_vec(), w, h, a))];
 
 #[test]
 fn tiles_of_unlike_statistics_share_codes_in_groups() {
@@ -102,7 +108,7 @@ fn tiles_of_unlike_statistics_share_codes_in_groups() {
         })
         .collect();
     let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
-    let way = green_way(&argb, w, h, false);
+    let way = green_way(&argb, w, h, false).parsed();
     let (one, several) = (way.single(), way.grouped(way.single()));
     let (single, grouped) = (way.bytes(&one), way.bytes(&several));
     assert!(grouped.len() * 100 < single.len() * 97, "grouped {} against one group {}", grouped.len(), single.len());
@@ -131,8 +137,8 @@ fn the_cheapest_parse_prefers_near_distances_and_decodes_exactly() {
         .collect();
     let argb: Vec<u32> = pixels.iter().map(|&p| opaque(p)).collect();
     let table = colour_table(&argb).unwrap();
-    let greedy = indexed_way(&argb, w, h, false, &table);
-    let cheapest = indexed_way(&argb, w, h, false, &table).cheapest();
+    let greedy = indexed_way(&argb, w, h, false, &table).parsed();
+    let cheapest = indexed_way(&argb, w, h, false, &table).parsed().cheapest();
     let (g, c) = (greedy.bits(&greedy.single()), cheapest.bits(&cheapest.single()));
     assert!(c * 100 < g * 97, "cheapest {c} bits against greedy {g}");
     assert_eq!(decode(&cheapest.bytes(&cheapest.single()), w, h), pixels.as_flattened());
