@@ -15,6 +15,7 @@
 
 mod cheapest;
 mod coding;
+mod cross;
 mod groups;
 mod predict;
 mod prefix;
@@ -126,7 +127,7 @@ pub fn encode(pixels: &[u32], width: usize, height: usize, alpha: bool) -> Vec<u
 pub fn encode_fast(pixels: Vec<u32>, width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let way = match colour_table(&pixels) {
         Some(table) => indexed_way(&pixels, width, height, alpha, &table),
-        None => predicted_way(Predictable::quick(pixels, width, height), width, height, alpha),
+        None => predicted_way(Predictable::quick(pixels, width, height), width, height, (alpha, false)).0,
     };
     way.quick_bytes()
 }
@@ -138,10 +139,9 @@ fn encode_predictable(pixels: &[u32], predictable: Predictable, width: usize, he
         let way = indexed_way(pixels, width, height, alpha, table).parsed().cheapest();
         return way.bytes(&way.grouped(way.single()));
     }
-    let mut ways = vec![
-        predicted_way(predictable, width, height, alpha).parsed(),
-        green_way(pixels, width, height, alpha).parsed(),
-    ];
+    let (predicted, crossed) = predicted_way(predictable, width, height, (alpha, true));
+    let mut ways = vec![predicted.parsed(), green_way(pixels, width, height, alpha).parsed()];
+    ways.extend(crossed.map(Unparsed::parsed));
     if let Some(table) = &table {
         ways.push(indexed_way(pixels, width, height, alpha, table).parsed());
     }
@@ -280,8 +280,16 @@ fn predict_run(
     }
 }
 
-/// Codes `pixels` with subtract-green and a predictor chosen per tile.
-fn predicted_way(predictable: Predictable, width: usize, height: usize, alpha: bool) -> Unparsed {
+/// Codes `pixels` with subtract-green and a predictor chosen per tile; and with `cross`, also
+/// with the cross-colour transform over the residuals after, where it takes anything out (which
+/// way is smaller is found by parsing both: the tiles' entropies that choose the multipliers do
+/// not see back references, which the transform can break).
+fn predicted_way(
+    predictable: Predictable,
+    width: usize,
+    height: usize,
+    (alpha, cross): (bool, bool),
+) -> (Unparsed, Option<Unparsed>) {
     let Predictable { mut argb, totals } = predictable;
     let mut bits = header(width, height, alpha);
     // Subtract green.
@@ -326,9 +334,26 @@ fn predicted_way(predictable: Predictable, width: usize, height: usize, alpha: b
     bits.put(TILE_BITS - 2, 3);
     let mode_image: Vec<u32> = modes.iter().map(|&m| 0xff00_0000 | m << 8).collect();
     write_image(&mut bits, &mode_image, tiles_x);
-    // No more transforms.
-    bits.put(0, 1);
-    Unparsed::new(bits, residuals, width, CACHE_BITS)
+    let plain = |mut bits: Bits, residuals| {
+        // No more transforms.
+        bits.put(0, 1);
+        Unparsed::new(bits, residuals, width, CACHE_BITS)
+    };
+    if !cross {
+        return (plain(bits, residuals), None);
+    }
+    // The cross-colour transform over the residuals, if it takes anything out.
+    let mut crossed = residuals.clone();
+    let Some(multipliers) = cross::transform(&mut crossed, width, height) else {
+        return (plain(bits, residuals), None);
+    };
+    let mut with = bits.clone();
+    with.put(1, 1);
+    with.put(1, 2);
+    with.put(cross::CROSS_BITS - 2, 3);
+    let image: Vec<u32> = multipliers.iter().map(|m| m.pixel()).collect();
+    write_image(&mut with, &image, width.div_ceil(1 << cross::CROSS_BITS));
+    (plain(bits, residuals), Some(plain(with, crossed)))
 }
 
 #[cfg(test)]
