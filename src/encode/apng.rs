@@ -327,13 +327,6 @@ pub const COMPRESSION_LEVEL: u8 = 3;
 /// and smaller than zlib's (docs/design.md, Effort).
 const FAST_LEVEL: i32 = 1;
 
-/// libdeflate's level the `max` effort ranks the ways of filtering a frame at (quick, and ranks
-/// them as its slowest level does, but for near ties).
-const RANKING_LEVEL: i32 = 6;
-
-/// libdeflate's level for the `max` effort's one stream: its slowest and smallest.
-const MAX_LEVEL: i32 = 12;
-
 /// Writes one chunk (length, type, data, CRC) to `out`: the APNG encoder's, and `join`'s.
 pub(crate) fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> Result<()> {
     let mut crc = crc32fast::Hasher::new();
@@ -375,22 +368,10 @@ fn fast_data<P: PngPixel>(job: &Job<P>, indexed: bool) -> Vec<u8> {
     filter::zlib(&filtered, FAST_LEVEL)
 }
 
-/// The `max` effort: every way of filtering (each filter throughout, and the adaptive choice)
-/// ranked by its stream at a quick level, the smallest then compressed at libdeflate's slowest
-/// level (the first of equals).
+/// The `max` effort: see [`filter::smallest`].
 fn max_data<P: PngPixel>(job: &Job<P>, indexed: bool) -> Vec<u8> {
     let (bytes, stride, bpp) = raw(job, indexed);
-    let (mut best, mut trial) = (Vec::new(), Vec::new());
-    let mut smallest = usize::MAX;
-    for rows in Rows::ALL {
-        filter::filter(bytes, stride, bpp, rows, &mut trial);
-        let size = filter::zlib(&trial, RANKING_LEVEL).len();
-        if size < smallest {
-            smallest = size;
-            std::mem::swap(&mut best, &mut trial);
-        }
-    }
-    filter::zlib(&best, MAX_LEVEL)
+    filter::smallest(bytes, stride, bpp)
 }
 
 /// The default effort: the image data of a PNG of just the rectangle, made by the png crate

@@ -19,10 +19,11 @@ pub fn delay_cs(i: u64, fps: u32) -> u16 {
 
 /// Bytes a GIF encoder on `threads` threads holds per canvas pixel: the palette indices of the
 /// background and of the previous frame, and each frame in flight (and one set kept for the
-/// next) as indices, the rectangle that changed and its compressed bytes.
+/// next) as indices, the rectangle that changed and its compressed bytes; at the `max` effort,
+/// each thread also holds the rectangle's colours (1) and two more streams (at most 1.5 each).
 pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
-    let _ = effort;
-    2 + (crate::base::pool::in_flight(threads) + 1) * 3
+    let choosing = if effort == Effort::Max { threads.max(1) as u64 * 4 } else { 0 };
+    2 + (crate::base::pool::in_flight(threads) + 1) * 3 + choosing
 }
 
 /// Streams frames of palette indices into a GIF.
@@ -80,6 +81,7 @@ impl<W: Write> GifEncoder<W> {
         let colors = palette.colors.len() + usize::from(transparent.is_some());
         let code_size = super::lzw::min_code_size(colors);
         let size = (width, height);
+        let effort = stream.effort;
         let workers = Workers::new(move |job: Job| {
             let started = Instant::now();
             let Job { previous, pixels, delay, transparent_whole, mut cut, mut data } = job;
@@ -95,6 +97,9 @@ impl<W: Write> GifEncoder<W> {
             };
             // Unchanged pixels are runs of the transparent index.
             super::lzw::compress_into(&frame.buffer, code_size, frame.transparent, &mut data);
+            if let (Effort::Max, Some(previous)) = (effort, &previous) {
+                choose_smaller(&mut data, &frame, (previous, &pixels), size.0, code_size);
+            }
             let cut = std::mem::replace(&mut frame.buffer, data.into()).into_owned();
             Ok(Compressed { frame, cut, previous, took: started.elapsed() })
         });
@@ -197,18 +202,45 @@ fn difference(
     }
 }
 
+/// The `max` effort: `data`, the LZW stream of `frame` (the frame `pixels` after `previous` on a
+/// canvas `width` wide, unchanged pixels transparent), replaced by the stream that may code
+/// each unchanged pixel as transparent or as its own colour, whichever makes longer strings,
+/// where that is smaller.
+fn choose_smaller(
+    data: &mut Vec<u8>,
+    frame: &::gif::Frame<'_>,
+    (previous, pixels): (&[u8], &[u8]),
+    width: u16,
+    code_size: u8,
+) {
+    let Some(transparent) = frame.transparent else { return };
+    let rect = super::rect::Rect {
+        x: u32::from(frame.left),
+        y: u32::from(frame.top),
+        width: u32::from(frame.width),
+        height: u32::from(frame.height),
+    };
+    let mut colours = Vec::new();
+    super::rect::cut_into(pixels, previous, usize::from(width), rect, None, &mut colours);
+    let choosing = super::lzw_choosing::compress_choosing(&frame.buffer, &colours, transparent, code_size);
+    if choosing.len() < data.len() {
+        *data = choosing;
+    }
+}
+
 /// The bytes a GIF encoder writes for the frame `pixels` (palette indices) after `previous`,
 /// shown for `delay`, in a GIF whose header (signature, screen, palette) is `header`, whose
-/// unchanged pixels take `transparent` and whose data starts at LZW code size `code_size`:
+/// unchanged pixels take `transparent` and whose data starts at LZW code size `code_size`,
+/// compressed at `effort`:
 /// what `join` puts in place of a part's whole first frame, so that the joined file is the whole
 /// render's, byte for byte.
 pub fn frame_after(
     header: &[u8],
-    transparent: Option<u8>,
-    code_size: u8,
+    (transparent, code_size): (Option<u8>, u8),
     previous: &[u8],
     pixels: &[u8],
     delay: u16,
+    effort: Effort,
 ) -> Result<Vec<u8>> {
     let side = |at: usize| header.get(at..at + 2).map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
     let size = (side(6), side(8));
@@ -216,7 +248,11 @@ pub fn frame_after(
         return Err(Error::Encode("a frame of another size than the GIF's canvas".into()));
     }
     let mut frame = difference(previous, pixels, size, transparent, delay, Vec::new());
-    frame.buffer = super::lzw::compress(&frame.buffer, code_size, frame.transparent).into();
+    let mut data = super::lzw::compress(&frame.buffer, code_size, frame.transparent);
+    if effort == Effort::Max {
+        choose_smaller(&mut data, &frame, (previous, pixels), size.0, code_size);
+    }
+    frame.buffer = data.into();
     let palette = header.get(13..).unwrap_or_default();
     let mut encoder = ::gif::Encoder::new(Vec::new(), size.0, size.1, palette).map_err(gif_error)?;
     let start = encoder.get_ref().len();

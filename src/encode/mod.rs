@@ -8,6 +8,7 @@ pub mod filter;
 pub mod fit;
 pub mod gif;
 pub mod lzw;
+pub mod lzw_choosing;
 pub mod manifest;
 pub mod palette;
 pub mod png;

@@ -96,8 +96,9 @@ impl<P: PngPixel> PngSequence<P> {
     fn with(dir: &Path, stream: &Stream, pixels: Vec<P>, palette: Option<Arc<[[u8; 3]]>>) -> Self {
         let size = (stream.width, stream.height);
         let (provenance, colors): (Arc<str>, _) = (stream.comment.clone().into(), palette.clone());
+        let effort = stream.effort;
         let workers = Workers::new(move |(path, pixels): FrameJob<P>| {
-            write_file(&path, size, P::bytes(&pixels), colors.as_deref(), &provenance)
+            write_file(&path, size, P::bytes(&pixels), colors.as_deref(), (&provenance, effort))
         });
         PngSequence {
             dir: dir.to_path_buf(),
@@ -126,20 +127,21 @@ const WORKING_BYTES_PER_PIXEL: u64 = 16;
 
 /// Bytes a PNG sequence (or a still) on `threads` threads holds per canvas pixel: its copy of
 /// the background, each frame in flight as RGB, and on each thread the buffers of the frame it
-/// compresses.
+/// compresses (at the `max` effort fewer: the filtered rows twice and a stream, 3 + 3 + 4, so
+/// the default's figure serves every level).
 pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
     let _ = effort;
     3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
 /// Writes one frame's file: encoded in memory first, so encoding and writing are timed apart.
-/// With a palette, `pixels` are its indices.
+/// With a palette, `pixels` are its indices; at the `max` effort, the smallest image data.
 fn write_file(
     path: &Path,
     (width, height): (u32, u32),
     pixels: &[u8],
     palette: Option<&[[u8; 3]]>,
-    comment: &str,
+    (comment, effort): (&str, Effort),
 ) -> Result<EncodeTimes> {
     let started = Instant::now();
     // Room for a frame that does not compress at all (noise), so the buffer is never doubled
@@ -147,12 +149,43 @@ fn write_file(
     // margin for the deflate and chunk headers.
     let raw = pixels.len() + height as usize;
     let mut bytes = Vec::with_capacity(raw + raw / 16 + 4096);
-    encode_png(&mut bytes, (width, height), pixels, palette, Some(comment))
-        .map_err(|e| Error::Encode(e.to_string()))?;
+    if effort == Effort::Max {
+        smallest_png(&mut bytes, (width, height), pixels, palette, comment)?;
+    } else {
+        encode_png(&mut bytes, (width, height), pixels, palette, Some(comment))
+            .map_err(|e| Error::Encode(e.to_string()))?;
+    }
     let encode = started.elapsed();
     let started = Instant::now();
     std::fs::write(path, &bytes).map_err(|source| Error::io(path, source))?;
     Ok(EncodeTimes { encode, write: started.elapsed() })
+}
+
+/// The `max` effort's PNG (into `bytes`): the chunks of [`encode_png`]'s, with image data that
+/// tries every way of filtering at libdeflate's slowest level ([`super::filter::smallest`]).
+fn smallest_png(
+    bytes: &mut Vec<u8>,
+    (width, height): (u32, u32),
+    pixels: &[u8],
+    palette: Option<&[[u8; 3]]>,
+    comment: &str,
+) -> Result<()> {
+    let bpp = if palette.is_some() { 1 } else { 3 };
+    let data = super::filter::smallest(pixels, width as usize * bpp, bpp);
+    bytes.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend(width.to_be_bytes());
+    ihdr.extend(height.to_be_bytes());
+    ihdr.extend([8, if palette.is_some() { 3 } else { 2 }, 0, 0, 0]);
+    let chunk = super::apng::write_chunk;
+    chunk(bytes, b"IHDR", &ihdr)?;
+    let text: Vec<u8> = b"Comment\0".iter().copied().chain(comment.bytes().filter(u8::is_ascii)).collect();
+    chunk(bytes, b"tEXt", &text)?;
+    if let Some(colors) = palette {
+        chunk(bytes, b"PLTE", colors.as_flattened())?;
+    }
+    chunk(bytes, b"IDAT", &data)?;
+    chunk(bytes, b"IEND", &[])
 }
 
 /// Encodes one RGB frame as a PNG into `out`, with `comment` as a `Comment` text chunk. An I/O

@@ -18,16 +18,17 @@ use super::{Effort, EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst (noise), beside the
-/// frame itself (counted with the frames in flight): at the peak the chosen way being parsed for
-/// fewest bits (see `vp8l::encode`, the other ways gone by then): its pixels (4), its greedy
+/// frame itself (counted with the frames in flight): at the peak the four ways' pixels and
+/// greedy symbols (4 · (4 + 12): predicted, predicted with the cross-colour transform, subtract-
+/// green alone, the colour table) while one is sorted into groups, with each symbol's group (1)
+/// and the tiles' counted symbols (up to 16). Less is held after, while the chosen way is parsed
+/// for fewest bits (see `vp8l::encode`, the other ways gone by then): its pixels (4), its greedy
 /// symbols (12, a pixel each), the matches weighed at each pixel (16), the cheapest cost and step
 /// there (8 + 4), and the new parse's symbols beside a copy marked for the colour cache
-/// (12 + 12). Less is held before: the two versions weighed (`vp8l::encode_smaller`: 4 + 4 for
-/// the better so far, 4 + 4 for the next), then the three ways' pixels and greedy symbols
-/// (3 · (4 + 12)) while one is sorted into groups, with each symbol's group (1) and the tiles'
-/// counted symbols (up to 16); and after: choosing the cache size (4 · 12), writing (the bit
-/// stream grown by doubling, up to 2·4, beside the symbols), the chunk around it.
-const WORKING_BYTES_PER_PIXEL: u64 = 68;
+/// (12 + 12); and before: the two versions weighed (`vp8l::encode_smaller`: 4 + 4 for the
+/// better so far, 4 + 4 for the next); and last: choosing the cache size (4 · 12), writing (the
+/// bit stream grown by doubling, up to 2·4, beside the symbols), the chunk around it.
+const WORKING_BYTES_PER_PIXEL: u64 = 81;
 
 /// Bytes a frame in flight holds per pixel: its rectangle in ARGB as it is and with gaps closed
 /// (4 + 4; a frame's compressed chunk, once made, is smaller).
@@ -36,11 +37,19 @@ const IN_FLIGHT_BYTES_PER_PIXEL: u64 = 8;
 /// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background
 /// and the previous frame, each frame in flight, and each thread's working buffers.
 pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
-    let _ = effort;
-    3 + 3
-        + crate::base::pool::in_flight(threads) * IN_FLIGHT_BYTES_PER_PIXEL
-        + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+    let working = match effort {
+        Effort::Fast => FAST_WORKING_BYTES_PER_PIXEL,
+        Effort::Default => WORKING_BYTES_PER_PIXEL,
+        // Every way is parsed for fewest bits in turn (the default's peak), beside the smallest
+        // bitstream so far (at most 4 a pixel and a little).
+        Effort::Max => WORKING_BYTES_PER_PIXEL + 5,
+    };
+    3 + 3 + crate::base::pool::in_flight(threads) * IN_FLIGHT_BYTES_PER_PIXEL + threads.max(1) as u64 * working
 }
+
+/// The `fast` effort's working bytes per pixel: the pixels turned into residuals in place (4),
+/// the symbols (12) and the bit stream (grown by doubling, up to 2·4).
+const FAST_WORKING_BYTES_PER_PIXEL: u64 = 4 + 12 + 8;
 
 /// One frame for a worker: its rectangle and the rectangle's pixels as ARGB, and whether they
 /// blend (unchanged pixels transparent) or replace what was there (all opaque).
@@ -269,11 +278,16 @@ fn compress(job: Job) -> Result<Compressed> {
     let (w, h) = (width as usize, height as usize);
     let vp8l = match job.effort {
         Effort::Fast => super::vp8l::encode_fast(job.pixels, w, h, job.blend),
-        _ => {
-            // The blended pixels with gaps closed, or as they are: whichever looks smaller.
+        effort => {
+            // The blended pixels with gaps closed, or as they are: whichever looks smaller (by
+            // default) or is (at max).
             let versions: Vec<&[u32]> =
                 [Some(&job.pixels), job.closed.as_ref()].into_iter().flatten().map(|v| &v[..]).collect();
-            super::vp8l::encode_smaller(&versions, w, h, job.blend)
+            if effort == Effort::Max {
+                super::vp8l::encode_max(&versions, w, h, job.blend)
+            } else {
+                super::vp8l::encode_smaller(&versions, w, h, job.blend)
+            }
         }
     };
     let mut vp8l_chunk = Vec::with_capacity(vp8l.len() + 9);

@@ -9,6 +9,7 @@ use std::path::Path;
 use super::{Again, Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::base::limits::MAX_AREA;
+use crate::encode::Effort;
 use crate::encode::gif::frame_after;
 
 /// The palette indices on the canvas of the GIF at `path` after its first frame, and after its
@@ -202,7 +203,8 @@ impl Container for Gif {
                         let code_size = source.take(1)?[0];
                         sub_blocks(source)?;
                         let (delay, transparent) = control.as_deref().map_or((0, None), read_control);
-                        let frame = frame_after(&self.head, transparent, code_size, &before, now, delay)?;
+                        let effort = Effort::recorded_in(&self.comment);
+                        let frame = frame_after(&self.head, (transparent, code_size), &before, now, delay, effort)?;
                         out.write_all(&frame).map_err(io)?;
                         continue;
                     }

@@ -202,18 +202,27 @@ pub(super) const PASSES: usize = 2;
 /// The colour cache sizes (in bits; 0: none) the cheapest parse is counted with.
 pub(super) const CACHE_SIZES: [u32; 5] = [0, 4, 6, 8, 10];
 
+/// The `max` effort's passes and cache sizes: one pass more, and every size the format allows.
+pub(super) const MAX_PASSES: usize = 3;
+pub(super) const MAX_CACHE_SIZES: [u32; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+
 impl Image {
     /// `pixels`, parsed greedily as `self`, parsed again for fewest bits: [`PASSES`] cheapest
     /// parses, each priced by the counts of the one before (the first by the greedy parse's),
     /// then the colour cache of [`CACHE_SIZES`] that takes fewest bits; `self` where it is
     /// smaller still.
     pub(super) fn cheapest(self, pixels: &[u32]) -> Image {
+        self.cheapest_by(pixels, PASSES, &CACHE_SIZES)
+    }
+
+    /// [`Image::cheapest`] with `passes` cheapest parses, the cache sizes `sizes` tried.
+    pub(super) fn cheapest_by(self, pixels: &[u32], passes: usize, sizes: &[u32]) -> Image {
         let greedy = self;
         let Image { width, cache_bits, main, .. } = greedy;
         let matches = Matches::find(pixels, width, &greedy.tokens);
         let mut counts = histograms(&greedy.tokens, cache_bits);
         let mut plain = Vec::new();
-        for _ in 0..PASSES {
+        for _ in 0..passes {
             // The last pass's symbols go before the next are made.
             drop(std::mem::take(&mut plain));
             plain = parse(pixels, cache_bits, &counts, &matches);
@@ -223,7 +232,7 @@ impl Image {
         }
         drop(matches);
         let mut best = (Coding::single(&greedy).bits, greedy);
-        for bits in CACHE_SIZES {
+        for &bits in sizes {
             let mut tokens = plain.clone();
             cache(&mut tokens, pixels, bits);
             let image = Image { tokens, width, height: best.1.height, cache_bits: bits, main };
