@@ -45,11 +45,11 @@ pub fn scene(data: &[u8]) {
                     describe(&e);
                     Shore::open(scene.width as usize, scene.height as usize)
                 });
-                plan::write_text(&scene, &shore, plan::Detail::Summary, &mut out).expect("plan to memory");
+                plan::write_text(&scene, &shore, (plan::Detail::Summary, None), &mut out).expect("plan to memory");
                 out.clear();
-                plan::write_text(&scene, &shore, plan::Detail::Events, &mut out).expect("plan to memory");
+                plan::write_text(&scene, &shore, (plan::Detail::Events, None), &mut out).expect("plan to memory");
                 out.clear();
-                plan::write_json(&scene, &shore, &mut out).expect("plan to memory");
+                plan::write_json(&scene, &shore, None, &mut out).expect("plan to memory");
             }
         }
         Err(e) => describe(&e),

@@ -5,10 +5,14 @@ use std::io::Write;
 use std::path::Path;
 
 use ripple_render::base::error::Target;
+use ripple_render::base::picture::ImageHeader;
+use ripple_render::base::pool::default_threads;
 use ripple_render::draw::background::{Background, image_header_within};
+use ripple_render::encode::Effort;
 use ripple_render::encode::png::write_png;
 use ripple_render::inspect::advice;
-use ripple_render::inspect::plan::{self, Detail};
+use ripple_render::inspect::plan::{self, Detail, Levels, Memory};
+use ripple_render::output::Format;
 use ripple_render::output::{Policy, Staged};
 use ripple_render::render::budget::{Estimate, read_scene};
 use ripple_render::sim::shore::Shore;
@@ -51,10 +55,24 @@ fn walls_picture(scene: &Scene, background: &Background, shore: &Shore, path: &P
     Ok(())
 }
 
+/// A render's estimated peak memory, on every core, for each format whose encoder has levels, at
+/// each of them.
+fn memory(scene: &Scene, image: Option<&ImageHeader>) -> Memory {
+    let threads = default_threads();
+    let peak = |format, effort| Estimate::for_render(scene, image, (Some(format), effort), threads).total();
+    let levels = |format| Levels {
+        fast: peak(format, Effort::Fast),
+        default: peak(format, Effort::Default),
+        max: peak(format, Effort::Max),
+    };
+    let formats = [(Format::Gif, "gif"), (Format::Apng, "apng"), (Format::Webp, "webp"), (Format::PngSequence, "png")];
+    Memory { threads, formats: formats.map(|(format, name)| (name, levels(format))).to_vec() }
+}
+
 fn print_plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls: Option<&Path>) -> Result<(), Error> {
     // What the render would refuse, plan refuses too: the background is checked from its header
     // (without decoding the pixels), so a plan can gate CI.
-    image_header_within(scene, max_memory)?;
+    let header = image_header_within(scene, max_memory)?;
     Estimate::for_timeline(scene).check(max_memory)?;
     // The walls picture needs the background; a plan alone makes only the shore (without
     // decoding the background's pixels).
@@ -69,10 +87,11 @@ fn print_plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls:
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let memory = memory(scene, header.as_ref());
     let written = if json {
-        plan::write_json(scene, &shore, &mut out)
+        plan::write_json(scene, &shore, Some(&memory), &mut out)
     } else {
-        plan::write_text(scene, &shore, detail, &mut out)
+        plan::write_text(scene, &shore, (detail, Some(&memory)), &mut out)
     };
     match written.and_then(|()| out.flush()) {
         // A reader that stopped early (`| head`) is not an error.

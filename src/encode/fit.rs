@@ -5,6 +5,7 @@
 
 use std::io::{Cursor, Seek, SeekFrom, Write};
 
+use super::Effort;
 use crate::base::error::Error;
 
 /// One rung of the ladder: what is given up.
@@ -17,11 +18,17 @@ pub struct Rung {
     pub step: u32,
     /// How many times smaller the canvas is, each side.
     pub scale: u32,
+    /// The encoder's effort, when not the one asked for (the `max` effort, tried before anything
+    /// is given up).
+    pub effort: Option<Effort>,
 }
 
 const fn rung(entries: usize, step: u32, scale: u32) -> Rung {
-    Rung { entries, step, scale }
+    Rung { entries, step, scale, effort: None }
 }
+
+/// Nothing given up, at the `max` effort: the smallest file of the render as asked.
+pub const AT_MAX: Rung = Rung { effort: Some(Effort::Max), ..AS_ASKED };
 
 /// Nothing given up: the render as asked.
 pub const AS_ASKED: Rung = rung(256, 1, 1);
@@ -48,16 +55,23 @@ pub const GIF: [Rung; 10] = [
 /// rung is smaller than the one before).
 pub const EXACT: [Rung; 5] = [AS_ASKED, rung(256, 2, 1), rung(256, 3, 1), rung(256, 2, 2), rung(256, 3, 2)];
 
-/// The ladder of a GIF (`gif`) or of an APNG or WebP: the rungs tried with the budget as the
-/// limit, then the last, which is finished whatever its size.
-pub fn ladder(gif: bool) -> (&'static [Rung], Rung) {
-    if gif { (&GIF[..GIF.len() - 1], GIF[GIF.len() - 1]) } else { (&EXACT[..EXACT.len() - 1], EXACT[EXACT.len() - 1]) }
+/// The ladder of a GIF (`gif`) or of an APNG or WebP rendered at `effort`: the rungs tried with
+/// the budget as the limit (after the render as asked, the same at the `max` effort, unless that
+/// was asked), then the last, which is finished whatever its size.
+pub fn ladder(gif: bool, effort: Effort) -> (Vec<Rung>, Rung) {
+    let rungs: &[Rung] = if gif { &GIF } else { &EXACT };
+    let mut tried = vec![AS_ASKED];
+    if effort != Effort::Max {
+        tried.push(AT_MAX);
+    }
+    tried.extend_from_slice(&rungs[1..rungs.len() - 1]);
+    (tried, rungs[rungs.len() - 1])
 }
 
 impl Rung {
-    /// Whether this rung gives nothing up.
+    /// Whether this rung gives nothing up (whatever its effort): the frames as asked.
     pub fn as_asked(self) -> bool {
-        self == AS_ASKED
+        Rung { effort: None, ..self } == AS_ASKED
     }
 
     /// What it gives up, in words: "64 colours, every other frame, half the canvas".
@@ -74,6 +88,9 @@ impl Rung {
         }
         if self.scale == 2 {
             parts.push("half the canvas".to_string());
+        }
+        if let Some(effort) = self.effort {
+            parts.push(format!("--effort {}", effort.name()));
         }
         if parts.is_empty() { "as asked".to_string() } else { parts.join(", ") }
     }

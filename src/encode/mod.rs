@@ -104,12 +104,15 @@ impl Stream {
         }
     }
 
-    /// This stream encoded at `effort`, which its comment then records (` effort=NAME`) unless
-    /// it is the default.
+    /// This stream encoded at `effort`, which its comment then records (` effort=NAME`, in place
+    /// of any level recorded before) unless it is the default.
     pub fn at(&self, effort: Effort) -> Stream {
+        // Any level recorded before gives way.
+        let base: Vec<&str> = self.comment.split(' ').filter(|w| !w.starts_with("effort=")).collect();
+        let base = base.join(" ");
         let comment = match effort {
-            Effort::Default => self.comment.clone(),
-            other => format!("{} effort={}", self.comment, other.name()),
+            Effort::Default => base,
+            other => format!("{base} effort={}", other.name()),
         };
         Stream { comment, effort, ..self.clone() }
     }

@@ -35,7 +35,31 @@ struct Plan<'a> {
     walls: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     edges: Option<EdgeNames>,
+    /// Each format's estimated peak memory at each effort, by format name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<std::collections::BTreeMap<&'static str, Levels>>,
     events: Events<'a>,
+}
+
+/// A format's estimated peak memory at each effort, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Levels {
+    /// At `--effort fast`.
+    pub fast: u64,
+    /// At the default effort.
+    pub default: u64,
+    /// At `--effort max`.
+    pub max: u64,
+}
+
+/// What a render of the scene would hold at most, per output format and effort, on `threads`
+/// threads (the render's estimate, worked out by the caller, which knows the encoders).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Memory {
+    /// The threads the estimate is for.
+    pub threads: usize,
+    /// Each format's name and its peak at each effort.
+    pub formats: Vec<(&'static str, Levels)>,
 }
 
 /// What each edge does, by name.
@@ -101,7 +125,7 @@ impl Serialize for Events<'_> {
 }
 
 /// Writes the plan as one JSON object: the settings, then one event a line.
-pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_json(scene: &Scene, shore: &Shore, memory: Option<&Memory>, out: &mut dyn Write) -> io::Result<()> {
     let (steps_per_frame, steps_per_second) = match scene.water.clock {
         Clock::Frames { steps_per_frame } => (Some(steps_per_frame), None),
         Clock::Steps { per_second } => (None, Some(per_second)),
@@ -126,6 +150,7 @@ pub fn write_json(scene: &Scene, shore: &Shore, out: &mut dyn Write) -> io::Resu
             top: edges.top.name(),
             bottom: edges.bottom.name(),
         }),
+        memory: memory.map(|m| m.formats.iter().copied().collect()),
         events: Events(scene),
     };
     json::write_lines(out, &plan)
@@ -144,8 +169,27 @@ pub enum Detail {
 /// Writes the plan for people: the settings, then the events, frame by frame (or step by
 /// step), with the output frame that first shows each (the numbers `diff` reports) or
 /// "pre-roll".
-pub fn write_text(scene: &Scene, shore: &Shore, detail: Detail, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_text(
+    scene: &Scene,
+    shore: &Shore,
+    (detail, memory): (Detail, Option<&Memory>),
+    out: &mut dyn Write,
+) -> io::Result<()> {
     write_settings(scene, out)?;
+    if let Some(memory) = memory {
+        let show = crate::base::units::show;
+        let formats: Vec<String> = memory
+            .formats
+            .iter()
+            .map(|(name, l)| format!("{name} {} / {} / {}", show(l.fast), show(l.default), show(l.max)))
+            .collect();
+        writeln!(
+            out,
+            "memory      peak on {} thread(s), --effort fast / default / max: {}",
+            memory.threads,
+            formats.join("; ")
+        )?;
+    }
     write_seamless(scene, out)?;
     write_shore(scene, shore, out)?;
     let clock = scene.water.clock;

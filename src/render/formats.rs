@@ -284,7 +284,10 @@ fn animate<W: Write + Seek>(
 ) -> Result<Stats> {
     let (inputs, threads) = (run.inputs, run.pool.threads());
     let background = &inputs.background;
-    let stream = stream_for(scene, inputs, out);
+    let stream = match rung.effort {
+        Some(effort) => stream_for(scene, inputs, out).at(effort),
+        None => stream_for(scene, inputs, out),
+    };
     if rung.as_asked() {
         return match out.format {
             Format::Gif => {
@@ -349,7 +352,7 @@ fn fit(
     limit: u64,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Fitted> {
-    let (rungs, last) = fit::ladder(out.format == Format::Gif);
+    let (rungs, last) = fit::ladder(out.format == Format::Gif, out.effort);
     let attempt = |rung: Rung, cap: u64, progress: &mut dyn FnMut(Progress)| {
         let mut capped = Capped::new(cap);
         let run = Run {
@@ -362,7 +365,7 @@ fn fit(
         };
         animate(scene, rung, &mut capped, run, out, progress).map(|stats| (capped, stats))
     };
-    for &rung in rungs {
+    for rung in rungs {
         match attempt(rung, limit, progress) {
             Ok((capped, stats)) => return Ok(Fitted { bytes: capped.into_bytes(), stats, rung }),
             Err(e) if fit::is_over_budget(&e) => {}
