@@ -12,27 +12,27 @@ use crate::support::render_rgb;
 use crate::support::{ripple, scene_dir, temporaries};
 
 /// An odd canvas at 30 fps (durations of 33 and 34 ms), few colours: palette frames.
-const CHECKER: &str = "[video]\nwidth = 61\nheight = 45\nfps = 30\nframes = 14\nloop = false\n\
+pub(crate) const CHECKER: &str = "[video]\nwidth = 61\nheight = 45\nfps = 30\nframes = 14\nloop = false\n\
     [background]\npattern = \"checker\"\n[[stone]]\nat = 0\nx = 30\ny = 22\nradius = 5\n\
     [[stone]]\nat = 0.2\nx = 3\ny = 40\n";
 /// Many colours, no look: RGB frames of background colours, a colour they lack transparent.
-const TILES: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\
+pub(crate) const TILES: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\
     [rain]\ndrops_per_second = 40\nseed = 3\n";
 /// Many colours and a look: RGB frames with colours the background lacks.
-const LIT: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\
+pub(crate) const LIT: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\
     [look]\nsampling = \"bilinear\"\nshading = 300\n[rain]\ndrops_per_second = 40\nseed = 3\n";
 
 /// Says on the test's stderr (which `cargo test` shows, uncaptured) that a test was skipped.
-fn skipped(test: &str, why: &str) {
+pub(crate) fn skipped(test: &str, why: &str) {
     let _ = writeln!(std::io::stderr(), "skipped {test}: {why}");
 }
 
-fn have(program: &str) -> bool {
+pub(crate) fn have(program: &str) -> bool {
     Command::new(program).arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
 
 /// Frames composed by the image crate (RGB) and their delays in seconds as fractions (num, den).
-fn decode_animation(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
+pub(crate) fn decode_animation(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
     let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
     let frames = if path.extension().unwrap() == "apng" {
         image::codecs::png::PngDecoder::new(file).unwrap().apng().unwrap().into_frames().collect_frames().unwrap()
@@ -166,7 +166,7 @@ fn webp_frames_durations_and_loop_decode_to_the_exact_render() {
 
 /// Frames of a WebP as libwebp's animation decoder composes them, through Pillow (whose WebP
 /// reader is libwebp), or `None` without python3 and Pillow's WebP support.
-fn libwebp_frames(path: &Path) -> Option<Vec<Vec<u8>>> {
+pub(crate) fn libwebp_frames(path: &Path) -> Option<Vec<Vec<u8>>> {
     let script = "import sys\nfrom PIL import Image, features\nassert features.check('webp')\n\
                   im = Image.open(sys.argv[1]); out = sys.stdout.buffer; i = 0\n\
                   while True:\n    try: im.seek(i)\n    except EOFError: break\n    \

@@ -5,6 +5,7 @@ mod check;
 mod cli;
 mod diff;
 mod docs;
+mod effort;
 mod formats;
 mod fuzz;
 mod golden;
