@@ -171,29 +171,37 @@ fn the_estimate_bounds_the_peak() {
     let noise: Vec<u8> = (0..u64::from(w * h)).flat_map(|i| splitmix(i).to_le_bytes()[..3].to_vec()).collect();
     image::save_buffer(dir.join("noise.png"), &noise, w, h, image::ExtendedColorType::Rgb8).unwrap();
     let lit = "[look]\nsampling = \"bilinear\"\nshading = 300\nhighlight = 600\n";
-    for (model, kind, threads, look) in [
-        ("classic", "gif", 1, ""),
-        ("classic", "gif", 4, ""),
-        ("spring", "gif", 2, ""),
-        ("classic", "png", 1, ""),
-        ("spring", "png", 4, ""),
-        ("classic", "none", 1, ""),
+    for (model, kind, threads, look, effort) in [
+        ("classic", "gif", 1, "", Effort::Default),
+        ("classic", "gif", 4, "", Effort::Default),
+        ("spring", "gif", 2, "", Effort::Default),
+        ("classic", "png", 1, "", Effort::Default),
+        ("spring", "png", 4, "", Effort::Default),
+        ("classic", "none", 1, "", Effort::Default),
         // Nothing compresses beside the drawing: frames are gathered apart from the water.
-        ("spring", "none", 2, ""),
-        ("classic", "gif", 1, lit),
-        ("spring", "png", 2, lit),
-        ("classic", "none", 1, lit),
+        ("spring", "none", 2, "", Effort::Default),
+        ("classic", "gif", 1, lit, Effort::Default),
+        ("spring", "png", 2, lit, Effort::Default),
+        ("classic", "none", 1, lit, Effort::Default),
         // A seamless loop in step mode: the crossfade keeps its fields, the seam two more.
-        ("spring", "gif", 1, "[seamless]\nrepeat = true\ncrossfade = 8\n"),
-        ("classic", "png", 2, "[seamless]\ncrossfade = 10\n[look]\nshading = 200\n"),
+        ("spring", "gif", 1, "[seamless]\nrepeat = true\ncrossfade = 8\n", Effort::Default),
+        ("classic", "png", 2, "[seamless]\ncrossfade = 10\n[look]\nshading = 200\n", Effort::Default),
         // Animated PNG and WebP: frames compressed on threads, the last frame kept.
-        ("classic", "apng", 1, ""),
-        ("spring", "apng", 4, lit),
-        ("classic", "webp", 2, ""),
-        ("spring", "webp", 4, lit),
+        ("classic", "apng", 1, "", Effort::Default),
+        ("spring", "apng", 4, lit, Effort::Default),
+        ("classic", "webp", 2, "", Effort::Default),
+        ("spring", "webp", 4, lit, Effort::Default),
         // Busy rain over tiles: the frames where the WebP encoder groups its codes and keeps
         // several ways of coding a frame side by side (noise never pays for that).
-        ("classic", "webp", 2, "#tiles\nradius = 3\n"),
+        ("classic", "webp", 2, "#tiles\nradius = 3\n", Effort::Default),
+        // The other efforts' own buffers: the choosing LZW, libdeflate's streams, the quick WebP
+        // and every way of a frame parsed in turn, the smallest PNG frames.
+        ("classic", "gif", 1, "", Effort::Max),
+        ("classic", "apng", 1, "", Effort::Fast),
+        ("spring", "apng", 1, lit, Effort::Max),
+        ("classic", "webp", 1, "", Effort::Fast),
+        ("classic", "webp", 1, "#tiles\nradius = 3\n", Effort::Max),
+        ("classic", "png", 1, lit, Effort::Max),
     ] {
         let output = match kind {
             "gif" => Some(Format::Gif),
@@ -221,7 +229,7 @@ fn the_estimate_bounds_the_peak() {
         let peak = peak_during(|| {
             let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
             let inputs = Inputs::for_scene(&scene).unwrap();
-            let (stream, pixels) = (stream_of(&scene, &inputs), inputs.background.pixels.clone());
+            let (stream, pixels) = (stream_of(&scene, &inputs).at(effort), inputs.background.pixels.clone());
             let pool = Pool::new(threads);
             match kind {
                 "gif" => {
@@ -242,10 +250,10 @@ fn the_estimate_bounds_the_peak() {
         });
         let scene = Scene::from_toml_str(&src, &dir.join("scene.toml")).unwrap();
         let header = ripple_render::draw::background::image_header(&scene).unwrap();
-        let estimate = Estimate::for_render(&scene, header.as_ref(), (output, Effort::Default), threads);
+        let estimate = Estimate::for_render(&scene, header.as_ref(), (output, effort), threads);
         let variable = estimate.total() - estimate.fixed[0].bytes;
         eprintln!(
-            "{model} {output:?} {threads} threads{}: peak {peak} bytes, estimate {} ({variable} variable)",
+            "{model} {output:?} {effort:?} {threads} threads{}: peak {peak} bytes, estimate {} ({variable} variable)",
             if look.is_empty() { "" } else { ", lit" },
             estimate.total()
         );

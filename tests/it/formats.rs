@@ -659,6 +659,7 @@ fn reduce(frames: &[Vec<u8>], width: usize, step: usize, scale: usize) -> Vec<Ve
 
 /// The APNG and WebP ladder below the render as asked.
 const EXACT_LADDER: &[&str] = &[
+    "--effort max",
     "every other frame",
     "every third frame",
     "every other frame, half the canvas",
@@ -673,6 +674,7 @@ fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
         (
             "gif",
             &[
+                "--effort max",
                 "128 colours",
                 "64 colours",
                 "32 colours",
@@ -727,8 +729,10 @@ fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
                 assert_eq!(gif.delays.iter().map(|&d| u32::from(d)).sum::<u32>(), 80, "{rung}: {:?}", gif.delays);
                 assert!(usize::from(*last) <= 5 * step, "{rung}: {:?}", gif.delays);
                 let colours: std::collections::HashSet<&[u8]> = gif.frames.iter().flat_map(|f| f.chunks(3)).collect();
-                let most: usize = rung.split(' ').next().unwrap().parse().unwrap();
-                assert!(colours.len() < most, "{rung}: {} colours", colours.len());
+                // A rung of fewer colours has fewer (the max effort keeps them all).
+                if let Ok(most) = rung.split(' ').next().unwrap().parse::<usize>() {
+                    assert!(colours.len() < most, "{rung}: {} colours", colours.len());
+                }
             } else {
                 std::fs::write(dir.join(format!("rung.{format}")), &bytes).unwrap();
                 let (frames, delays) = decode_animation(&dir.join(format!("rung.{format}")));
