@@ -380,12 +380,12 @@ fn max_data<P: PngPixel>(job: &Job<P>, indexed: bool) -> Vec<u8> {
 fn png_crate_data<P: PngPixel>(job: &Job<P>, indexed: bool) -> Result<Vec<u8>> {
     Ok(if indexed {
         // Palette indices are not filtered (PNG's own advice).
-        image_data(&encode_rect(&job, png::Filter::NoFilter, true)?)
+        image_data(&encode_rect(job, png::Filter::NoFilter, true)?)
     } else {
         // Smooth pictures compress best filtered (the adaptive choice per row), grainy ones
         // unfiltered: each frame is compressed both ways and the smaller kept.
-        let filtered = image_data(&encode_rect(&job, png::Filter::Adaptive, false)?);
-        let plain = image_data(&encode_rect(&job, png::Filter::NoFilter, false)?);
+        let filtered = image_data(&encode_rect(job, png::Filter::Adaptive, false)?);
+        let plain = image_data(&encode_rect(job, png::Filter::NoFilter, false)?);
         if plain.len() < filtered.len() { plain } else { filtered }
     })
 }
