@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use super::filter::{self, Rows};
 use super::palette::Palette;
-use super::png::PngPixel;
+use super::png::{PngPixel, write_chunk};
 use super::rect::{self, Rect};
 use super::workers::Workers;
 use super::{Effort, EncodeTimes, Stream};
@@ -326,17 +326,6 @@ pub const COMPRESSION_LEVEL: u8 = 3;
 /// libdeflate's level for the `fast` effort: its quickest, which on our frames is both faster
 /// and smaller than zlib's (docs/design.md, Effort).
 const FAST_LEVEL: i32 = 1;
-
-/// Writes one chunk (length, type, data, CRC) to `out`: the APNG encoder's, and `join`'s.
-pub(crate) fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> Result<()> {
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(kind);
-    crc.update(data);
-    let io = Error::output;
-    out.write_all(&(data.len() as u32).to_be_bytes()).map_err(io)?;
-    out.write_all(kind).and_then(|()| out.write_all(data)).map_err(io)?;
-    out.write_all(&crc.finalize().to_be_bytes()).map_err(io)
-}
 
 /// Filters and compresses one frame's rectangle, as its effort says: the zlib stream the frame's
 /// `IDAT`/`fdAT` carry.

@@ -161,6 +161,18 @@ fn write_file(
     Ok(EncodeTimes { encode, write: started.elapsed() })
 }
 
+/// Writes one chunk (length, type, data, CRC) to `out`: a `max` PNG's, the APNG encoder's, and
+/// `join`'s.
+pub(crate) fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> Result<()> {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(kind);
+    crc.update(data);
+    let io = Error::output;
+    out.write_all(&(data.len() as u32).to_be_bytes()).map_err(io)?;
+    out.write_all(kind).and_then(|()| out.write_all(data)).map_err(io)?;
+    out.write_all(&crc.finalize().to_be_bytes()).map_err(io)
+}
+
 /// The `max` effort's PNG (into `bytes`): the chunks of [`encode_png`]'s, with image data that
 /// tries every way of filtering at libdeflate's slowest level ([`super::filter::smallest`]).
 fn smallest_png(
@@ -177,7 +189,7 @@ fn smallest_png(
     ihdr.extend(width.to_be_bytes());
     ihdr.extend(height.to_be_bytes());
     ihdr.extend([8, if palette.is_some() { 3 } else { 2 }, 0, 0, 0]);
-    let chunk = super::apng::write_chunk;
+    let chunk = write_chunk;
     chunk(bytes, b"IHDR", &ihdr)?;
     let text: Vec<u8> = b"Comment\0".iter().copied().chain(comment.bytes().filter(u8::is_ascii)).collect();
     chunk(bytes, b"tEXt", &text)?;

@@ -9,7 +9,8 @@ use std::path::Path;
 use super::{Again, Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::encode::Effort;
-use crate::encode::apng::{frame_after, write_chunk};
+use crate::encode::apng::frame_after;
+use crate::encode::png::write_chunk;
 
 /// What a part's frames are made of: RGB or palette samples, and the pixel that marks an
 /// unchanged one (the `tRNS` colour key, or the palette's transparent index), if any.
