@@ -291,13 +291,14 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
 }
 
 /// One still PNG of output frame `frame` (§12): 8-bit RGB, exact, with the provenance
-/// comment of a sequence's frames.
+/// comment of a sequence's frames (the smallest image data at the `max` effort).
 pub struct Still<W: Write> {
     out: Option<W>,
     background: Vec<[u8; 3]>,
     provenance: String,
     size: (u32, u32),
     frame: u64,
+    effort: Effort,
     times: EncodeTimes,
 }
 
@@ -310,6 +311,7 @@ impl<W: Write> Still<W> {
             provenance: format!("{} frame={frame}", stream.comment),
             size: (stream.width, stream.height),
             frame,
+            effort: stream.effort,
             times: EncodeTimes::default(),
         }
     }
@@ -327,7 +329,13 @@ impl<W: Write> super::Encoder for Still<W> {
         let Some(mut out) = self.out.take() else { return Ok(()) };
         let started = Instant::now();
         let (width, height) = self.size;
-        write_png(&mut out, width, height, pixels, Some(&self.provenance))?;
+        if self.effort == Effort::Max {
+            let mut bytes = Vec::new();
+            smallest_png(&mut bytes, self.size, pixels.as_flattened(), None, &self.provenance)?;
+            out.write_all(&bytes).map_err(Error::output)?;
+        } else {
+            write_png(&mut out, width, height, pixels, Some(&self.provenance))?;
+        }
         self.times.encode += started.elapsed();
         let started = Instant::now();
         out.flush().map_err(Error::output)?;
