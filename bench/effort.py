@@ -64,6 +64,7 @@ def main():
                                          capture_output=True, text=True).stdout)
         fps, n = info["fps"], info["frames"]
         work = CACHE / scene.stem
+        work.mkdir(parents=True, exist_ok=True)
         frames = work / "frames"
         if not frames.exists():
             subprocess.run([str(BIN), str(scene), "-o", f"{frames}/", "-q"], check=True)
