@@ -18,17 +18,19 @@ use super::{Effort, EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
 
 /// Bytes per pixel one thread holds while it compresses a frame, at worst (noise), beside the
-/// frame itself (counted with the frames in flight): at the peak the four ways' pixels and
-/// greedy symbols (4 · (4 + 12): predicted, predicted with the cross-colour transform, subtract-
-/// green alone, the colour table) while one is sorted into groups, with each symbol's group (1)
-/// and the tiles' counted symbols (up to 16). Less is held after, while the chosen way is parsed
-/// for fewest bits (see `vp8l::encode`, the other ways gone by then): its pixels (4), its greedy
+/// frame itself (counted with the frames in flight): at the peak the chosen way being parsed for
+/// fewest bits (see `vp8l::encode`, the other ways gone by then): its pixels (4), its greedy
 /// symbols (12, a pixel each), the matches weighed at each pixel (16), the cheapest cost and step
 /// there (8 + 4), and the new parse's symbols beside a copy marked for the colour cache
-/// (12 + 12); and before: the two versions weighed (`vp8l::encode_smaller`: 4 + 4 for the
-/// better so far, 4 + 4 for the next); and last: choosing the cache size (4 · 12), writing (the
-/// bit stream grown by doubling, up to 2·4, beside the symbols), the chunk around it.
-const WORKING_BYTES_PER_PIXEL: u64 = 81;
+/// (12 + 12), with the cross-colour transform's way waiting its turn (4 + 12). Less is held
+/// before: the two versions weighed (`vp8l::encode_smaller`: 4 + 4 for the better so far, 4 + 4
+/// for the next), then the four ways' pixels and greedy symbols (4 · (4 + 12): predicted, with
+/// the transform, subtract-green alone, the colour table) while one is sorted into groups, with
+/// each symbol's group (1) and the tiles' counted symbols (up to 16); and after: choosing the
+/// cache size (4 · 12), writing (the bit stream grown by doubling, up to 2·4, beside the
+/// symbols), the chunk around it, the first way's bitstream (up to 4) beside the transform's
+/// parse.
+const WORKING_BYTES_PER_PIXEL: u64 = 84;
 
 /// Bytes a frame in flight holds per pixel: its rectangle in ARGB as it is and with gaps closed
 /// (4 + 4; a frame's compressed chunk, once made, is smaller).
