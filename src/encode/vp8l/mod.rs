@@ -135,8 +135,8 @@ pub fn encode_fast(pixels: Vec<u32>, width: usize, height: usize, alpha: bool) -
 /// Encodes whichever of `versions` (ARGB pictures that show alike) codes smallest, for the
 /// `max` effort: every way of each (a colour table where there are at most 256 colours;
 /// subtract-green and predictors, with and without the cross-colour transform; subtract-green
-/// alone) parsed for fewest bits with one pass more than the default's and every colour cache
-/// size, its tiles grouped where that pays, the smallest bitstream kept (the first of equals).
+/// alone) parsed for fewest bits with one pass more than the default's, its tiles grouped where
+/// that pays, the smallest bitstream kept (the first of equals).
 pub fn encode_max(versions: &[&[u32]], width: usize, height: usize, alpha: bool) -> Vec<u8> {
     let mut best: Option<Vec<u8>> = None;
     for &pixels in versions {
@@ -148,7 +148,7 @@ pub fn encode_max(versions: &[&[u32]], width: usize, height: usize, alpha: bool)
         }
         for way in ways {
             let Way { head, image, pixels } = way.parsed();
-            let image = image.cheapest_by(&pixels, cheapest::MAX_PASSES, &cheapest::MAX_CACHE_SIZES);
+            let image = image.cheapest_by(&pixels, cheapest::MAX_PASSES);
             let way = Way { head, image, pixels };
             let bytes = way.bytes(&way.grouped(way.single()));
             if best.as_ref().is_none_or(|b| bytes.len() < b.len()) {
