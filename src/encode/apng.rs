@@ -242,11 +242,7 @@ impl<W: Write> Chunks<W> {
     fn write_header(&mut self) -> Result<()> {
         let mut header = Vec::with_capacity(1024);
         header.extend_from_slice(b"\x89PNG\r\n\x1a\n");
-        let colour_type = if self.palette.is_some() { 3 } else { 2 };
-        let mut ihdr = Vec::with_capacity(13);
-        ihdr.extend(self.stream.width.to_be_bytes());
-        ihdr.extend(self.stream.height.to_be_bytes());
-        ihdr.extend([8, colour_type, 0, 0, 0]);
+        let ihdr = super::png::header((self.stream.width, self.stream.height), self.palette.is_some());
         write_chunk(&mut header, b"IHDR", &ihdr)?;
         let held = self.stream.held();
         let frames = u32::try_from(held.end - held.start).unwrap_or(u32::MAX);

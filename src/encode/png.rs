@@ -127,10 +127,9 @@ const WORKING_BYTES_PER_PIXEL: u64 = 16;
 
 /// Bytes a PNG sequence (or a still) on `threads` threads holds per canvas pixel: its copy of
 /// the background, each frame in flight as RGB, and on each thread the buffers of the frame it
-/// compresses (at the `max` effort fewer: the filtered rows twice and a stream, 3 + 3 + 4, so
-/// the default's figure serves every level).
-pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
-    let _ = effort;
+/// compresses (at every effort: the `max` effort holds fewer, the filtered rows twice and a
+/// stream, 3 + 3 + 4).
+pub fn bytes_per_pixel(threads: usize) -> u64 {
     3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
@@ -173,6 +172,15 @@ pub(crate) fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> 
     out.write_all(&crc.finalize().to_be_bytes()).map_err(io)
 }
 
+/// The `IHDR` chunk's data of an 8-bit image of `size`, RGB or (`indexed`) palette indices.
+pub(crate) fn header((width, height): (u32, u32), indexed: bool) -> Vec<u8> {
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend(width.to_be_bytes());
+    ihdr.extend(height.to_be_bytes());
+    ihdr.extend([8, if indexed { 3 } else { 2 }, 0, 0, 0]);
+    ihdr
+}
+
 /// The `max` effort's PNG (into `bytes`): the chunks of [`encode_png`]'s, with image data that
 /// tries every way of filtering at libdeflate's slowest level ([`super::filter::smallest`]).
 fn smallest_png(
@@ -185,12 +193,8 @@ fn smallest_png(
     let bpp = if palette.is_some() { 1 } else { 3 };
     let data = super::filter::smallest(pixels, width as usize * bpp, bpp);
     bytes.extend_from_slice(b"\x89PNG\r\n\x1a\n");
-    let mut ihdr = Vec::with_capacity(13);
-    ihdr.extend(width.to_be_bytes());
-    ihdr.extend(height.to_be_bytes());
-    ihdr.extend([8, if palette.is_some() { 3 } else { 2 }, 0, 0, 0]);
     let chunk = write_chunk;
-    chunk(bytes, b"IHDR", &ihdr)?;
+    chunk(bytes, b"IHDR", &header((width, height), palette.is_some()))?;
     let text: Vec<u8> = b"Comment\0".iter().copied().chain(comment.bytes().filter(u8::is_ascii)).collect();
     chunk(bytes, b"tEXt", &text)?;
     if let Some(colors) = palette {

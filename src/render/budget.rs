@@ -264,7 +264,7 @@ fn palette_parts(scene: &Scene, cells: u64) -> Vec<Part> {
 fn encoder_bytes_per_pixel(format: Option<Format>, effort: Effort, threads: usize) -> (u64, u64) {
     match format {
         Some(Format::Gif) => (1, gif::bytes_per_pixel(threads, effort)),
-        Some(Format::PngSequence | Format::Still) => (3, png::bytes_per_pixel(threads, effort)),
+        Some(Format::PngSequence | Format::Still) => (3, png::bytes_per_pixel(threads)),
         Some(Format::Apng) => (3, apng::bytes_per_pixel(threads, effort)),
         Some(Format::Webp) => (3, webp::bytes_per_pixel(threads, effort)),
         Some(Format::Mp4 | Format::Webm) => (3, video::BYTES_PER_PIXEL),
