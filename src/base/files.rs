@@ -59,3 +59,28 @@ pub fn read_limited(path: &Path, limit: u64, what: &str) -> std::io::Result<Vec<
     }
     Ok(bytes)
 }
+
+/// Opens a regular file for reading, and its length: anything else (a pipe, a device, a
+/// folder) is refused before it is opened, by what it is, so that reading never waits on a
+/// pipe nobody writes. On Unix the file is opened without blocking and looked at again once
+/// open, in case another kind of file took its name in between.
+pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
+    let not_regular = |meta: &std::fs::Metadata| std::io::Error::other(format!("it is {}", file_kind(meta)));
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    Ok((file, meta.len()))
+}

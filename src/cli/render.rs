@@ -102,7 +102,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let rendered = render(&job, request, &bar);
     bar.finish_and_clear();
     let written = rendered.map_err(|e| job.retarget(e))?;
-    written.notes.iter().for_each(|note| super::warn(note));
+    written.notes.iter().chain(&written.stats.resumed.passed_over).for_each(|note| super::warn(note));
     let started_commit = Instant::now();
     let files = job.commit()?;
     if request.stats {
@@ -222,8 +222,10 @@ fn checkpoints(dir: &Path, request: &Request<'_>, inputs: &Inputs) -> Result<Che
             Some("name a folder for the checkpoints (it is made if need be)"),
         ));
     }
+    let checkpoints = Checkpoints::new(dir, request.checkpoint_every, inputs);
     if request.checkpoint_every.is_some() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        checkpoints.sweep();
     } else if !request.frames.is_some_and(Span::starts_late) {
         super::warn(&format!(
             "--checkpoints {} is read only by a part that starts after frame 0 (--frames A..B), and written only \
@@ -231,7 +233,7 @@ fn checkpoints(dir: &Path, request: &Request<'_>, inputs: &Inputs) -> Result<Che
             dir.display()
         ));
     }
-    Ok(Checkpoints::new(dir, request.checkpoint_every, inputs))
+    Ok(checkpoints)
 }
 
 /// Why `--dither` does nothing for `scene` written as `format`, if it does nothing: it dithers
@@ -357,7 +359,7 @@ fn summary(job: &Job, request: &Request<'_>, written: &Written, files: &[String]
         (Some(Format::Still), Some(frame), _) => format!("frame {frame} of {}", scene.frames),
         (_, _, Some(part)) => {
             let from =
-                written.stats.resumed.map_or_else(String::new, |f| format!(" (from the checkpoint at frame {f})"));
+                written.stats.resumed.from.map_or_else(String::new, |f| format!(" (from the checkpoint at frame {f})"));
             format!("frames {}..{} of {}{from}", part.start, part.end, scene.frames)
         }
         _ => format!("{} frames", scene.frames.div_ceil(u64::from(step))),

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use checks::{Place, check_replace, is_stream, names_a_descriptor};
 use sys::{
-    link_unnamed, remove_any, rename_no_replace, replace_folder, strip_trailing_separator, sweep_stale, sync_parent,
-    temp_name, temp_stem, unnamed_file,
+    is_stale, link_unnamed, parse_any_temp_name, remove_any, rename_no_replace, replace_folder,
+    strip_trailing_separator, sweep_stale, sync_parent, temp_name, temp_stem, unnamed_file,
 };
 
 use crate::base::error::{Error, Result, Target, os_reason};
@@ -81,6 +81,26 @@ pub fn scratch_file() -> Result<fs::File> {
 fn scratch_number() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Removes from `dir` the temporaries that runs which no longer exist left for any target
+/// whose name `is_target` accepts (a folder of checkpoints, swept once before writing any).
+pub fn sweep_dead_runs(dir: &Path, is_target: impl Fn(&str) -> bool) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let mut stems: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| parse_any_temp_name(&e.file_name().to_string_lossy()).map(str::to_string))
+        .filter(|stem| is_target(stem))
+        .collect();
+    stems.dedup();
+    for stem in stems {
+        sweep_stale(dir, &stem, &dir.join(&stem));
+    }
+}
+
+/// Whether the process `pid`, which left the file `path`, no longer exists.
+pub fn left_by_dead_run(pid: u32, path: &Path) -> bool {
+    pid != std::process::id() && is_stale(pid, path)
 }
 
 /// Whether any output's named temporary is still on disk.

@@ -33,6 +33,12 @@ fn parse_temp_name<'a>(entry: &'a str, stem: &str) -> Option<(u32, &'a str)> {
     matches!(kind, "tmp" | "old").then_some((pid, kind))
 }
 
+/// The target's stem in the name of any run's temporary, `.STEM.ripple-PID.KIND`.
+pub(super) fn parse_any_temp_name(entry: &str) -> Option<&str> {
+    let (stem, rest) = entry.strip_prefix('.')?.rsplit_once(".ripple-")?;
+    parse_temp_name(entry, stem).map(|_| stem).filter(|_| !rest.is_empty())
+}
+
 /// Removes the temporaries a killed run left for this target (named by its stem). A moved-aside
 /// old output whose replacement never arrived is moved back.
 pub(super) fn sweep_stale(parent: &Path, stem: &str, target: &Path) {
@@ -52,7 +58,7 @@ pub(super) fn sweep_stale(parent: &Path, stem: &str, target: &Path) {
 
 /// Whether the run that made a temporary is gone.
 #[cfg(unix)]
-fn is_stale(pid: u32, _path: &Path) -> bool {
+pub(super) fn is_stale(pid: u32, _path: &Path) -> bool {
     use rustix::io::Errno;
     let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return true };
     // Signal 0 checks for the process; EPERM means it exists under another user.
@@ -61,7 +67,7 @@ fn is_stale(pid: u32, _path: &Path) -> bool {
 
 /// Whether the run that made a temporary is gone: without a way to ask, a day without change.
 #[cfg(not(unix))]
-fn is_stale(_pid: u32, path: &Path) -> bool {
+pub(super) fn is_stale(_pid: u32, path: &Path) -> bool {
     let age = fs::symlink_metadata(path).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
     age.is_some_and(|age| age > std::time::Duration::from_secs(24 * 3600))
 }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use canvas::{Canvas, Drawn};
-use checkpoints::Checkpoints;
+use checkpoints::{Checkpoints, Resumed};
 
 use crate::base::error::{Error, Result};
 use crate::base::limits::DEFAULT_BUDGET;
@@ -74,7 +74,7 @@ pub struct Progress {
 
 /// Where a render's time went: each stage's own work, in seconds of work (encoding on several
 /// threads adds up their times).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
     /// Frames output.
     pub frames: u64,
@@ -90,8 +90,8 @@ pub struct Stats {
     /// frame-to-frame change; `None` with fewer than 3 frames or no change, or when not
     /// measured ([`Run::seam`]).
     pub seam: Option<f64>,
-    /// The output frame of the checkpoint the render started from, if it did.
-    pub resumed: Option<u64>,
+    /// The checkpoint the render started from, if it did, and those it passed over.
+    pub resumed: Resumed,
 }
 
 /// How a render runs, beside its scene and encoder.
@@ -162,7 +162,7 @@ where
         surface = surface.measuring_seam(scene, shore);
     }
     let wanted = encoder.wanted();
-    let mut resumed = None;
+    let mut resumed = Resumed::default();
     if manifest.is_none() {
         // Frames before the encoder's first are simulated alone (a part's run-ahead, a still's),
         // from the nearest checkpoint if there is one; none at all if it takes none.

@@ -108,41 +108,53 @@ impl<W: Water> Simulation<W> {
         buffers.iter().try_for_each(|b| state::write_cells(out, b))
     }
 
-    /// Reads back what [`Simulation::save`] wrote, onto still water made for the same scene:
-    /// the timeline is played to the same unit without applying its drops.
-    fn restore(&mut self, input: &mut impl std::io::Read) -> std::io::Result<()> {
+    /// Reads back what [`Simulation::save`] wrote after `simulated` frames (pre-roll included),
+    /// onto still water made for the same scene: the timeline is played to the same unit without
+    /// applying its drops. The counters must be those `simulated` frames give, and the damping
+    /// the one in force there.
+    fn restore(&mut self, input: &mut impl std::io::Read, simulated: u64) -> std::io::Result<()> {
         let units = state::read_u64(input)?;
         let (steps, next_frame) = (state::read_u64(input)?, state::read_u64(input)?);
         let damping_shift = state::read_u32(input)?;
-        if self.units != 0 || units > self.schedule_end() || next_frame > self.end_frame {
-            return Err(state::invalid("a point past the end of the render"));
+        if self.units != 0 || simulated > self.end_frame || (units, steps, next_frame) != self.counters_at(simulated) {
+            return Err(state::invalid("a clock that is not this render's at that frame"));
         }
         let mut buffers = self.water.buffers();
         if state::read_u32(input)? as usize != buffers.len() {
             return Err(state::invalid("another water model"));
         }
         buffers.iter_mut().try_for_each(|b| state::read_cells(input, b))?;
+        let mut in_force = self.damping_shift;
         for _ in 0..units {
-            self.schedule.next_unit_each(|_, _| {});
+            self.schedule.next_unit_each(|_, event| {
+                if let Event::Damping { shift } = event {
+                    in_force = *shift;
+                }
+            });
+        }
+        if damping_shift != in_force {
+            return Err(state::invalid("a damping shift that is not the scene's at that frame"));
         }
         (self.units, self.steps, self.next_frame, self.damping_shift) = (units, steps, next_frame, damping_shift);
         Ok(())
     }
 
-    /// Frames simulated so far, pre-roll included.
-    fn simulated(&self) -> u64 {
+    /// The counters (units, steps, next frame) after `simulated` frames, pre-roll included.
+    fn counters_at(&self, simulated: u64) -> (u64, u64, u64) {
         match self.clock {
-            Clock::Frames { .. } => self.units,
-            Clock::Steps { .. } => self.next_frame,
+            Clock::Frames { .. } => (simulated, 0, 0),
+            Clock::Steps { .. } => {
+                let steps = simulated.checked_sub(1).map_or(0, |k| self.clock.steps_before_drawing(k, self.fps));
+                (steps, steps, simulated)
+            }
         }
     }
 
-    /// The timeline's units in all, an upper bound for a checkpoint's.
-    fn schedule_end(&self) -> u64 {
-        match self.clock {
-            Clock::Frames { .. } => self.end_frame,
-            Clock::Steps { .. } => self.clock.steps_before_drawing(self.end_frame, self.fps) + 1,
-        }
+    /// The bytes [`Simulation::save`] writes.
+    fn saved_len(&mut self) -> u64 {
+        let cell = std::mem::size_of::<W::Cell>() as u64;
+        let buffers: u64 = self.water.buffers().iter().map(|b| 8 + b.len() as u64 * cell).sum();
+        3 * 8 + 4 + 4 + buffers
     }
 
     /// The water's current heights.
@@ -266,14 +278,17 @@ impl<W: Water> Surface<W> {
         kept.iter().try_for_each(|field| state::write_cells(out, field))
     }
 
-    /// Goes on from a state [`Surface::save`] wrote for the same scene, before any frame was
-    /// simulated here.
-    pub fn restore(&mut self, input: &mut impl std::io::Read) -> std::io::Result<()> {
-        self.simulation.restore(input)?;
-        let count = state::read_u32(input)?;
+    /// Goes on from a state [`Surface::save`] wrote for the same scene at the start of output
+    /// frame `frame`, before any frame was simulated here.
+    pub fn restore(&mut self, input: &mut impl std::io::Read, frame: u64) -> std::io::Result<()> {
+        let simulated = self.first_frame.saturating_add(frame);
+        self.simulation.restore(input, simulated)?;
+        let count = u64::from(state::read_u32(input)?);
         let cells = self.simulation.heights().len() as u64;
+        if count != self.kept_at(simulated) {
+            return Err(state::invalid("other crossfade fields than this scene keeps"));
+        }
         let kept = (0..count).map(|_| state::read_field(input, cells)).collect::<std::io::Result<Vec<_>>>()?;
-        let simulated = self.simulation.simulated();
         let fits = match &mut self.fade {
             Some(fade) => fade.keep(kept, simulated, cells as usize),
             None => kept.is_empty(),
@@ -281,8 +296,88 @@ impl<W: Water> Surface<W> {
         if fits { Ok(()) } else { Err(state::invalid("other crossfade fields than this scene keeps")) }
     }
 
+    /// The bytes [`Surface::save`] writes at the start of output frame `frame`: known before
+    /// a checkpoint is read, so that one of another length is passed over unread.
+    pub fn saved_len(&mut self, frame: u64) -> u64 {
+        let simulated = self.first_frame.saturating_add(frame);
+        let cells = self.simulation.heights().len() as u64;
+        let field = 8 + cells * std::mem::size_of::<W::Cell>() as u64;
+        self.simulation.saved_len() + 4 + self.kept_at(simulated) * field
+    }
+
+    /// How many pre-roll fields a seamless loop has kept after `simulated` frames.
+    fn kept_at(&self, simulated: u64) -> u64 {
+        self.fade.as_ref().map_or(0, |fade| fade.due(simulated))
+    }
+
     /// The seam so far (see [`Surface::measuring_seam`]).
     pub fn seam(&self) -> Option<f64> {
         self.seam.as_ref().and_then(Seam::value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::water::{Classic, Spring};
+
+    fn surface<W: Water>(src: &str) -> Surface<W> {
+        let scene = Scene::from_toml_str(src, std::path::Path::new("s.toml")).unwrap();
+        let shore = Shore::open(scene.width as usize, scene.height as usize);
+        let simulation = Simulation::<W>::new(&scene, Schedule::new(&scene), &shore, Threads::new(1));
+        Surface::new(&scene, simulation, &shore)
+    }
+
+    /// What a checkpoint is checked against before it is read (its length, its clock) is what a
+    /// render saves there, for either clock, with and without a loop's kept fields; and a state
+    /// read back saves the same bytes again.
+    fn saves_what_is_expected<W: Water>(src: &str) {
+        let mut running = surface::<W>(src);
+        // Output frame 0 starts after the pre-roll.
+        for _ in 0..running.first_frame {
+            running.advance();
+        }
+        for frame in 0..12u64 {
+            let mut saved = Vec::new();
+            running.save(&mut saved).unwrap();
+            let mut fresh = surface::<W>(src);
+            assert_eq!(saved.len() as u64, fresh.saved_len(frame), "{src} at {frame}");
+            fresh.restore(&mut saved.as_slice(), frame).unwrap();
+            let mut again = Vec::new();
+            fresh.save(&mut again).unwrap();
+            assert!(again == saved, "{src} at {frame}");
+            // A state read as another frame's is refused by its clock or its kept fields.
+            let mut other = surface::<W>(src);
+            assert!(other.restore(&mut saved.as_slice(), frame + 1).is_err(), "{src} at {frame}");
+            running.advance();
+        }
+    }
+
+    #[test]
+    fn saved_states_are_checked_by_length_and_clock() {
+        let events = "[[stone]]\nat = 0.04\nx = 5\ny = 5\n[[damping]]\nat = 0.2\nshift = 3\n";
+        for video in [
+            "[video]\nwidth = 16\nheight = 12\nframes = 14\n",
+            "[video]\nwidth = 16\nheight = 12\nframes = 14\nstart = 0.12\n[seamless]\ncrossfade = 2\n",
+            "[video]\nwidth = 16\nheight = 12\nframes = 14\n[water]\nsteps_per_second = 70\n",
+        ] {
+            saves_what_is_expected::<Classic>(&format!("{video}{events}"));
+            saves_what_is_expected::<Spring>(&format!("{video}{events}"));
+        }
+    }
+
+    #[test]
+    fn a_saved_damping_that_is_not_the_scenes_is_refused() {
+        let src = "[video]\nwidth = 16\nheight = 12\nframes = 14\n[[damping]]\nat = 0.2\nshift = 3\n";
+        let mut running = surface::<Classic>(src);
+        for _ in 0..8 {
+            running.advance();
+        }
+        let mut saved = Vec::new();
+        running.save(&mut saved).unwrap();
+        assert!(surface::<Classic>(src).restore(&mut saved.as_slice(), 8).is_ok());
+        saved[24] = 5;
+        let refused = surface::<Classic>(src).restore(&mut saved.as_slice(), 8).unwrap_err();
+        assert!(refused.to_string().contains("damping shift"), "{refused}");
     }
 }

@@ -45,12 +45,16 @@ impl<C: Cell> Crossfade<C> {
     /// Sets the pre-roll fields kept so far (from a checkpoint), which must be as many as the
     /// first `simulated` frames keep, each of `cells`; says whether they were.
     pub fn keep(&mut self, kept: Vec<Vec<C>>, simulated: u64, cells: usize) -> bool {
-        let due = simulated.saturating_sub(self.first_kept).min(self.fade);
-        let fits = kept.len() as u64 == due && kept.iter().all(|field| field.len() == cells);
+        let fits = kept.len() as u64 == self.due(simulated) && kept.iter().all(|field| field.len() == cells);
         if fits {
             self.kept = kept;
         }
         fits
+    }
+
+    /// How many pre-roll fields the first `simulated` frames keep.
+    pub fn due(&self, simulated: u64) -> u64 {
+        simulated.saturating_sub(self.first_kept).min(self.fade)
     }
 
     /// Takes the water's `heights` at frame `k`: keeps them for one of the O pre-roll frames,

@@ -2,6 +2,7 @@
 //! hostile input, SIGKILL, property tests and the fuzzers' kept inputs.
 
 mod check;
+mod checkpoints;
 mod cli;
 mod diff;
 mod docs;
