@@ -38,6 +38,20 @@ pub fn run(args: &JoinArgs) -> Result<(), Error> {
             Some("name a file with -o, then copy it where it goes"),
         ));
     }
+    // A pipe or device cannot be sought in (nor waited on): refused before any part is read.
+    if let Ok(meta) = std::fs::metadata(&args.output)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(Error::usage(
+            format!(
+                "join writes a file it can seek in, and {} is {}",
+                args.output.display(),
+                ripple_render::base::files::file_kind(&meta)
+            ),
+            Some("name a regular file with -o, then copy it where it goes"),
+        ));
+    }
     let format = output::resolve(&args.output, None, false)?;
     match format {
         Format::PngSequence | Format::Still => {

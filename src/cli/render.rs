@@ -194,6 +194,15 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
         (Some(path), Some(format)) => Some(Staged::begin(path, Policy::for_format(format, request.force), &inputs)?),
         _ => None,
     };
+    if let (Some(staged), Some(format), Some(_)) = (&output, format, &frames)
+        && staged.is_stream()
+        && output::seal::is_sealed(format)
+    {
+        return Err(Error::usage(
+            format!("a part (--frames) cannot be written to {}, a stream", staged.target().display()),
+            Some("a part ends in a seal written when it is finished, which needs a file: write it to a file and join"),
+        ));
+    }
     let hashes =
         request.hashes.map(|h| Staged::begin(h, Policy::File { force: request.force }, &inputs)).transpose()?;
     // Advice only for a render that goes ahead: a refused one gets its one error alone.

@@ -55,6 +55,13 @@ fn header(source: &mut Source<'_>) -> Result<Vec<u8>> {
     if !head.starts_with(b"GIF8") {
         return Err(Error::input(source.path, "is not a GIF file"));
     }
+    let (width, height) = (u16::from_le_bytes([head[6], head[7]]), u16::from_le_bytes([head[8], head[9]]));
+    if i64::from(width) * i64::from(height) > MAX_AREA {
+        return Err(Error::input(
+            source.path,
+            format!("claims a {width}×{height} screen, larger than any render (at most {MAX_AREA} pixels)"),
+        ));
+    }
     let packed = head[10];
     if packed & 0x80 != 0 {
         head.extend(source.take(3 << ((packed & 7) + 1))?);

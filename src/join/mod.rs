@@ -15,10 +15,11 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::base::error::{Error, Result};
+use crate::base::files::open_regular;
 use crate::decode::{Magic, read_head, sniff};
 use crate::encode::Effort;
 use crate::encode::provenance::Provenance;
-use crate::output::Format;
+use crate::output::{Format, seal};
 
 /// What a part says of itself: the render it belongs to and the frames it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,8 +111,7 @@ struct Source<'a> {
 
 impl<'a> Source<'a> {
     fn open(path: &'a Path) -> Result<Source<'a>> {
-        let file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
-        let len = file.metadata().map_or(u64::MAX, |m| m.len());
+        let (file, len) = open_part(path)?;
         Ok(Source { path, reader: std::io::BufReader::with_capacity(1 << 20, file), at: 0, len })
     }
 
@@ -165,10 +165,16 @@ impl<'a> Source<'a> {
     }
 }
 
+/// Opens a part: a regular file (a pipe or device is refused unopened, so nothing waits).
+fn open_part(path: &Path) -> Result<(std::fs::File, u64)> {
+    open_regular(path)
+        .map_err(|e| Error::input(path, format!("cannot be a part: {}", crate::base::error::os_reason(&e))))
+}
+
 /// Refuses a part that is not of the output's `format`, by its first bytes.
 pub fn check_format(paths: &[PathBuf], format: Format) -> Result<()> {
     for path in paths {
-        let mut file = std::fs::File::open(path).map_err(|e| unreadable(path, &e))?;
+        let (mut file, _) = open_part(path)?;
         let head = read_head(&mut file).unwrap_or_default();
         let Some(found) = format_of(&head) else {
             return Err(Error::input(
@@ -307,6 +313,9 @@ pub fn parts(paths: &[PathBuf], format: Format, ffmpeg: Option<&Path>) -> Result
                     Some("render the parts with --frames A..B, then join them"),
                 )
             })?;
+            if seal::is_sealed(format) {
+                seal::check(&mut open_part(path)?.0, format).map_err(|why| Error::input(path, why))?;
+            }
             Ok(Part { path: path.clone(), label })
         })
         .collect()

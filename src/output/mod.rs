@@ -3,6 +3,7 @@
 
 mod checks;
 mod format;
+pub mod seal;
 mod sys;
 
 pub use checks::{Identity, Policy, check_distinct, follow_links, is_report_name};
@@ -223,7 +224,9 @@ impl Staged {
             staged.file = Some(file);
             staged.unnamed = true;
         } else {
-            staged.file = Some(fs::File::create(&staged.temp).map_err(io)?);
+            // Readable too: a part is read back to be sealed (see [`seal`]).
+            let file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&staged.temp);
+            staged.file = Some(file.map_err(io)?);
         }
         if !staged.unnamed {
             pending.push(staged.temp.clone());

@@ -19,7 +19,7 @@ use crate::encode::reduce::Reduced;
 use crate::encode::video::{self, Codec, Video};
 use crate::encode::webp::Webp;
 use crate::encode::{Discard, Effort, Encoder, Stream};
-use crate::output::{Format, Staged, scratch_file};
+use crate::output::{Format, Staged, scratch_file, seal};
 use crate::scene::Scene;
 
 /// What an animation of `scene` over `inputs` records beside its frames: the canvas, the
@@ -182,6 +182,22 @@ fn check_part(scene: &Scene, format: Option<Format>, asked: &Asked, range: &std:
 /// Renders `scene` in `run` into `output`, through its format's encoder (or, without an output,
 /// into nothing but `run`'s manifest).
 pub fn write(
+    scene: &Scene,
+    run: Run<'_>,
+    output: Option<&Output<'_>>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Written> {
+    let written = write_unsealed(scene, run, output, progress)?;
+    // A part ends in its seal, for `join` to check it is whole.
+    if let Some(out) = output.filter(|out| out.frames.is_some() && seal::is_sealed(out.format)) {
+        let io = |e| Error::io(out.staged.target(), e);
+        seal::seal(&mut out.staged.file()?, out.format).map_err(io)?;
+    }
+    Ok(written)
+}
+
+/// [`write`] without a part's seal.
+fn write_unsealed(
     scene: &Scene,
     run: Run<'_>,
     output: Option<&Output<'_>>,

@@ -26,3 +26,4 @@ mod streams;
 mod support;
 mod time;
 mod water_look;
+mod wholeness;

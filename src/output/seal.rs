@@ -1,0 +1,177 @@
+//! A part's seal: the last block of a GIF, APNG, WebP, MP4 or WebM rendered with `--frames`
+//! holds the XXH3-64 of every byte before it, so that `join` can tell a part that is whole from
+//! one cut at a block boundary, missing a frame, or relabelled: none of those keeps its seal.
+//!
+//! The seal's text is `ripple-render seal=HHHHHHHHHHHHHHHH` (16 hex digits), in a block every
+//! reader of the format passes over, placed so the file stays valid:
+//!
+//! | format | block | where |
+//! |---|---|---|
+//! | GIF | comment extension | before the trailer |
+//! | APNG | `tEXt` chunk, keyword `ripple-render seal` | before `IEND` |
+//! | WebP | chunk `RRSL` (padded to even length) | last, the RIFF size grown to hold it |
+//! | MP4 | `free` box | last |
+//! | WebM | `Void` element | last, inside the Segment (its size grown to hold it) |
+//!
+//! The hash covers the bytes before the seal as they are in the sealed file (the RIFF and
+//! Segment sizes already grown). A whole render has no seal, and `join` writes none.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+
+use xxhash_rust::xxh3::Xxh3;
+
+use super::Format;
+
+/// What a seal's text starts with.
+const PREFIX: &[u8] = b"ripple-render seal=";
+/// The seal's text: the prefix and 16 hex digits.
+const TEXT_LEN: usize = PREFIX.len() + 16;
+/// The APNG seal's `tEXt` keyword and its separator.
+const KEYWORD: &[u8] = b"ripple-render seal\0";
+/// The WebM Segment element's ID.
+const SEGMENT: [u8; 4] = [0x18, 0x53, 0x80, 0x67];
+
+/// Whether parts of `format` carry a seal.
+pub fn is_sealed(format: Format) -> bool {
+    matches!(format, Format::Gif | Format::Apng | Format::Webp | Format::Mp4 | Format::Webm)
+}
+
+/// The seal's text for a file whose bytes before it hash to `hash`.
+fn text(hash: u64) -> Vec<u8> {
+    [PREFIX, format!("{hash:016x}").as_bytes()].concat()
+}
+
+/// The bytes a format puts after the seal (its end), and the seal block's length.
+fn layout(format: Format) -> (&'static [u8], usize) {
+    const IEND: &[u8] = &[0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xae, 0x42, 0x60, 0x82];
+    match format {
+        Format::Gif => (&[0x3b], 2 + 1 + TEXT_LEN + 1),
+        Format::Apng => (IEND, 12 + KEYWORD.len() + TEXT_LEN),
+        Format::Webp => (&[], 8 + TEXT_LEN + (TEXT_LEN & 1)),
+        Format::Mp4 => (&[], 8 + TEXT_LEN),
+        _ => (&[], 2 + TEXT_LEN),
+    }
+}
+
+/// The seal block around `text`.
+fn block(format: Format, text: &[u8]) -> Vec<u8> {
+    match format {
+        Format::Gif => [&[0x21, 0xfe, text.len() as u8][..], text, &[0]].concat(),
+        Format::Apng => {
+            let data = [KEYWORD, text].concat();
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(b"tEXt");
+            crc.update(&data);
+            [&(data.len() as u32).to_be_bytes()[..], b"tEXt", &data, &crc.finalize().to_be_bytes()].concat()
+        }
+        Format::Webp => [&b"RRSL"[..], &(text.len() as u32).to_le_bytes(), text, &[0][..text.len() & 1]].concat(),
+        Format::Mp4 => [&((8 + text.len()) as u32).to_be_bytes()[..], b"free", text].concat(),
+        _ => [&[0xec, 0x80 | text.len() as u8][..], text].concat(),
+    }
+}
+
+/// Seals the finished part `file` of `format` (see the module's docs).
+pub fn seal(file: &mut File, format: Format) -> std::io::Result<()> {
+    let (end, seal_len) = layout(format);
+    let len = file.seek(SeekFrom::End(0))?;
+    let content = len.checked_sub(end.len() as u64).ok_or_else(|| std::io::Error::other("the part is empty"))?;
+    match format {
+        Format::Webp => grow_riff(file, seal_len as u64)?,
+        Format::Webm => grow_segment(file, seal_len as u64)?,
+        _ => {}
+    }
+    let hash = hash_of(file, content)?;
+    file.seek(SeekFrom::Start(content))?;
+    file.write_all(&block(format, &text(hash)))?;
+    file.write_all(end)?;
+    file.flush()
+}
+
+/// Why the part `file` of `format` does not hold its seal, if it does not.
+pub fn check(file: &mut File, format: Format) -> Result<(), String> {
+    let io = |e: std::io::Error| format!("cannot be read ({e})");
+    let (end, seal_len) = layout(format);
+    let len = file.seek(SeekFrom::End(0)).map_err(io)?;
+    let unsealed = "is not whole: it does not end in its seal (it was cut short, or written by another version)";
+    let Some(content) = len.checked_sub((seal_len + end.len()) as u64) else { return Err(unsealed.into()) };
+    let mut tail = vec![0u8; seal_len + end.len()];
+    file.seek(SeekFrom::Start(content)).map_err(io)?;
+    file.read_exact(&mut tail).map_err(io)?;
+    let found = text_in(format, &tail[..seal_len]).filter(|_| tail[seal_len..] == *end).ok_or(unsealed)?;
+    if format == Format::Webp && riff_size(file).map_err(io)? != len - 8 {
+        return Err(unsealed.into());
+    }
+    if found != text(hash_of(file, content).map_err(io)?) {
+        return Err("is not as it was rendered: its seal does not match (a frame was removed or changed, or its \
+                    label was edited)"
+            .into());
+    }
+    Ok(())
+}
+
+/// The seal's text in `block`, if `block` is a seal block of `format`.
+fn text_in(format: Format, block: &[u8]) -> Option<Vec<u8>> {
+    let at = match format {
+        Format::Gif => 3,
+        Format::Apng => 8 + KEYWORD.len(),
+        Format::Webp | Format::Mp4 => 8,
+        _ => 2,
+    };
+    let text = block.get(at..at + TEXT_LEN)?;
+    let hex = text.strip_prefix(PREFIX)?;
+    let hash = u64::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+    (block == self::block(format, &self::text(hash))).then(|| text.to_vec())
+}
+
+/// The XXH3-64 of the first `len` bytes of `file`.
+fn hash_of(file: &mut File, len: u64) -> std::io::Result<u64> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut hash = Xxh3::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut left = len;
+    while left > 0 {
+        let n = buffer.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        file.read_exact(&mut buffer[..n])?;
+        hash.update(&buffer[..n]);
+        left -= n as u64;
+    }
+    Ok(hash.digest())
+}
+
+/// The size a RIFF header gives.
+fn riff_size(file: &mut File) -> std::io::Result<u64> {
+    let mut size = [0u8; 4];
+    file.seek(SeekFrom::Start(4))?;
+    file.read_exact(&mut size)?;
+    Ok(u64::from(u32::from_le_bytes(size)))
+}
+
+/// Adds `by` to a WebP's RIFF size.
+fn grow_riff(file: &mut File, by: u64) -> std::io::Result<()> {
+    let grown = u32::try_from(riff_size(file)? + by).map_err(|_| std::io::Error::other("the part is too large"))?;
+    file.seek(SeekFrom::Start(4))?;
+    file.write_all(&grown.to_le_bytes())
+}
+
+/// Grows the size of a WebM file's Segment by `by`, when it is known (ffmpeg writes it as an
+/// 8-byte number once the file is done); an unknown size already runs to the end of the file.
+fn grow_segment(file: &mut File, by: u64) -> std::io::Result<()> {
+    let mut head = vec![0u8; 64];
+    file.seek(SeekFrom::Start(0))?;
+    let n = file.read(&mut head)?;
+    let head = &head[..n];
+    let Some(at) = head.windows(4).position(|w| w == SEGMENT).map(|p| p + 4) else {
+        return Err(std::io::Error::other("the WebM has no Segment"));
+    };
+    let Some(size) = head.get(at..at + 8).filter(|s| s[0] == 0x01) else {
+        return Err(std::io::Error::other("the WebM's Segment size is not an 8-byte number"));
+    };
+    let value = u64::from_be_bytes(size.try_into().unwrap_or_default()) & 0x00ff_ffff_ffff_ffff;
+    if value == 0x00ff_ffff_ffff_ffff {
+        return Ok(());
+    }
+    let grown = (value + by) | 0x0100_0000_0000_0000;
+    file.seek(SeekFrom::Start(at as u64))?;
+    file.write_all(&grown.to_be_bytes())
+}
