@@ -84,3 +84,21 @@ pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     }
     Ok((file, meta.len()))
 }
+
+/// Reads a regular file (see [`open_regular`]) of at most `limit` bytes; a longer one is
+/// refused after `limit + 1` bytes, whatever its length claims.
+pub fn read_regular_within(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let (file, len) = open_regular(path)?;
+    let too_large =
+        || std::io::Error::other(format!("it holds more than {limit} bytes ({}), the most allowed", show(limit)));
+    if len > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{Blessed, Outcome, Verdict};
-use crate::base::error::{Error, Result};
-use crate::diff::page::{FrameFigure, Shot, picture_name};
+use crate::base::error::{Error, Result, os_reason};
+use crate::base::files::{file_kind, read_regular_within};
+use crate::base::limits::MAX_AREA;
+use crate::diff::page::{FrameFigure, SHOTS, Shot, picture_name};
 
 /// The file in a report folder that holds its outcomes, for a merge.
 pub const RECORD: &str = "check.json";
@@ -38,11 +40,43 @@ impl Shard {
     /// the `index`-th on. Slices differ by at most one scene, every scene is in exactly one,
     /// and the order the shell or the CI lists them in does not matter.
     pub fn slice(self, scenes: &[PathBuf]) -> Vec<PathBuf> {
-        let mut sorted: Vec<&PathBuf> = scenes.iter().collect();
-        sorted.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        sorted.dedup();
-        sorted.into_iter().skip(self.index - 1).step_by(self.count).cloned().collect()
+        sorted(scenes).into_iter().skip(self.index - 1).step_by(self.count).cloned().collect()
     }
+}
+
+/// `scenes` sorted by path as given, each once.
+fn sorted(scenes: &[PathBuf]) -> Vec<&PathBuf> {
+    let mut sorted: Vec<&PathBuf> = scenes.iter().collect();
+    sorted.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+    sorted.dedup();
+    sorted
+}
+
+/// The set of scenes a check was given, as 16 hex digits: the XXH3-64 of their paths as given,
+/// sorted, each once, each ended by a zero byte. Every shard of one check has the same.
+pub fn scene_set(scenes: &[PathBuf]) -> String {
+    let mut hash = xxhash_rust::xxh3::Xxh3::new();
+    for scene in sorted(scenes) {
+        hash.update(scene.as_os_str().as_encoded_bytes());
+        hash.update(&[0]);
+    }
+    format!("{:016x}", hash.digest())
+}
+
+/// The most bytes a shard's `check.json` may hold.
+const RECORD_LIMIT: u64 = 256 << 20;
+
+/// Reads the file `name` in the report folder `dir` (whose canonical path is `inside`) within
+/// `limit` bytes: a regular file, in the folder, not reached through a link that leads out of
+/// it.
+fn read_in(dir: &Path, inside: &Path, name: &str, limit: u64) -> Result<Vec<u8>> {
+    let path = dir.join(name);
+    let bad = |why: String| Error::input(&path, why);
+    let real = std::fs::canonicalize(&path).map_err(|e| bad(format!("cannot be read: {}", os_reason(&e))))?;
+    if !real.starts_with(inside) {
+        return Err(bad(format!("leads out of the report folder {} (to {})", dir.display(), real.display())));
+    }
+    read_regular_within(&path, limit).map_err(|e| bad(format!("cannot be read: {}", os_reason(&e))))
 }
 
 /// A check's report, as `check.json` holds it.
@@ -52,6 +86,10 @@ pub struct Record {
     pub shard: Option<Shard>,
     /// The scenes given, before slicing.
     pub scenes_given: usize,
+    /// Which scenes were given (see [`scene_set`]), so that only slices of one set merge.
+    /// Reports of versions before it have none, and do not merge.
+    #[serde(default)]
+    pub scene_set: Option<String>,
     /// The tolerance and pixel allowance.
     pub tolerance: u8,
     /// Differing pixels a frame may have.
@@ -111,8 +149,20 @@ impl SceneRecord {
 
     /// The outcome again, its pictures read from the report folder `dir`, where it was the
     /// page's `n`-th entry.
-    fn outcome(self, dir: &Path, n: usize) -> Result<Outcome> {
+    fn outcome(self, dir: &Path, inside: &Path, n: usize) -> Result<Outcome> {
         let bad = |reason: String| Error::input(dir.join(RECORD), reason);
+        let (width, height) = self.picture_size;
+        if self.shots.len() > SHOTS || i64::from(width) * i64::from(height) > MAX_AREA {
+            return Err(bad(format!(
+                "scene {} lists {} pictures of {width}×{height}: a check keeps at most {SHOTS} of at most {MAX_AREA} \
+                 pixels",
+                self.scene.display(),
+                self.shots.len()
+            )));
+        }
+        // A picture is a PNG of that size: its RGB bytes stored, a filter byte a row, and room
+        // for its chunks.
+        let most = u64::from(width) * u64::from(height) * 3 * 101 / 100 + u64::from(height) + 4096;
         let verdict = match (self.result.as_str(), self.first_differing_frame) {
             ("same", _) => Verdict::Same,
             ("missing", _) => Verdict::Missing,
@@ -121,10 +171,7 @@ impl SceneRecord {
         };
         let mut shots = Vec::new();
         for frame in self.shots {
-            let read = |side: &str| {
-                let path = dir.join(picture_name(n, frame, side));
-                std::fs::read(&path).map_err(|e| Error::io(&path, e))
-            };
+            let read = |side: &str| read_in(dir, inside, &picture_name(n, frame, side), most);
             shots.push(Shot { frame, a: read("a")?, b: read("b")?, heat: read("heat")? });
         }
         let blessed = match self.blessed.as_deref() {
@@ -151,18 +198,41 @@ impl SceneRecord {
 /// Reads a shard's report folder: its record and every outcome with its pictures.
 pub fn read(dir: &Path) -> Result<(Record, Vec<Outcome>)> {
     let path = dir.join(RECORD);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        let why = crate::base::error::os_reason(&e);
+    let not_a_report = |why: String| {
         Error::input(
             dir,
             format!("is not the report folder of a check ({RECORD}: {why}); write each shard's with --report DIR"),
         )
-    })?;
+    };
+    let inside = match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => std::fs::canonicalize(dir).map_err(|e| not_a_report(os_reason(&e)))?,
+        Ok(meta) => return Err(not_a_report(format!("the folder is {}", file_kind(&meta)))),
+        Err(e) => return Err(not_a_report(os_reason(&e))),
+    };
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Err(not_a_report("there is none".into()));
+    }
+    let text = read_in(dir, &inside, RECORD, RECORD_LIMIT)?;
     let mut record: Record =
-        serde_json::from_str(&text).map_err(|e| Error::input(&path, format!("cannot be read: {e}")))?;
+        serde_json::from_slice(&text).map_err(|e| Error::input(&path, format!("cannot be read: {e}")))?;
+    if let Some(shard) = record.shard
+        && !(1..=shard.count).contains(&shard.index)
+    {
+        return Err(Error::input(
+            &path,
+            format!("names shard {}/{}, which is no slice (K/N runs from 1/N to N/N)", shard.index, shard.count),
+        ));
+    }
+    if record.scenes.len() > record.scenes_given {
+        return Err(Error::input(
+            &path,
+            format!("lists {} scenes of a check given {}", record.scenes.len(), record.scenes_given),
+        ));
+    }
     // The page numbers each entry's pictures by its place in the check's order.
     let scenes = std::mem::take(&mut record.scenes);
-    let outcomes = scenes.into_iter().enumerate().map(|(n, s)| s.outcome(dir, n)).collect::<Result<Vec<_>>>()?;
+    let outcomes =
+        scenes.into_iter().enumerate().map(|(n, s)| s.outcome(dir, &inside, n)).collect::<Result<Vec<_>>>()?;
     Ok((record, outcomes))
 }
 
@@ -178,7 +248,7 @@ pub fn check_complete(records: &[(PathBuf, Record)]) -> Result<()> {
         })
     };
     let count = shard_of(first_dir, first)?.count;
-    let mut seen: Vec<Option<&Path>> = vec![None; count];
+    let mut seen: std::collections::BTreeMap<usize, &Path> = std::collections::BTreeMap::new();
     for (dir, record) in records {
         let shard = shard_of(dir, record)?;
         if shard.count != count || record.scenes_given != first.scenes_given {
@@ -207,16 +277,32 @@ pub fn check_complete(records: &[(PathBuf, Record)]) -> Result<()> {
                 Some("run every shard with the same options"),
             ));
         }
-        if let Some(other) = seen[shard.index - 1].replace(dir) {
+        if record.scene_set.is_none() || record.scene_set != first.scene_set {
+            let why = if record.scene_set.is_none() || first.scene_set.is_none() {
+                "one was written by an older version, which does not record its scenes"
+            } else {
+                "they were given other scenes"
+            };
+            return Err(Error::usage(
+                format!("{} and {} are not slices of one check: {why}", first_dir.display(), dir.display()),
+                Some("run every shard with the same scenes (and this version), then merge"),
+            ));
+        }
+        if let Some(other) = seen.insert(shard.index, dir) {
             return Err(Error::usage(
                 format!("{} and {} are both shard {}/{count}", other.display(), dir.display(), shard.index),
                 Some("give each shard's report once"),
             ));
         }
     }
-    let missing: Vec<String> =
-        seen.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(k, _)| format!("{}/{count}", k + 1)).collect();
-    if !missing.is_empty() {
+    if seen.len() < count {
+        // The first few missing, however many shards there are.
+        const SHOWN: usize = 5;
+        let mut missing: Vec<String> =
+            (1..=count).filter(|k| !seen.contains_key(k)).take(SHOWN).map(|k| format!("{k}/{count}")).collect();
+        if count - seen.len() > SHOWN {
+            missing.push(format!("{} more", count - seen.len() - SHOWN));
+        }
         return Err(Error::usage(
             format!("the reports of shard {} are missing: the merge would not cover every scene", missing.join(", ")),
             Some("give the report folder of every shard"),

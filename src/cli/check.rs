@@ -90,6 +90,8 @@ struct Found {
     shard: Option<Shard>,
     /// The scenes given, before slicing.
     scenes_given: usize,
+    /// Which scenes were given ([`shard::scene_set`]).
+    scene_set: Option<String>,
     seconds: f64,
     /// The report folder, staged.
     staged: Option<Staged>,
@@ -146,7 +148,8 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
         Ok(())
     })?;
     let seconds = started.elapsed().as_secs_f64();
-    Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given: args.scenes.len(), seconds, staged })
+    let (scenes_given, scene_set) = (args.scenes.len(), Some(shard::scene_set(&args.scenes)));
+    Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given, scene_set, seconds, staged })
 }
 
 /// Reads the shards' report folders, checks they are every slice of one check once, and puts
@@ -161,6 +164,12 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
     }
     shard::check_complete(&records)?;
     outcomes.sort_by(|a, b| a.scene.as_os_str().cmp(b.scene.as_os_str()));
+    if let Some(twice) = outcomes.windows(2).find(|w| w[0].scene == w[1].scene) {
+        return Err(Error::usage(
+            format!("scene {} is in two shards' reports: they are not slices of one check", twice[0].scene.display()),
+            Some("give the report folder of every shard of one check, each once"),
+        ));
+    }
     let first = &records[0].1;
     let options = Options { tolerance: first.tolerance, max_pixels: first.max_pixels };
     // The shards ran side by side: the check took as long as the slowest.
@@ -172,13 +181,13 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
             super::print_out(&format!("scene {} ... {}\n", outcome.scene.display(), status_line(outcome)))?;
         }
     }
-    let (refs, scenes_given) = (PathBuf::from(&first.refs), first.scenes_given);
-    Ok(Found { outcomes, options, refs, shard: None, scenes_given, seconds, staged })
+    let (refs, scenes_given, scene_set) = (PathBuf::from(&first.refs), first.scenes_given, first.scene_set.clone());
+    Ok(Found { outcomes, options, refs, shard: None, scenes_given, scene_set, seconds, staged })
 }
 
 /// Says what was found: the page, JUnit, the job summary, JSON or lines, and the exit code.
 fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
-    let Found { mut outcomes, options, refs, shard, scenes_given, seconds, staged } = found;
+    let Found { mut outcomes, options, refs, shard, scenes_given, scene_set, seconds, staged } = found;
     let refs = refs.as_path();
     let inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).chain([refs]).collect();
     let tally = Tally::of(&outcomes);
@@ -188,6 +197,7 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
         let record = shard::Record {
             shard,
             scenes_given,
+            scene_set,
             tolerance: options.tolerance,
             max_pixels: options.max_pixels,
             refs: refs.display().to_string(),

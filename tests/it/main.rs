@@ -16,6 +16,7 @@ mod impacts;
 mod kill;
 mod layers;
 mod looks;
+mod merge_hostile;
 mod outputs;
 mod parts;
 mod properties;
