@@ -1,7 +1,7 @@
 //! The ground floor: what every stage stands on and nothing of ours is imported into. Errors
 //! and their messages, sizes in bytes, the limits of every input, image files, the rain's
-//! generator, run-time CPU dispatch, the one ordered pool of worker threads, and JSON as the
-//! tool prints it.
+//! generator, run-time CPU dispatch, the one ordered pool of worker threads, JSON as the tool
+//! prints it, and outside names made inert where they are shown.
 
 pub mod error;
 pub mod files;
@@ -11,4 +11,5 @@ pub mod picture;
 pub mod pool;
 pub mod rng;
 pub mod simd;
+pub mod text;
 pub mod units;

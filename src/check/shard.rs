@@ -105,8 +105,9 @@ pub struct Record {
 /// One scene's outcome, without its pictures (they are the folder's files).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SceneRecord {
-    scene: PathBuf,
-    reference: PathBuf,
+    /// The paths as given, as UTF-8 (other bytes as U+FFFD), so that the record is JSON.
+    scene: String,
+    reference: String,
     /// `same`, `different` or `missing`.
     result: String,
     first_differing_frame: Option<u64>,
@@ -131,8 +132,8 @@ impl SceneRecord {
             Verdict::Missing => ("missing", None, 0),
         };
         SceneRecord {
-            scene: outcome.scene.clone(),
-            reference: outcome.reference.clone(),
+            scene: outcome.scene.to_string_lossy().into_owned(),
+            reference: outcome.reference.to_string_lossy().into_owned(),
             result: result.into(),
             first_differing_frame: first,
             differing_frames: differing,
@@ -156,7 +157,7 @@ impl SceneRecord {
             return Err(bad(format!(
                 "scene {} lists {} pictures of {width}×{height}: a check keeps at most {SHOTS} of at most {MAX_AREA} \
                  pixels",
-                self.scene.display(),
+                crate::base::text::inert(&self.scene),
                 self.shots.len()
             )));
         }
@@ -167,7 +168,12 @@ impl SceneRecord {
             ("same", _) => Verdict::Same,
             ("missing", _) => Verdict::Missing,
             ("different", Some(first)) => Verdict::Different { first, frames: self.differing_frames },
-            (other, _) => return Err(bad(format!("scene {} has an unknown result {other:?}", self.scene.display()))),
+            (other, _) => {
+                return Err(bad(format!(
+                    "scene {} has an unknown result {other:?}",
+                    crate::base::text::inert(&self.scene)
+                )));
+            }
         };
         let mut shots = Vec::new();
         for frame in self.shots {
@@ -180,8 +186,8 @@ impl SceneRecord {
             None => None,
         };
         Ok(Outcome {
-            scene: self.scene,
-            reference: self.reference,
+            scene: PathBuf::from(self.scene),
+            reference: PathBuf::from(self.reference),
             verdict,
             frames: self.frames,
             reference_frames: self.reference_frames,

@@ -142,7 +142,11 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let mut outcomes = Vec::new();
     check::check_all(&scenes, &refs, plan, threads, &mut |outcome| {
         if lines {
-            super::print_out(&format!("scene {} ... {}\n", outcome.scene.display(), status_line(&outcome)))?;
+            super::print_out(&format!(
+                "scene {} ... {}\n",
+                ripple_render::base::text::path(&outcome.scene),
+                status_line(&outcome)
+            ))?;
         }
         outcomes.push(outcome);
         Ok(())
@@ -178,7 +182,11 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
     let staged = args.report.as_deref().map(|dir| Staged::begin(dir, Policy::Report, &inputs)).transpose()?;
     if !args.json && !args.quiet {
         for outcome in &outcomes {
-            super::print_out(&format!("scene {} ... {}\n", outcome.scene.display(), status_line(outcome)))?;
+            super::print_out(&format!(
+                "scene {} ... {}\n",
+                ripple_render::base::text::path(&outcome.scene),
+                status_line(outcome)
+            ))?;
         }
     }
     let (refs, scenes_given, scene_set) = (PathBuf::from(&first.refs), first.scenes_given, first.scene_set.clone());
@@ -205,7 +213,7 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
             scenes: outcomes.iter().map(shard::SceneRecord::of).collect(),
         };
         let path = staged.path().join(shard::RECORD);
-        let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+        let text = serde_json::to_string_pretty(&record).map_err(|e| Error::io(&path, e.into()))? + "\n";
         std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
         let mut entries: Vec<Entry> = outcomes.iter_mut().map(Outcome::entry).collect();
         // Blessed scenes still show what changed: that is what a reviewer blesses.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use ripple_render::Error;
+use ripple_render::base::text::{self, inert, markdown_code, markdown_text};
 use ripple_render::check::{Blessed, Outcome, Verdict};
 use ripple_render::diff::Options;
 
@@ -82,9 +83,10 @@ impl Tally {
     }
 }
 
-/// Escapes text for XML attributes and content.
+/// Text for XML attributes and content: made [`inert`] (XML 1.0 allows no control character,
+/// escaped or not), then escaped.
 fn xml(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    inert(text).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// JUnit XML: one testsuite, one testcase per scene; a scene that differs or lacks a reference
@@ -150,8 +152,7 @@ pub(super) fn append_step_summary(
                 Some(_) => format!("blessed: {}", o.line()),
                 None => o.line(),
             };
-            let cell = |s: &str| s.replace('|', "\\|");
-            let _ = writeln!(text, "| `{}` | {} |", cell(&o.scene.display().to_string()), cell(&result));
+            let _ = writeln!(text, "| {} | {} |", markdown_code(&text::path(&o.scene)), markdown_text(&inert(&result)));
         }
         if listed.len() > SUMMARY_ROWS {
             let _ = writeln!(text, "\n…and {} more.", listed.len() - SUMMARY_ROWS);
@@ -160,7 +161,7 @@ pub(super) fn append_step_summary(
     }
     let _ = write!(text, "{} same (tolerance {}, max pixels {}).", tally.same, options.tolerance, options.max_pixels);
     if let Some(report) = report {
-        let _ = write!(text, " Report: `{}` (keep it as the job's artifact).", report.display());
+        let _ = write!(text, " Report: {} (keep it as the job's artifact).", markdown_code(&text::path(report)));
     }
     text.push_str("\n\n");
     let mut file = std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(|e| Error::io(path, e))?;

@@ -1,0 +1,78 @@
+//! Names from outside (scene paths, reference paths) made inert where they are shown: in a
+//! terminal, a job summary's Markdown, a JUnit file's XML. A name may hold anything a file
+//! system allows: newlines, escape sequences, backticks, HTML, bytes that are not UTF-8.
+
+use std::fmt::Write;
+use std::path::Path;
+
+/// `text` with every control character (C0, DEL, C1) and every bidirectional override shown as
+/// an escape (`\n`, `\t`, `\r`, `\u{1b}`), so it cannot break a line, move a cursor, colour a
+/// terminal or reorder what is read.
+pub fn inert(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A path as shown: its bytes read as UTF-8 (others as U+FFFD), made [`inert`].
+pub fn path(path: &Path) -> String {
+    inert(&path.to_string_lossy())
+}
+
+/// `text` (already [`inert`]) as a Markdown code span inside a table cell: fenced by one more
+/// backtick than its longest run of them, padded when it starts or ends with one, and with
+/// `|` escaped (a table splits its cells before it reads code spans).
+pub fn markdown_code(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{}{pad}{fence}", text.replace('|', "\\|"))
+}
+
+/// `text` (already [`inert`]) as plain Markdown text inside a table cell: every character
+/// that could start emphasis, code, a link, an autolink, HTML or an entity, or end the cell,
+/// escaped.
+pub fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\`*_[]()<>#!|~&:".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        assert_eq!(inert("a\nb\tc\u{7}\u{1b}[31m\u{9b}\u{202e}d"), "a\\nb\\tc\\u{7}\\u{1b}[31m\\u{9b}\\u{202e}d");
+        assert_eq!(inert("<img src=x>"), "<img src=x>");
+    }
+
+    #[test]
+    fn code_spans_outlast_the_backticks_inside() {
+        assert_eq!(markdown_code("plain"), "`plain`");
+        assert_eq!(markdown_code("a`b``c"), "```a`b``c```");
+        assert_eq!(markdown_code("`x`"), "`` `x` ``");
+        assert_eq!(markdown_code("| cell |"), "`\\| cell \\|`");
+    }
+
+    #[test]
+    fn text_has_no_markup_left() {
+        assert_eq!(markdown_text("**b** [l](u) <i>"), "\\*\\*b\\*\\* \\[l\\]\\(u\\) \\<i\\>");
+    }
+}
