@@ -34,6 +34,12 @@ pub enum Verdict {
     },
     /// The reference file does not exist.
     Missing,
+    /// The reference exists but cannot be used (damaged, not a reference, a Git LFS pointer):
+    /// why, in words. Never blessed over: it may be the user's to restore.
+    Unreadable {
+        /// Why, with what to do.
+        why: String,
+    },
 }
 
 /// What `--bless` did for a scene.
@@ -82,6 +88,7 @@ impl Outcome {
         match &self.verdict {
             Verdict::Same => format!("same, {} frames", self.frames),
             Verdict::Missing => format!("no reference {}", self.reference.display()),
+            Verdict::Unreadable { why } => format!("the reference {} cannot be used: {why}", self.reference.display()),
             Verdict::Different { first, frames } => {
                 let total = self.frames.max(self.reference_frames.unwrap_or(0));
                 let mut line = format!("{frames} of {total} frames differ, the first is frame {first}");
@@ -99,6 +106,7 @@ impl Outcome {
             Verdict::Same => Status::Same,
             Verdict::Different { .. } => Status::Different,
             Verdict::Missing => Status::Missing,
+            Verdict::Unreadable { .. } => Status::Unreadable,
         };
         Entry {
             name: self.scene.display().to_string(),
@@ -175,7 +183,10 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
     let started = Instant::now();
     let (info, mut frames) = open_scene(scene, Through::Exact)?;
     let (width, height) = (info.width, info.height);
-    let mut against = Against::open(reference_path, (width, height), plan)?;
+    let (mut against, mut unreadable) = match Against::open(reference_path, (width, height), plan) {
+        Ok(against) => (against, None),
+        Err(e) => (None, Some(unusable(reference_path, &e))),
+    };
     let mut recorder: Option<Recorder> = None;
     let mut rendered = 0u64;
     while let Some(frame) = frames.next_frame()? {
@@ -184,13 +195,23 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
         if plan.bless {
             recorder.get_or_insert_with(|| Recorder::new(width, height, rate)).add(rgb);
         }
-        if let Some(against) = &mut against {
-            against.compare(rendered, rgb, rate)?;
+        if let Some(against) = &mut against
+            && let Err(e) = against.compare(rendered, rgb, rate)
+        {
+            // The reference broke off part way: the scene is reported, the render goes on (it
+            // may be blessed).
+            unreadable = Some(unusable(reference_path, &e));
+        }
+        if unreadable.is_some() {
+            against = None;
         }
         rendered += 1;
     }
     let compared = against.map(|a| a.finish(rendered));
-    let verdict = verdict_of(compared.as_ref().map(|c| c.figures.as_slice()));
+    let verdict = match unreadable {
+        Some(why) => Verdict::Unreadable { why },
+        None => verdict_of(compared.as_ref().map(|c| c.figures.as_slice())),
+    };
     let blessed = bless(recorder, &verdict, scene, reference_path, info.provenance.map(|p| p.to_text()))?;
     let compared = compared.unwrap_or_default();
     Ok(Outcome {
@@ -243,6 +264,10 @@ impl Against {
     /// is none.
     fn open(path: &Path, (width, height): (u32, u32), plan: Plan) -> Result<Option<Against>> {
         let reference = match std::fs::metadata(path) {
+            // A pipe or device is never opened: it could hold the check forever.
+            Ok(meta) if !meta.is_file() => {
+                return Err(Error::input(path, format!("it is {}", crate::base::files::file_kind(&meta))));
+            }
             Ok(_) => Reference::read(path)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(path, e)),
@@ -348,12 +373,26 @@ fn bless(
     provenance: Option<String>,
 ) -> Result<Option<Blessed>> {
     match (verdict, recorder) {
-        (Verdict::Same, _) | (_, None) => Ok(None),
+        (Verdict::Same | Verdict::Unreadable { .. }, _) | (_, None) => Ok(None),
         (verdict, Some(recorder)) => {
             write_reference(recorder, scene, path, provenance)?;
             Ok(Some(if *verdict == Verdict::Missing { Blessed::New } else { Blessed::Refreshed }))
         }
     }
+}
+
+/// Why the reference at `path` cannot be used, from the error reading it gave, and what to do:
+/// a Git LFS pointer (the repository was cloned without `git lfs pull`) is named as one.
+fn unusable(path: &Path, e: &Error) -> String {
+    let mut head = [0u8; 64];
+    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).unwrap_or(0);
+    if head[..read].starts_with(b"version https://git-lfs.github.com/spec/") {
+        return "it is a Git LFS pointer, not the picture: run `git lfs pull` (or check out with LFS)".into();
+    }
+    let text = e.to_string();
+    let shown = path.display().to_string();
+    let why = text.strip_prefix(&shown).map_or(text.as_str(), |t| t.trim_start_matches([':', ' ']));
+    format!("{why} (restore it, or delete it and write it again with --bless)")
 }
 
 /// The next frame of a reference's picture, in RGB.

@@ -108,8 +108,11 @@ pub struct SceneRecord {
     /// The paths as given, as UTF-8 (other bytes as U+FFFD), so that the record is JSON.
     scene: String,
     reference: String,
-    /// `same`, `different` or `missing`.
+    /// `same`, `different`, `missing` or `unreadable`.
     result: String,
+    /// Why the reference cannot be used (`unreadable`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
     first_differing_frame: Option<u64>,
     differing_frames: u64,
     frames: u64,
@@ -130,11 +133,16 @@ impl SceneRecord {
             Verdict::Same => ("same", None, 0),
             Verdict::Different { first, frames } => ("different", Some(first), frames),
             Verdict::Missing => ("missing", None, 0),
+            Verdict::Unreadable { .. } => ("unreadable", None, 0),
         };
         SceneRecord {
             scene: outcome.scene.to_string_lossy().into_owned(),
             reference: outcome.reference.to_string_lossy().into_owned(),
             result: result.into(),
+            why: match &outcome.verdict {
+                Verdict::Unreadable { why } => Some(why.clone()),
+                _ => None,
+            },
             first_differing_frame: first,
             differing_frames: differing,
             frames: outcome.frames,
@@ -167,6 +175,7 @@ impl SceneRecord {
         let verdict = match (self.result.as_str(), self.first_differing_frame) {
             ("same", _) => Verdict::Same,
             ("missing", _) => Verdict::Missing,
+            ("unreadable", _) => Verdict::Unreadable { why: self.why.clone().unwrap_or_default() },
             ("different", Some(first)) => Verdict::Different { first, frames: self.differing_frames },
             (other, _) => {
                 return Err(bad(format!(

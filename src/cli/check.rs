@@ -13,7 +13,7 @@ use ripple_render::check::shard::{self, Shard};
 use ripple_render::check::{self, Blessed, Outcome, Plan, Verdict};
 use ripple_render::diff::Options;
 use ripple_render::diff::page::{self, Entry};
-use ripple_render::output::{Policy, Staged};
+use ripple_render::output::{self, Policy, Staged};
 use ripple_render::scene::Scene;
 
 use super::check_report::{Tally, append_step_summary, json, junit_xml};
@@ -95,6 +95,8 @@ struct Found {
     seconds: f64,
     /// The report folder, staged.
     staged: Option<Staged>,
+    /// The JUnit file, staged.
+    junit: Option<Staged>,
 }
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
@@ -126,7 +128,7 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     check::distinct_references(&args.scenes, &refs)?;
     let mut inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).collect();
     inputs.push(&refs);
-    let staged = args.report.as_deref().map(|dir| Staged::begin(dir, Policy::Report, &inputs)).transpose()?;
+    let (staged, junit) = stage_outputs(args, &inputs)?;
     let plan = Plan { options, bless: args.bless, pictures: staged.is_some() };
     let threads = args.threads.map_or_else(default_threads, usize::from);
     let lines = !args.json && !args.quiet;
@@ -153,7 +155,7 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     })?;
     let seconds = started.elapsed().as_secs_f64();
     let (scenes_given, scene_set) = (args.scenes.len(), Some(shard::scene_set(&args.scenes)));
-    Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given, scene_set, seconds, staged })
+    Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given, scene_set, seconds, staged, junit })
 }
 
 /// Reads the shards' report folders, checks they are every slice of one check once, and puts
@@ -179,7 +181,7 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
     // The shards ran side by side: the check took as long as the slowest.
     let seconds = records.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
     let inputs: Vec<&Path> = args.merge_reports.iter().map(PathBuf::as_path).collect();
-    let staged = args.report.as_deref().map(|dir| Staged::begin(dir, Policy::Report, &inputs)).transpose()?;
+    let (staged, junit) = stage_outputs(args, &inputs)?;
     if !args.json && !args.quiet {
         for outcome in &outcomes {
             super::print_out(&format!(
@@ -190,14 +192,41 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
         }
     }
     let (refs, scenes_given, scene_set) = (PathBuf::from(&first.refs), first.scenes_given, first.scene_set.clone());
-    Ok(Found { outcomes, options, refs, shard: None, scenes_given, scene_set, seconds, staged })
+    Ok(Found { outcomes, options, refs, shard: None, scenes_given, scene_set, seconds, staged, junit })
+}
+
+/// The report folder and the JUnit file, checked and staged before any work: neither may be
+/// or lie inside an input (a scene, the references, a shard's report), nor one inside the
+/// other, and each must be creatable where it is named.
+fn stage_outputs(args: &CheckArgs, inputs: &[&Path]) -> Result<(Option<Staged>, Option<Staged>), Error> {
+    let mut outputs = Vec::new();
+    outputs.extend(args.report.as_deref().map(|dir| (dir, true, "report folder")));
+    outputs.extend(args.junit.as_deref().map(|file| (file, false, "JUnit file")));
+    output::check_distinct(&outputs, inputs)?;
+    // The same, for a report folder not made yet: its path alone says the file would be in it.
+    if let (Some(report), Some(junit)) = (&args.report, &args.junit)
+        && let (Ok(folder), Ok(file)) = (std::path::absolute(report), std::path::absolute(junit))
+        && file.starts_with(&folder)
+    {
+        return Err(Error::usage(
+            format!(
+                "the JUnit file {} lies inside the report folder {}, which is written whole",
+                junit.display(),
+                report.display()
+            ),
+            Some("give each output its own path"),
+        ));
+    }
+    let report = args.report.as_deref().map(|dir| Staged::begin(dir, Policy::Report, inputs)).transpose()?;
+    let junit =
+        args.junit.as_deref().map(|file| Staged::begin(file, Policy::File { force: true }, inputs)).transpose()?;
+    Ok((report, junit))
 }
 
 /// Says what was found: the page, JUnit, the job summary, JSON or lines, and the exit code.
 fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
-    let Found { mut outcomes, options, refs, shard, scenes_given, scene_set, seconds, staged } = found;
+    let Found { mut outcomes, options, refs, shard, scenes_given, scene_set, seconds, staged, junit } = found;
     let refs = refs.as_path();
-    let inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).chain([refs]).collect();
     let tally = Tally::of(&outcomes);
     let report_page = staged.as_ref().map(|s| s.target().join("index.html"));
     if let Some(staged) = staged {
@@ -232,11 +261,10 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
         page::write(staged.path(), &title, &tally.summary(options, refs, seconds), tally.fails(), &entries)?;
         staged.commit()?;
     }
-    if let Some(junit) = &args.junit {
-        let staged = Staged::begin(junit, Policy::File { force: true }, &inputs)?;
+    if let Some(staged) = junit {
         let mut file = staged.file()?;
         std::io::Write::write_all(&mut file, junit_xml(&outcomes, seconds).as_bytes())
-            .map_err(|e| Error::io(junit, e))?;
+            .map_err(|e| Error::io(staged.target(), e))?;
         drop(file);
         staged.commit()?;
     }
@@ -253,11 +281,18 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
         }
         if tally.fails() {
             let what = if tally.different > 0 {
-                "if the change is intended, bless it on purpose"
+                Some("if the change is intended, bless it on purpose")
+            } else if tally.missing > 0 {
+                Some("write the missing references on purpose")
             } else {
-                "write the missing references on purpose"
+                None
             };
-            let _ = writeln!(text, "hint: {what}: ripple-render check SCENE… --refs {} --bless", refs.display());
+            if let Some(what) = what {
+                let _ = writeln!(text, "hint: {what}: ripple-render check SCENE… --refs {} --bless", refs.display());
+            }
+            if tally.unreadable > 0 {
+                text.push_str("hint: a reference that cannot be used is never blessed over: restore it (`git lfs pull` for LFS pointers)\n");
+            }
         }
         super::print_out(&text)?;
     }
@@ -276,5 +311,6 @@ fn status_line(o: &Outcome) -> String {
             format!("blessed ({}; replaced {})", o.line(), o.reference.display())
         }
         (Verdict::Different { .. }, None) => format!("FAILED: {}", o.line()),
+        (Verdict::Unreadable { .. }, _) => format!("FAILED: {}", o.line()),
     }
 }

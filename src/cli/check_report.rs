@@ -18,7 +18,9 @@ const SUMMARY_ROWS: usize = 50;
 pub(super) struct Tally {
     same: usize,
     pub(super) different: usize,
-    missing: usize,
+    pub(super) missing: usize,
+    /// Scenes whose reference cannot be used.
+    pub(super) unreadable: usize,
     blessed: Vec<(PathBuf, Blessed)>,
 }
 
@@ -29,27 +31,28 @@ impl Tally {
             same: count(|v| *v == Verdict::Same),
             different: count(|v| matches!(v, Verdict::Different { .. })),
             missing: count(|v| *v == Verdict::Missing),
+            unreadable: count(|v| matches!(v, Verdict::Unreadable { .. })),
             blessed: outcomes.iter().filter_map(|o| o.blessed.map(|b| (o.reference.clone(), b))).collect(),
         }
     }
 
     /// Whether the job fails: a scene differs or lacks a reference, and was not blessed.
     pub(super) fn fails(&self) -> bool {
-        self.different + self.missing > self.blessed.len()
+        self.unreadable > 0 || self.different + self.missing > self.blessed.len()
     }
 
     fn total(&self) -> usize {
-        self.same + self.different + self.missing
+        self.same + self.different + self.missing + self.unreadable
     }
 
     /// "all 7 scenes are the same", "2 of 7 scenes fail", "2 of 7 scenes blessed".
     pub(super) fn headline(&self) -> String {
         let total = self.total();
         let scenes = if total == 1 { "scene" } else { "scenes" };
-        if !self.blessed.is_empty() {
+        if !self.blessed.is_empty() && self.unreadable == 0 {
             format!("{} of {total} {scenes} blessed", self.blessed.len())
         } else if self.fails() {
-            format!("{} of {total} {scenes} fail", self.different + self.missing)
+            format!("{} of {total} {scenes} fail", self.different + self.missing + self.unreadable - self.blessed.len())
         } else {
             format!("all {total} {scenes} are the same")
         }
@@ -62,6 +65,9 @@ impl Tally {
             "{verdict}. {} same; {} different; {} without a reference",
             self.same, self.different, self.missing
         );
+        if self.unreadable > 0 {
+            let _ = write!(text, "; {} with a reference that cannot be used", self.unreadable);
+        }
         if !self.blessed.is_empty() {
             let names: Vec<String> = self
                 .blessed
@@ -118,6 +124,7 @@ pub(super) fn junit_xml(outcomes: &[Outcome], seconds: f64) -> String {
         }
         let (kind, message) = match &o.verdict {
             Verdict::Missing => ("missing", format!("no reference {}", o.reference.display())),
+            Verdict::Unreadable { .. } => ("unreadable", o.line()),
             _ => ("different", format!("{}: {}", o.scene.display(), o.line())),
         };
         let _ = write!(
@@ -187,6 +194,7 @@ struct JsonCounts {
     same: usize,
     pub(super) different: usize,
     missing: usize,
+    unreadable: usize,
     blessed: usize,
 }
 
@@ -195,6 +203,9 @@ struct JsonScene<'a> {
     scene: String,
     reference: String,
     result: &'static str,
+    /// Why the reference cannot be used (`unreadable`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<&'a str>,
     first_differing_frame: Option<u64>,
     differing_frames: u64,
     frames: u64,
@@ -220,11 +231,16 @@ pub(super) fn json(
                 Verdict::Same => ("same", None, 0),
                 Verdict::Different { first, frames } => ("different", Some(*first), *frames),
                 Verdict::Missing => ("missing", None, 0),
+                Verdict::Unreadable { .. } => ("unreadable", None, 0),
             };
             JsonScene {
                 scene: o.scene.display().to_string(),
                 reference: o.reference.display().to_string(),
                 result,
+                why: match &o.verdict {
+                    Verdict::Unreadable { why } => Some(why.as_str()),
+                    _ => None,
+                },
                 first_differing_frame: first,
                 differing_frames: differing,
                 frames: o.frames,
@@ -247,6 +263,7 @@ pub(super) fn json(
             same: tally.same,
             different: tally.different,
             missing: tally.missing,
+            unreadable: tally.unreadable,
             blessed: tally.blessed.len(),
         },
         scenes,

@@ -132,6 +132,8 @@ pub enum Status {
     Different,
     /// A scene without a reference.
     Missing,
+    /// A scene whose reference cannot be used.
+    Unreadable,
 }
 
 /// One frame of a pair on the page: whether it differs, and how many pixels do where they were
@@ -241,6 +243,7 @@ pub fn picture_name(n: usize, frame: u64, side: &str) -> String {
 fn section(html: &mut String, n: usize, entry: &Entry) {
     let badge = match entry.status {
         Status::Missing => "no reference",
+        Status::Unreadable => "reference unusable",
         _ => "different",
     };
     let (w, h) = entry.size;

@@ -3,6 +3,7 @@
 
 mod check;
 mod check_names;
+mod check_outputs;
 mod checkpoints;
 mod cli;
 mod diff;
