@@ -138,7 +138,8 @@ struct Cli {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
 
-    /// Fit a GIF, APNG or WebP into SIZE bytes (2M, 500K, …): a fixed ladder of smaller
+    /// Fit a GIF, APNG or WebP into SIZE bytes (2M = 2MiB = 2,097,152; 2MB = 2,000,000; 500K,
+    /// 500kB, …): a fixed ladder of smaller
     /// versions (fewer GIF colours, then every other or third frame, then half the canvas) is
     /// tried best first and the first that fits is written; none fits: exit 2 with the smallest
     /// reached.

@@ -31,8 +31,13 @@ pub fn run(
     walls: Option<&Path>,
 ) -> Result<(), Error> {
     let scene = read_scene(path, overrides, max_memory)?;
+    // What the render would refuse, plan refuses too, before any warning (a refused scene gets
+    // its one error alone): the background is checked from its header (without decoding the
+    // pixels), so a plan can gate CI.
+    let header = image_header_within(&scene, max_memory)?;
+    Estimate::for_timeline(&scene).check(max_memory)?;
     advice::for_scene(&scene).iter().for_each(|w| warn(w));
-    print_plan(&scene, json, detail, max_memory, walls)?;
+    print_plan(&scene, header, json, detail, (max_memory, walls))?;
     advice::hints(&scene).iter().for_each(|h| hint(h));
     Ok(())
 }
@@ -69,11 +74,13 @@ fn memory(scene: &Scene, image: Option<&ImageHeader>) -> Memory {
     Memory { threads, formats: formats.map(|(format, name)| (name, levels(format))).to_vec() }
 }
 
-fn print_plan(scene: &Scene, json: bool, detail: Detail, max_memory: u64, walls: Option<&Path>) -> Result<(), Error> {
-    // What the render would refuse, plan refuses too: the background is checked from its header
-    // (without decoding the pixels), so a plan can gate CI.
-    let header = image_header_within(scene, max_memory)?;
-    Estimate::for_timeline(scene).check(max_memory)?;
+fn print_plan(
+    scene: &Scene,
+    header: Option<ImageHeader>,
+    json: bool,
+    detail: Detail,
+    (max_memory, walls): (u64, Option<&Path>),
+) -> Result<(), Error> {
     // The walls picture needs the background; a plan alone makes only the shore (without
     // decoding the background's pixels).
     let shore = match walls {

@@ -111,8 +111,10 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     if !request.quiet {
         super::tell(&summary(&job, request, &written, &files, started));
     }
-    // Suggestions last, after what was made.
-    advice::hints(&job.scene).iter().for_each(|h| super::hint(h));
+    // Suggestions last, after what was made (none with --quiet).
+    if !request.quiet {
+        advice::hints(&job.scene).iter().for_each(|h| super::hint(h));
+    }
     Ok(())
 }
 
@@ -383,7 +385,7 @@ fn summary(job: &Job, request: &Request<'_>, written: &Written, files: &[String]
     let (width, height) = (scene.width.div_ceil(scale), scene.height.div_ceil(scale));
     let seconds = started.elapsed().as_secs_f64();
     let fitted = match (request.max_size, written.rung) {
-        (Some(limit), Some(rung)) => format!("; fits --max-size {}: {}", units::show(limit), rung.describe()),
+        (Some(limit), Some(rung)) => format!("; fits --max-size {}: {}", units::show_exact(limit), rung.describe()),
         _ => String::new(),
     };
     if files.is_empty() {

@@ -3,7 +3,7 @@
 
 use crate::base::picture::ImageHeader;
 use crate::draw::background::Background;
-use crate::scene::{Look, Scene, starter};
+use crate::scene::{Look, Scene, loop_preroll, settle_seconds, starter};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::{Drop, Event, Source, for_each_event};
 
@@ -11,6 +11,7 @@ use crate::sim::timeline::{Drop, Event, Source, for_each_event};
 /// from the scene alone (as `plan` sees it).
 pub fn for_scene(scene: &Scene) -> Vec<String> {
     let mut warnings = still_water(scene);
+    warnings.extend(hidden_in_preroll(scene));
     warnings.extend(for_seamless(scene));
     if !scene.background.given {
         warnings.push(
@@ -20,12 +21,6 @@ pub fn for_scene(scene: &Scene) -> Vec<String> {
         );
     }
     warnings
-}
-
-/// Seconds for a ripple to fall to 1/1000 of its height at damping `shift` and `steps` steps a
-/// second: about ten half-lives of `1.386·2^shift / S` (§10).
-pub fn settle_seconds(shift: u32, steps: u64) -> f64 {
-    1000f64.log2() * 1.386 * f64::from(1u32 << shift) / steps as f64
 }
 
 /// A seamless loop's pre-roll (§11), as periods of the render, and what would make the loop
@@ -46,9 +41,9 @@ fn for_seamless(scene: &Scene) -> Vec<String> {
         warnings.push(format!(
             "the pre-roll is {pre_roll:.2} s ({:.1} periods of the loop): at damping shift {shift} a ripple needs about \
              {settle:.1} s to fall to 1/1000 of its height, so the water may not have forgotten its still start; \
-             set video.start to at least {:.1}",
+             give the loop a pre-roll of {} s (video.preroll keeps the events where they are)",
             scene.first_frame as f64 / scene.frames as f64,
-            settle.ceil()
+            loop_preroll(settle, seamless.crossfade, scene.fps)
         ));
     }
     if seamless.repeat {
@@ -68,6 +63,59 @@ fn for_seamless(scene: &Scene) -> Vec<String> {
     warnings
 }
 
+/// Events that fall in the pre-roll of a render that does not replay them (no
+/// `seamless.repeat`): their time counts from the start of the simulation, so with
+/// `video.start` they happen before the first output frame. Names the first few.
+fn hidden_in_preroll(scene: &Scene) -> Vec<String> {
+    let start = scene.window().start;
+    if scene.seamless.repeat || start == 0 {
+        return Vec::new();
+    }
+    let rate = f64::from(scene.units_per_second());
+    let at = |unit: u64| unit as f64 / rate;
+    let mut hidden: Vec<String> = Vec::new();
+    hidden.extend(
+        scene
+            .stones
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.unit < start)
+            .map(|(i, s)| format!("stone[{i}] at {:.2} s", at(s.unit))),
+    );
+    hidden.extend(
+        scene
+            .swipes
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.first_unit < start)
+            .map(|(i, s)| format!("swipe[{i}] from {:.2} s", at(s.first_unit))),
+    );
+    hidden.extend(
+        scene
+            .damping
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.unit < start)
+            .map(|(i, d)| format!("damping[{i}] at {:.2} s", at(d.unit))),
+    );
+    if hidden.is_empty() {
+        return Vec::new();
+    }
+    const SHOWN: usize = 3;
+    let count = hidden.len();
+    if count > SHOWN {
+        hidden.truncate(SHOWN);
+        hidden.push(format!("{} more", count - SHOWN));
+    }
+    let t0 = scene.first_frame as f64 / f64::from(scene.fps);
+    vec![format!(
+        "{count} event(s) land in the pre-roll, before the first output frame at {t0:.2} s (video.start): {}; event \
+         times count from the start of the simulation, so the output opens after they land. If they should be seen, \
+         write video.preroll = {t0} instead of video.start (events then count from the first output frame)",
+        hidden.join(", ")
+    )]
+}
+
 /// What would make the render show no water.
 fn still_water(scene: &Scene) -> Vec<String> {
     let end = scene.end_unit();
@@ -76,8 +124,14 @@ fn still_water(scene: &Scene) -> Vec<String> {
     let swipes = scene.swipes.iter().any(|s| s.first_unit < end);
     let rain = scene.rain.as_ref().is_some_and(|r| r.first_unit < end && r.drops_per_second > 0.0);
     let events = !scene.stones.is_empty() || !scene.swipes.is_empty() || scene.rain.is_some();
-    // A scene without events is a still on purpose (a test pattern, a background check).
-    if stones || swipes || rain || !events {
+    if !events {
+        return vec![
+            "the scene has no stone, swipe or rain, so nothing touches the water and every frame is the background: \
+             add a [[stone]] (at, x, y), a [[swipe]] or [rain]"
+                .to_string(),
+        ];
+    }
+    if stones || swipes || rain {
         return Vec::new();
     }
     let first = scene

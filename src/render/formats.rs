@@ -396,7 +396,7 @@ fn fit(
         format!(
             "no rung of the {} size ladder fits --max-size {}: the smallest reached is {} ({})",
             out.format.name(),
-            show(limit),
+            crate::base::units::show_exact(limit),
             show(capped.len()),
             last.describe()
         ),

@@ -22,6 +22,7 @@ use crate::base::error::{Diagnostic, Error, Result};
 pub use crate::base::picture::Fit;
 pub use background::parse_color;
 pub use read::parsing_bytes;
+pub use seamless::{loop_preroll, settle_seconds};
 pub use shore::{Edge, Edges, MaskSpec, Obstacle, ShoreSpec};
 
 /// Canvas size when neither the scene nor a background image gives one.
@@ -414,6 +415,16 @@ pub fn frame_of(seconds: f64, fps: u32) -> u64 {
     (seconds * f64::from(fps) + 0.5).floor() as u64
 }
 
+/// The unit U0 at which output frame 0's units begin, after `k0` pre-roll frames at `fps`:
+/// `k0` in frame mode, `n(k0−1)` in step mode (`n(−1) = 0`).
+pub fn window_start(clock: Clock, k0: u64, fps: u32) -> u64 {
+    match (clock, k0) {
+        (Clock::Frames { .. }, k0) => k0,
+        (Clock::Steps { .. }, 0) => 0,
+        (clock, k0) => clock.steps_before_drawing(k0 - 1, fps),
+    }
+}
+
 /// One stone: a drop at a set time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stone {
@@ -484,12 +495,7 @@ impl Scene {
     /// The render's window of units `[U0, U1)` (§11): the output frames' units, `[K0, K0+N)`
     /// in frame mode, `[n(K0−1), n(K0+N−1))` in step mode (`n(−1) = 0`).
     pub fn window(&self) -> std::ops::Range<u64> {
-        let start = match (self.water.clock, self.first_frame) {
-            (Clock::Frames { .. }, k0) => k0,
-            (Clock::Steps { .. }, 0) => 0,
-            (clock, k0) => clock.steps_before_drawing(k0 - 1, self.fps),
-        };
-        start..self.end_unit()
+        window_start(self.water.clock, self.first_frame, self.fps)..self.end_unit()
     }
 
     /// The first unit whose events are never applied: K0 + N in frame mode; in step mode

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use super::Scene;
 use super::toml_reader::{Document, Override, Table, opt, read_all};
+use super::{Scene, window_start};
 use super::{ShoreSpec, background, events, look, overrides, seamless, shore, video, water};
 use crate::base::error::{Diagnostic, Error, Result};
 use crate::base::files::read_limited;
@@ -25,7 +25,7 @@ const TOP_KEYS: &[&str] = &[
     "edges",
     "seamless",
 ];
-const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "loop"];
+const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "preroll", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
 const WATER_KEYS: &[&str] =
     &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction", "settle", "drop"];
@@ -160,13 +160,9 @@ impl<'t, 's> Tables<'t, 's> {
             None => 25,
         } as u32;
         let fps_site = opt(video, "fps").map(|v| doc.diagnostic(v.span, String::new()));
-        let (first_frame, frames) = video::read_length(doc, video, fps)?;
+        let (first_frame, frames, preroll) = video::read_length(doc, video, fps)?;
         let looping = opt(video, "loop").map(|v| v.bool()).transpose()?.unwrap_or(true);
         let water = water::read_water(self.water.as_ref(), fps)?;
-        let seamless = (self.seamless.as_ref())
-            .map(|t| seamless::read_seamless(t, first_frame, frames, water.clock, fps))
-            .transpose()?
-            .unwrap_or_default();
         let look = self.look.as_ref().map(look::read_look).transpose()?.unwrap_or_default();
 
         // Event times count in frames, or in steps when the water keeps its own time.
@@ -174,7 +170,29 @@ impl<'t, 's> Tables<'t, 's> {
         let stones = read_all(&self.stones, |t| events::read_stone(t, rate, width, height))?;
         let swipes = read_all(&self.swipes, |t| events::read_swipe(t, rate))?;
         let rain = self.rain.as_ref().map(|t| events::read_rain(t, rate)).transpose()?;
-        let damping = read_all(&self.damping, |t| events::read_damping(t, rate))?;
+        let mut damping = read_all(&self.damping, |t| events::read_damping(t, rate))?;
+        let (mut stones, mut swipes, mut rain) = (stones, swipes, rain);
+        if preroll {
+            // Events keep their place in the output: each moves by the units before its first
+            // frame (the window's start, §11).
+            let u0 = window_start(water.clock, first_frame, fps);
+            stones.iter_mut().for_each(|s| s.unit += u0);
+            damping.iter_mut().for_each(|d| d.unit += u0);
+            for swipe in &mut swipes {
+                (swipe.first_unit, swipe.last_unit) = (swipe.first_unit + u0, swipe.last_unit + u0);
+            }
+            if let Some(rain) = &mut rain {
+                rain.first_unit += u0;
+                rain.end_unit = rain.end_unit.map(|u| u + u0);
+            }
+        }
+        // How long the water remembers: the slowest damping in force at some point.
+        let shift = damping.iter().map(|d| d.shift).chain([water.damping_shift]).max().unwrap_or(1);
+        let settle = seamless::settle_seconds(shift, water.clock.steps_per_second(fps));
+        let seamless = (self.seamless.as_ref())
+            .map(|t| seamless::read_seamless(t, (first_frame, frames), water.clock, fps, settle))
+            .transpose()?
+            .unwrap_or_default();
         let shore = ShoreSpec {
             obstacles: read_all(&self.obstacles, shore::read_obstacle)?,
             mask: self.mask.as_ref().map(|t| shore::read_mask(doc, t, base)).transpose()?,

@@ -8,14 +8,28 @@ use crate::base::error::Result;
 
 pub(super) const KEYS: &[&str] = &["crossfade", "repeat"];
 
+/// Seconds for a ripple to fall to 1/1000 of its height at damping `shift` and `steps` steps a
+/// second: about ten half-lives of `1.386·2^shift / S` (§10).
+pub fn settle_seconds(shift: u32, steps: u64) -> f64 {
+    1000f64.log2() * 1.386 * f64::from(1u32 << shift) / steps as f64
+}
+
+/// The pre-roll a loop should have, in whole seconds: long enough for the water to forget its
+/// still start (`settle` seconds, see [`settle_seconds`]) and for a crossfade of `crossfade`
+/// frames at `fps`. The one figure every message about a loop's pre-roll gives.
+pub fn loop_preroll(settle: f64, crossfade: Option<u64>, fps: u32) -> u64 {
+    let fade = crossfade.map_or(0.0, |o| o as f64 / f64::from(fps));
+    settle.max(fade).ceil() as u64
+}
+
 /// Reads `[seamless]` for a render of `frames` frames after `first_frame` pre-roll frames, on
-/// `clock` at `fps`.
+/// `clock` at `fps`; `settle` is how long the scene's water takes to forget its start.
 pub(super) fn read_seamless(
     t: &Table<'_, '_>,
-    first_frame: u64,
-    frames: u64,
+    (first_frame, frames): (u64, u64),
     clock: Clock,
     fps: u32,
+    settle: f64,
 ) -> Result<Seamless> {
     let repeat_key = t.get("repeat");
     let repeat = repeat_key.as_ref().map(|v| v.bool()).transpose()?.unwrap_or(false);
@@ -28,9 +42,10 @@ pub(super) fn read_seamless(
             let o = v.int(1..=frames as i64 - 1)? as u64;
             if first_frame < o {
                 return Err(v.error(format!(
-                    "fades from {o} pre-roll frames, but the render has {first_frame}: set video.start to at \
-                     least {o} frames ({:.3} s at {fps} fps)",
-                    o as f64 / f64::from(fps)
+                    "fades from {o} pre-roll frames, but the render has {first_frame}: give the loop a pre-roll, \
+                     video.preroll = {} (seconds, for the water to forget its still start; events stay where they \
+                     are)",
+                    loop_preroll(settle, Some(o), fps)
                 )));
             }
             Some(o)

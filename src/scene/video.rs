@@ -82,8 +82,21 @@ pub(super) fn read_canvas(
     Ok((w as u32, h as u32))
 }
 
-pub(super) fn read_length(doc: &Document<'_>, video: Option<&Table<'_, '_>>, fps: u32) -> Result<(u64, u64)> {
-    let start = match opt(video, "start") {
+/// The first output frame K0 and the output's length N; and whether K0 comes from
+/// `video.preroll` (simulated before time 0, so event times count from the first output frame)
+/// rather than `video.start` (event times count from the start of the simulation).
+pub(super) fn read_length(doc: &Document<'_>, video: Option<&Table<'_, '_>>, fps: u32) -> Result<(u64, u64, bool)> {
+    let (start_key, preroll_key) = (opt(video, "start"), opt(video, "preroll"));
+    if let (Some(start), Some(preroll)) = (&start_key, &preroll_key) {
+        let later = if start.span.start > preroll.span.start { start } else { preroll };
+        return Err(later.error(
+            "conflicts: give either video.start (the output starts later; event times count from the start of the \
+             simulation) or video.preroll (simulated before time 0; event times count from the first output frame), \
+             not both",
+        ));
+    }
+    let preroll = preroll_key.is_some();
+    let start = match start_key.or(preroll_key) {
         Some(v) => {
             let k0 = frame_of(v.time()?, fps);
             if k0 > MAX_START_FRAME {
@@ -118,5 +131,5 @@ pub(super) fn read_length(doc: &Document<'_>, video: Option<&Table<'_, '_>>, fps
         }
         (None, Some(f)) => f.int(1..=MAX_FRAMES as i64)? as u64,
     };
-    Ok((start, frames))
+    Ok((start, frames, preroll))
 }

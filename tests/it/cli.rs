@@ -110,7 +110,8 @@ fn indexed_png_shows_the_same_pixels_where_the_palette_is_exact() {
         assert_eq!(indexed, rgb, "{name}");
     }
     // Too many colours for a palette: RGB frames, and a warning that says so.
-    let many = "[video]\nwidth = 20\nheight = 20\nframes = 2\n[background]\nimage = \"many.png\"\n";
+    let many = "[video]\nwidth = 20\nheight = 20\nframes = 2\n[background]\nimage = \"many.png\"\n\
+                [[stone]]\nat = 0\nx = 10\ny = 10\n";
     let dir = scene_dir("indexed-png-many", many);
     // 400 pixels, 400 colours.
     let pixels: Vec<u8> = (0..20 * 20).flat_map(|i| [(i % 20 * 12) as u8, (i / 20 * 12) as u8, 7]).collect();

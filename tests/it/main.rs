@@ -19,6 +19,7 @@ mod kill;
 mod layers;
 mod looks;
 mod merge_hostile;
+mod newcomer;
 mod outputs;
 mod parts;
 mod properties;

@@ -48,13 +48,30 @@ fn the_seam_is_reported_in_the_summary_and_the_stats() {
     }
 }
 
+/// Every message about a loop's pre-roll gives one figure: the crossfade's refusal and the
+/// warning of a pre-roll too short for the water to forget its start (damping shift 5 at 25
+/// steps a second: 10 half-lives of 1.386·32/25 s = 17.7 s, so 18 s).
+#[test]
+fn a_loops_pre_roll_is_one_figure_in_every_message() {
+    let dir = scene_dir("seamless-figure", &format!("{LOOP}[seamless]\ncrossfade = 3\n"));
+    let short = ripple(&["scene.toml", "-o", "out.gif", "-q"], &dir);
+    assert_eq!(short.code, 0, "{}", short.stderr);
+    assert!(short.stderr.contains("give the loop a pre-roll of 18 s"), "{}", short.stderr);
+    let none = ripple(&["scene.toml", "-o", "out.gif", "-q", "--set", "video.start=0"], &dir);
+    assert!(none.code == 2 && none.stderr.contains("video.preroll = 18 "), "{}", none.stderr);
+    // Written as suggested, the loop is quiet.
+    let ok = ripple(&["scene.toml", "-o", "out.gif", "-q", "-f", "--set", "video.start=18"], &dir);
+    assert!(ok.code == 0 && !ok.stderr.contains("pre-roll of"), "{}", ok.stderr);
+}
+
 #[test]
 fn bad_seamless_keys_get_one_located_message() {
     let cases = [
         ("[seamless]\ncrossfade = 10\n", "seamless.crossfade = 10 is out of range: allowed 1..=9"),
         (
             "[seamless]\ncrossfade = 3\n",
-            "seamless.crossfade = 3 fades from 3 pre-roll frames, but the render has 0: set video.start to at least 3 frames",
+            "seamless.crossfade = 3 fades from 3 pre-roll frames, but the render has 0: give the loop a pre-roll, \
+             video.preroll = 18 (seconds",
         ),
         ("[seamless]\nrepeat = 1\n", "seamless.repeat = 1 is an integer: expected true or false"),
         ("[seamless]\nrepat = true\n", "unknown key `seamless.repat`"),

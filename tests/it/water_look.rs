@@ -140,7 +140,10 @@ fn a_picture_under_the_default_look_gets_one_hint() {
     let scene = "[video]\nframes = 3\n[background]\nimage = \"p.png\"\n[[stone]]\nat = 0\nx = 16\ny = 12\n";
     let dir = scene_dir("water-look-hint", scene);
     photo(&dir.join("p.png"), 40, 30);
-    for args in [vec!["scene.toml", "-o", "out.gif", "-q", "-f"], vec!["plan", "scene.toml"]] {
+    // With --quiet a render prints no hint at all.
+    let quiet = ripple(&["scene.toml", "-o", "out.gif", "-q", "-f"], &dir);
+    assert!(quiet.code == 0 && !quiet.stderr.contains("hint:"), "{}", quiet.stderr);
+    for args in [vec!["scene.toml", "-o", "out.gif", "-f"], vec!["plan", "scene.toml"]] {
         let run = ripple(&args, &dir);
         assert_eq!(run.code, 0, "{}", run.stderr);
         let hints: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("hint: ")).collect();
