@@ -73,31 +73,15 @@ fn hidden_in_preroll(scene: &Scene) -> Vec<String> {
     }
     let rate = f64::from(scene.units_per_second());
     let at = |unit: u64| unit as f64 / rate;
-    let mut hidden: Vec<String> = Vec::new();
-    hidden.extend(
-        scene
-            .stones
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.unit < start)
-            .map(|(i, s)| format!("stone[{i}] at {:.2} s", at(s.unit))),
-    );
-    hidden.extend(
-        scene
-            .swipes
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.first_unit < start)
-            .map(|(i, s)| format!("swipe[{i}] from {:.2} s", at(s.first_unit))),
-    );
-    hidden.extend(
-        scene
-            .damping
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.unit < start)
-            .map(|(i, d)| format!("damping[{i}] at {:.2} s", at(d.unit))),
-    );
+    let stones = scene.stones.iter().enumerate().map(|(i, s)| (format!("stone[{i}] at"), s.unit));
+    let swipes = scene.swipes.iter().enumerate().map(|(i, s)| (format!("swipe[{i}] from"), s.first_unit));
+    let damping = scene.damping.iter().enumerate().map(|(i, d)| (format!("damping[{i}] at"), d.unit));
+    let mut hidden: Vec<String> = stones
+        .chain(swipes)
+        .chain(damping)
+        .filter(|&(_, unit)| unit < start)
+        .map(|(name, unit)| format!("{name} {:.2} s", at(unit)))
+        .collect();
     if hidden.is_empty() {
         return Vec::new();
     }

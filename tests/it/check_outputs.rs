@@ -7,20 +7,12 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::support::{names, ripple, ripple_with, scratch, temporaries};
+use crate::support::{names, ripple, ripple_with, scratch, small_scenes, temporaries};
 
 /// Three small scenes with references, in `s/` and `refs/`.
 fn checked(name: &str) -> PathBuf {
     let dir = scratch(name);
-    std::fs::create_dir_all(dir.join("s")).unwrap();
-    for k in 0..3 {
-        let body = format!(
-            "[video]\nwidth = 32\nheight = 24\nframes = 4\n[background]\npattern = \"tiles\"\n\
-             [[stone]]\nat = 0\nx = {}\ny = 12\nradius = 3\n",
-            6 + 5 * k
-        );
-        std::fs::write(dir.join(format!("s/s{k}.toml")), body).unwrap();
-    }
+    small_scenes(&dir, "s", 3);
     assert_eq!(ripple(&check(&["--refs", "refs", "--bless", "-q"]), &dir).code, 0);
     dir
 }

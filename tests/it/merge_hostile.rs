@@ -5,20 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{ripple, scratch};
+use crate::support::{ripple, scratch, small_scenes};
 
 /// Four small scenes `s0`..`s3`, references for them, and `s1` then edited so it differs.
 fn checked_folder(name: &str) -> PathBuf {
     let dir = scratch(name);
-    std::fs::create_dir_all(dir.join("scenes")).unwrap();
-    for k in 0..4 {
-        let body = format!(
-            "[video]\nwidth = 32\nheight = 24\nframes = 6\n[background]\npattern = \"tiles\"\n\
-             [[stone]]\nat = 0\nx = {}\ny = 12\nradius = 3\n",
-            6 + 5 * k
-        );
-        std::fs::write(dir.join(format!("scenes/s{k}.toml")), body).unwrap();
-    }
+    small_scenes(&dir, "scenes", 4);
     let run = ripple(&check(&["--refs", "refs", "--bless", "-q"]), &dir);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let edited = dir.join("scenes/s1.toml");

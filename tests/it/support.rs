@@ -238,3 +238,21 @@ pub fn without_gain(text: &str) -> String {
         .map(|l| format!("{l}\n"))
         .collect()
 }
+
+/// `count` small scenes `FOLDER/s0.toml`… in `dir`, each a stone at its own place on tiles;
+/// returns their paths as given to `check`.
+pub fn small_scenes(dir: &Path, folder: &str, count: usize) -> Vec<String> {
+    std::fs::create_dir_all(dir.join(folder)).unwrap();
+    (0..count)
+        .map(|k| {
+            let body = format!(
+                "[video]\nwidth = 32\nheight = 24\nframes = 4\n[background]\npattern = \"tiles\"\n\
+                 [[stone]]\nat = 0\nx = {}\ny = 12\nradius = 3\n",
+                6 + 5 * k
+            );
+            let name = format!("{folder}/s{k}.toml");
+            std::fs::write(dir.join(&name), body).unwrap();
+            name
+        })
+        .collect()
+}
