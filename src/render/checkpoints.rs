@@ -67,7 +67,7 @@ impl Checkpoints {
                 walls.update(&[u8::from(inputs.shore.is_wall(i))]);
             }
         }
-        let identity = format!("{provenance} canvas={w}x{h} walls={:016x}", walls.digest());
+        let identity = format!("{provenance} build={} canvas={w}x{h} walls={:016x}", build(), walls.digest());
         Checkpoints { dir: dir.to_path_buf(), every: every.filter(|&k| k > 0), identity }
     }
 
@@ -239,6 +239,28 @@ impl Checkpoints {
         }
         Ok(())
     }
+}
+
+/// This build, exactly: the XXH3-64 of the running program's file (read once, a few
+/// milliseconds), so that two builds of one version never take each other's checkpoints (a
+/// change to the water between them would draw wrong frames). `unknown` where the program
+/// cannot be read, and then the version alone tells builds apart.
+fn build() -> &'static str {
+    static BUILD: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUILD.get_or_init(|| {
+        let hashed = std::env::current_exe().and_then(|exe| {
+            let mut hash = Xxh3::new();
+            let mut file = std::fs::File::open(exe)?;
+            let mut buffer = vec![0u8; 1 << 16];
+            loop {
+                match file.read(&mut buffer)? {
+                    0 => return Ok(format!("{:016x}", hash.digest())),
+                    n => hash.update(&buffer[..n]),
+                }
+            }
+        });
+        hashed.unwrap_or_else(|_| "unknown".to_string())
+    })
 }
 
 /// The output frame a checkpoint's file name `frame_NNNNNN.checkpoint` names.

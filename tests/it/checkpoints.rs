@@ -77,6 +77,15 @@ fn a_checkpoint_that_does_not_hold_is_passed_over_and_the_frames_stay_right() {
         assert!(run.stderr.contains("(from the checkpoint at frame 5)"), "{what}: {}", run.stderr);
         assert!(part_is_whole(&dir), "{what}: the part's frames are not the whole render's");
     }
+    // Another build's (its build= hash differs; sealed again so only that differs).
+    let text = String::from_utf8_lossy(&good[..start]).into_owned();
+    let at = text.find(" build=").expect("a build") + " build=".len();
+    let mut other_build = good.clone();
+    other_build[at] = if good[at] == b'0' { b'1' } else { b'0' };
+    std::fs::write(&path, resealed(other_build)).unwrap();
+    let run = part(&dir);
+    assert!(run.stderr.contains("frame_000010.checkpoint: it belongs to another render"), "{}", run.stderr);
+    assert!(run.stderr.contains("(from the checkpoint at frame 5)") && part_is_whole(&dir), "{}", run.stderr);
     // Untouched, it is used, and says nothing.
     std::fs::write(&path, &good).unwrap();
     let run = part(&dir);
