@@ -22,8 +22,18 @@ pub fn frame_name(i: u64, frames: u64) -> String {
     format!("frame_{i:0width$}.png", width = digits(frames))
 }
 
-/// One frame for a worker: where to write it and its pixels.
-type FrameJob<P> = (PathBuf, Vec<P>);
+/// One frame for a worker: its output frame and its pixels.
+type FrameJob<P> = (u64, Vec<P>);
+
+/// Where a sequence's frames go: files in a folder, or each file's bytes handed over with its
+/// output frame as it is made (`serve`'s live page): the same bytes either way.
+#[derive(Clone)]
+pub enum Destination {
+    /// `frame_NNNN.png` files in this folder.
+    Folder(PathBuf),
+    /// Called with each frame's number and PNG file, from the encoding threads.
+    Memory(Arc<dyn Fn(u64, Vec<u8>) + Send + Sync>),
+}
 
 /// A pixel a PNG frame is written in.
 pub trait PngPixel: Copy + Default + Send + Sync + 'static {
@@ -62,11 +72,9 @@ impl PngPixel for u8 {
 /// `P` is `[u8; 3]` for RGB frames ([`PngSequence::new`]) or `u8` for palette frames
 /// ([`PngSequence::indexed`]).
 pub struct PngSequence<P: PngPixel = [u8; 3]> {
-    dir: PathBuf,
     background: Vec<P>,
     /// For palette frames: the palette, as RGB triples.
     palette: Option<Arc<[[u8; 3]]>>,
-    frames: u64,
     /// The output frames written, numbered as in the whole render (a part's files are named as
     /// the whole render's).
     held: std::ops::Range<u64>,
@@ -79,7 +87,12 @@ pub struct PngSequence<P: PngPixel = [u8; 3]> {
 impl PngSequence<[u8; 3]> {
     /// A sequence of `stream`'s RGB frames over `background`, written into `dir`, on every core.
     pub fn new(dir: &Path, stream: &Stream, background: Vec<[u8; 3]>) -> Self {
-        PngSequence::with(dir, stream, background, None)
+        PngSequence::with(Destination::Folder(dir.to_path_buf()), stream, background, None)
+    }
+
+    /// The same frames, each PNG file's bytes handed to `to` (see [`Destination::Memory`]).
+    pub fn handing(to: Arc<dyn Fn(u64, Vec<u8>) + Send + Sync>, stream: &Stream, background: Vec<[u8; 3]>) -> Self {
+        PngSequence::with(Destination::Memory(to), stream, background, None)
     }
 }
 
@@ -88,23 +101,32 @@ impl PngSequence<u8> {
     /// of the frames exactly (a background of at most 256 colours, frames that only move its
     /// pixels): each frame then decodes to exactly the RGB frame.
     pub fn indexed(dir: &Path, stream: &Stream, palette: Palette) -> Self {
-        PngSequence::with(dir, stream, palette.indices, Some(palette.colors.into()))
+        PngSequence::with(Destination::Folder(dir.to_path_buf()), stream, palette.indices, Some(palette.colors.into()))
     }
 }
 
 impl<P: PngPixel> PngSequence<P> {
-    fn with(dir: &Path, stream: &Stream, pixels: Vec<P>, palette: Option<Arc<[[u8; 3]]>>) -> Self {
+    fn with(to: Destination, stream: &Stream, pixels: Vec<P>, palette: Option<Arc<[[u8; 3]]>>) -> Self {
         let size = (stream.width, stream.height);
         let (provenance, colors): (Arc<str>, _) = (stream.comment.clone().into(), palette.clone());
-        let effort = stream.effort;
-        let workers = Workers::new(move |(path, pixels): FrameJob<P>| {
-            write_file(&path, size, P::bytes(&pixels), colors.as_deref(), (&provenance, effort))
+        let (effort, frames) = (stream.effort, stream.render_frames);
+        let workers = Workers::new(move |(frame, pixels): FrameJob<P>| {
+            let started = Instant::now();
+            let bytes = frame_file(size, P::bytes(&pixels), colors.as_deref(), (&provenance, effort))?;
+            let encode = started.elapsed();
+            let started = Instant::now();
+            match &to {
+                Destination::Folder(dir) => {
+                    let path = dir.join(frame_name(frame, frames));
+                    std::fs::write(&path, &bytes).map_err(|source| Error::io(&path, source))?;
+                }
+                Destination::Memory(hand) => hand(frame, bytes),
+            }
+            Ok(EncodeTimes { encode, write: started.elapsed() })
         });
         PngSequence {
-            dir: dir.to_path_buf(),
             background: pixels,
             palette,
-            frames: stream.render_frames,
             held: stream.held(),
             written: 0,
             workers,
@@ -133,16 +155,14 @@ pub fn bytes_per_pixel(threads: usize) -> u64 {
     3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
-/// Writes one frame's file: encoded in memory first, so encoding and writing are timed apart.
-/// With a palette, `pixels` are its indices; at the `max` effort, the smallest image data.
-fn write_file(
-    path: &Path,
+/// One frame's file, encoded in memory (so encoding and writing are timed apart). With a
+/// palette, `pixels` are its indices; at the `max` effort, the smallest image data.
+fn frame_file(
     (width, height): (u32, u32),
     pixels: &[u8],
     palette: Option<&[[u8; 3]]>,
     (comment, effort): (&str, Effort),
-) -> Result<EncodeTimes> {
-    let started = Instant::now();
+) -> Result<Vec<u8>> {
     // Room for a frame that does not compress at all (noise), so the buffer is never doubled
     // past what the memory estimate allows for a frame in flight: the filtered rows and a
     // margin for the deflate and chunk headers.
@@ -154,10 +174,7 @@ fn write_file(
         encode_png(&mut bytes, (width, height), pixels, palette, Some(comment))
             .map_err(|e| Error::Encode(e.to_string()))?;
     }
-    let encode = started.elapsed();
-    let started = Instant::now();
-    std::fs::write(path, &bytes).map_err(|source| Error::io(path, source))?;
-    Ok(EncodeTimes { encode, write: started.elapsed() })
+    Ok(bytes)
 }
 
 /// Writes one chunk (length, type, data, CRC) to `out`: a `max` PNG's, the APNG encoder's, and
@@ -248,10 +265,10 @@ impl<P: PngPixel> super::Encoder for PngSequence<P> {
     }
 
     fn write_frame(&mut self, pixels: &[P]) -> Result<()> {
-        let path = self.dir.join(frame_name(self.held.start + self.written, self.frames));
+        let frame = self.held.start + self.written;
         self.written += 1;
         let times = &mut self.times;
-        self.workers.submit((path, pixels.to_vec()), &mut |t| {
+        self.workers.submit((frame, pixels.to_vec()), &mut |t| {
             *times += t;
             Ok(())
         })

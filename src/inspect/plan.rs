@@ -208,39 +208,82 @@ pub fn write_text(
         })?;
         return writeln!(out, "\n{count} event(s)");
     }
-    let mut lines = Summary::default();
-    for_each_event(scene, |k, event| {
-        count += 1;
-        lines.add(k, event);
-    });
-    for line in lines.into_lines() {
-        let text = match &line.group {
-            Group::Single(event) => describe(event),
-            Group::Drops { name, first, last, count } => {
-                let mut text = format!("{name}: ");
-                if *count == 1 {
-                    text += &format!("1 drop at ({}, {})", first.x, first.y);
-                } else {
-                    let (a, b) = (line.first_unit, line.last_unit);
-                    text += &format!("{count} drops over {}s {a}..={b}", clock.unit_name());
-                    if k0 > 0 || matches!(clock, Clock::Steps { .. }) {
-                        text += &format!(" (output {})", outputs(output(a), output(b)));
-                    }
-                    // A swipe's drops run along its path; rain falls anywhere, first here, last there.
-                    if name == "rain" {
-                        text +=
-                            &format!(", the first at ({}, {}), the last at ({}, {})", first.x, first.y, last.x, last.y);
-                    } else {
-                        text += &format!(", from ({}, {}) to ({}, {})", first.x, first.y, last.x, last.y);
-                    }
-                }
-                text + &sizes(scene, first)
-            }
-        };
-        writeln!(out, "{}  {text}", when(line.first_unit))?;
+    let lines = markers(scene);
+    for marker in &lines {
+        writeln!(out, "{}  {}", when(marker.first_unit), marker.text)?;
     }
+    let count: u64 = lines.iter().map(|m| m.events).sum();
     let hint = if count > 0 { " (every one: plan --events)" } else { "" };
     writeln!(out, "\n{count} event(s){hint}")
+}
+
+/// One line of the plan's summary: a stone, a damping change, a swipe's drops or the rain, over
+/// the units and output frames it spans (`None`: in the pre-roll), in words.
+#[derive(Debug, Clone, Serialize)]
+pub struct Marker {
+    /// `stone`, `swipe`, `rain` or `damping`.
+    pub kind: &'static str,
+    /// The unit (a frame, or a step) of its first event.
+    pub first_unit: u64,
+    /// The unit of its last event.
+    pub last_unit: u64,
+    /// The output frame that first shows its first event, if that is not in the pre-roll.
+    pub first_frame: Option<u64>,
+    /// The output frame that first shows its last event, likewise.
+    pub last_frame: Option<u64>,
+    /// Events it stands for.
+    pub events: u64,
+    /// The plan's line for it.
+    pub text: String,
+}
+
+/// The summary of a scene's timeline, a line each (what `plan` prints, and `serve` marks).
+pub fn markers(scene: &Scene) -> Vec<Marker> {
+    let clock = scene.water.clock;
+    let k0 = scene.first_frame;
+    let output = |unit: u64| clock.frame_showing(unit, scene.fps).checked_sub(k0);
+    let mut lines = Summary::default();
+    for_each_event(scene, |k, event| lines.add(k, event));
+    lines
+        .into_lines()
+        .into_iter()
+        .map(|line| {
+            let (a, b) = (line.first_unit, line.last_unit);
+            let (kind, events, text) = match &line.group {
+                Group::Single(event) => {
+                    let kind = match event {
+                        Event::Damping { .. } => "damping",
+                        _ => "stone",
+                    };
+                    (kind, 1, describe(event))
+                }
+                Group::Drops { name, first, last, count } => {
+                    let mut text = format!("{name}: ");
+                    if *count == 1 {
+                        text += &format!("1 drop at ({}, {})", first.x, first.y);
+                    } else {
+                        text += &format!("{count} drops over {}s {a}..={b}", clock.unit_name());
+                        if k0 > 0 || matches!(clock, Clock::Steps { .. }) {
+                            text += &format!(" (output {})", outputs(output(a), output(b)));
+                        }
+                        // A swipe's drops run along its path; rain falls anywhere, first here,
+                        // last there.
+                        if name == "rain" {
+                            text += &format!(
+                                ", the first at ({}, {}), the last at ({}, {})",
+                                first.x, first.y, last.x, last.y
+                            );
+                        } else {
+                            text += &format!(", from ({}, {}) to ({}, {})", first.x, first.y, last.x, last.y);
+                        }
+                    }
+                    let kind = if name == "rain" { "rain" } else { "swipe" };
+                    (kind, *count, text + &sizes(scene, first))
+                }
+            };
+            Marker { kind, first_unit: a, last_unit: b, first_frame: output(a), last_frame: output(b), events, text }
+        })
+        .collect()
 }
 
 /// The output frames that first show a stretch of events, pre-roll marked.
