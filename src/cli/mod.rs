@@ -7,6 +7,7 @@ mod join;
 mod new;
 mod plan;
 mod render;
+mod serve;
 mod signals;
 
 use std::io::Write;
@@ -205,6 +206,14 @@ enum Command {
         #[arg(long, value_name = "PNG")]
         walls: Option<PathBuf>,
     },
+    /// Show a scene's render on a live page in the browser, rendered again whenever the scene
+    /// or a file it reads is saved.
+    ///
+    /// Serves one page on this machine (127.0.0.1, a free port unless --port): it plays the
+    /// exact frames `-o frames/` writes, with a scrubber, the events on a timeline, the
+    /// coordinates under the pointer, and a [[stone]] or [[swipe]] snippet for a click or a
+    /// drag. Runs until Ctrl-C.
+    Serve(serve::ServeArgs),
     /// Write a starter scene for a picture: the canvas from its size (at most 640 pixels a
     /// side), stones, a swipe and light rain scaled to it, and a smooth, lit look.
     New {
@@ -243,8 +252,10 @@ fn frame_span(text: &str) -> Result<render::Span, String> {
 }
 
 fn memory_size(text: &str) -> Result<u64, String> {
-    ripple_render::base::units::parse_size(text)
-        .ok_or_else(|| "expected a size such as 512M, 2G or 1.5GiB (binary units: K, M, G, T)".to_string())
+    ripple_render::base::units::parse_size(text).ok_or_else(|| {
+        "expected a size such as 512M, 2G or 1.5GiB (binary: K, M, G, T, KiB…), or 2MB (decimal: kB, MB, GB, TB)"
+            .to_string()
+    })
 }
 
 /// `--format`'s values: the library's formats as `--format` names them, each with its help.
@@ -354,6 +365,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Join(args)) => join::run(&args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Serve(args)) => serve::run(&args).map(|()| ExitCode::SUCCESS),
         Some(Command::New { picture, output, model, force }) => {
             new::run(&picture, &output, model, force).map(|()| ExitCode::SUCCESS)
         }

@@ -24,6 +24,7 @@ mod outputs;
 mod parts;
 mod properties;
 mod seamless;
+mod serve;
 mod shores;
 mod starter;
 mod streams;

@@ -1,0 +1,214 @@
+//! The page's server: HTTP/1.1 over `std::net`, one short-lived connection a request, a thread
+//! each (at most [`MOST_CONNECTIONS`] at once). Four routes and nothing else: the page, its
+//! state (a long poll), a frame's PNG, and an empty icon. No path reaches the disk. A request
+//! whose `Host` is not the server's own name is refused (DNS rebinding: a page elsewhere whose
+//! name was pointed at 127.0.0.1).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{IpAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::Live;
+
+/// Connections served at once; more are answered 503 and closed.
+const MOST_CONNECTIONS: usize = 64;
+/// The longest request head read.
+const MOST_HEAD: u64 = 16 << 10;
+/// How long the page's state request waits for a change before it answers anyway.
+const LONG_POLL: Duration = Duration::from_secs(15);
+
+/// The page, its style and its script: all in the binary.
+const PAGE: &str = include_str!("page.html");
+
+/// The `Host` values the server answers to: its own address and port, and `localhost` when
+/// it listens on a loopback address.
+pub(super) struct Hosts(Vec<String>);
+
+impl Hosts {
+    pub(super) fn for_address(ip: IpAddr, port: u16) -> Hosts {
+        let mut names = vec![match ip {
+            IpAddr::V6(v6) => format!("[{v6}]:{port}"),
+            IpAddr::V4(v4) => format!("{v4}:{port}"),
+        }];
+        if ip.is_loopback() || ip.is_unspecified() {
+            names.extend([format!("localhost:{port}"), format!("127.0.0.1:{port}"), format!("[::1]:{port}")]);
+        }
+        Hosts(names)
+    }
+
+    fn allow(&self, host: &str) -> bool {
+        self.0.iter().any(|name| name.eq_ignore_ascii_case(host))
+    }
+}
+
+/// Answers requests until the process ends.
+pub(super) fn serve(listener: TcpListener, live: Arc<Live>, hosts: Hosts) {
+    let hosts = Arc::new(hosts);
+    let open = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming().flatten() {
+        if open.fetch_add(1, Ordering::SeqCst) >= MOST_CONNECTIONS {
+            open.fetch_sub(1, Ordering::SeqCst);
+            let _ = respond(&stream, 503, "text/plain", b"too many connections\n");
+            continue;
+        }
+        let (live, hosts, open) = (live.clone(), hosts.clone(), open.clone());
+        std::thread::spawn(move || {
+            // A client that goes away mid-answer is its own business: its error ends only this.
+            let _ = answer(&stream, &live, &hosts);
+            open.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+}
+
+/// A request's method, target and `Host`.
+struct Request {
+    method: String,
+    target: String,
+    host: Option<String>,
+}
+
+/// Reads a request head (within [`MOST_HEAD`] bytes and ten seconds).
+fn read_request(stream: &TcpStream) -> Option<Request> {
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let mut reader = BufReader::new(std::io::Read::take(stream, MOST_HEAD));
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let mut words = line.split_whitespace();
+    let (method, target) = (words.next()?.to_string(), words.next()?.to_string());
+    let mut host = None;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).ok()? == 0 {
+            return None;
+        }
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.trim().eq_ignore_ascii_case("host")
+        {
+            host = Some(value.trim().to_string());
+        }
+    }
+    Some(Request { method, target, host })
+}
+
+/// Answers one request.
+fn answer(stream: &TcpStream, live: &Live, hosts: &Hosts) -> std::io::Result<()> {
+    stream.set_write_timeout(Some(Duration::from_secs(30)))?;
+    let Some(request) = read_request(stream) else {
+        return respond(stream, 400, "text/plain", b"bad request\n");
+    };
+    if !request.host.as_deref().is_some_and(|h| hosts.allow(h)) {
+        return respond(stream, 421, "text/plain", b"this server answers only to its own address\n");
+    }
+    if request.method != "GET" && request.method != "HEAD" {
+        return respond(stream, 405, "text/plain", b"only GET\n");
+    }
+    let (path, query) = request.target.split_once('?').unwrap_or((&request.target, ""));
+    match path {
+        "/" => respond(stream, 200, "text/html; charset=utf-8", PAGE.as_bytes()),
+        "/favicon.ico" => respond(stream, 204, "image/x-icon", b""),
+        "/state" => {
+            let since = query.strip_prefix("since=").and_then(|v| v.parse::<u64>().ok());
+            respond(stream, 200, "application/json", state_after(live, since).as_bytes())
+        }
+        _ => match frame_of(path) {
+            Some((generation, frame)) => match png(live, generation, frame) {
+                Some(png) => respond(stream, 200, "image/png", &png),
+                None => respond(stream, 404, "text/plain", b"no such frame (yet)\n"),
+            },
+            None => respond(stream, 404, "text/plain", b"not found\n"),
+        },
+    }
+}
+
+/// `/frame/G/N.png`: render G's frame N.
+fn frame_of(path: &str) -> Option<(u64, u64)> {
+    let (generation, frame) = path.strip_prefix("/frame/")?.strip_suffix(".png")?.split_once('/')?;
+    let number = |s: &str| s.bytes().all(|b| b.is_ascii_digit()).then(|| s.parse().ok()).flatten();
+    Some((number(generation)?, number(frame)?))
+}
+
+fn png(live: &Live, generation: u64, frame: u64) -> Option<Arc<Vec<u8>>> {
+    let state = live.lock();
+    let shown = state.render.as_ref().filter(|s| s.generation == generation)?;
+    shown.frames.get(usize::try_from(frame).ok()?)?.clone()
+}
+
+/// The page's state as JSON, once its version is past `since` (or after [`LONG_POLL`]).
+fn state_after(live: &Live, since: Option<u64>) -> String {
+    let deadline = Instant::now() + LONG_POLL;
+    let mut state = live.lock();
+    while since.is_some_and(|v| state.version <= v) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        state = live.changed.wait_timeout(state, left).map_or_else(|e| e.into_inner().0, |(s, _)| s);
+    }
+    #[derive(serde::Serialize)]
+    struct Json<'a> {
+        version: u64,
+        generation: Option<u64>,
+        /// Frames made from the first on, without a gap.
+        ready: usize,
+        done: bool,
+        render: Option<&'a super::Summary>,
+        error: Option<&'a str>,
+    }
+    let shown = state.render.as_ref();
+    let json = Json {
+        version: state.version,
+        generation: shown.map(|s| s.generation),
+        ready: shown.map_or(0, |s| s.frames.iter().take_while(|f| f.is_some()).count()),
+        done: shown.is_some_and(|s| s.done),
+        render: shown.map(|s| &s.summary),
+        error: state.error.as_deref(),
+    };
+    serde_json::to_string(&json).unwrap_or_else(|_| "{}".to_string())
+}
+
+/// Writes a whole response and closes the connection.
+fn respond(mut stream: &TcpStream, status: u16, kind: &str, body: &[u8]) -> std::io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        204 => "No Content",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        421 => "Misdirected Request",
+        _ => "Service Unavailable",
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\
+         X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    stream.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_frame_paths_name_frames() {
+        assert_eq!(frame_of("/frame/3/12.png"), Some((3, 12)));
+        for path in ["/frame/3/12", "/frame/-1/2.png", "/frame/3/../x.png", "/frame/3/+2.png", "/frames/1/2.png"] {
+            assert_eq!(frame_of(path), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn hosts_are_the_servers_own_names() {
+        let hosts = Hosts::for_address(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 8123);
+        assert!(hosts.allow("127.0.0.1:8123") && hosts.allow("LOCALHOST:8123") && hosts.allow("[::1]:8123"));
+        assert!(!hosts.allow("evil.example:8123") && !hosts.allow("127.0.0.1:80") && !hosts.allow("localhost"));
+    }
+}
