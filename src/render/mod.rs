@@ -137,9 +137,41 @@ pub fn render_with<E: Encoder>(
     run: Run<'_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stats> {
+    render_again(scene, encoder, run, progress, Redraw::Simulate)
+}
+
+/// A render's heights before smoothing, one field per output frame, of either water model:
+/// what a render of the same scene with another `[look]` can be drawn from without simulating.
+#[derive(Clone)]
+pub struct Heights {
+    frames: Arc<dyn std::any::Any + Send + Sync>,
+    /// The bytes they take.
+    pub bytes: u64,
+}
+
+/// Whether a render simulates, simulates and keeps its heights (within a budget), or draws
+/// from heights kept before.
+pub enum Redraw<'a> {
+    /// Simulate, as every render does.
+    Simulate,
+    /// Simulate, and keep the heights in `.0` when they take at most `.1` bytes.
+    Keep(&'a mut Option<Heights>, u64),
+    /// Draw from these heights, which a render of this scene but for its `[look]` kept.
+    From(Heights),
+}
+
+/// [`render_with`], keeping the heights or drawing from kept ones (`serve`'s redraw when only
+/// the look changed). The frames are the same either way.
+pub fn render_again<E: Encoder>(
+    scene: &Scene,
+    encoder: E,
+    run: Run<'_>,
+    progress: &mut dyn FnMut(Progress),
+    redraw: Redraw<'_>,
+) -> Result<Stats> {
     match scene.water.model {
-        Model::Classic => pipeline::<Classic, E>(scene, encoder, run, progress),
-        Model::Spring => pipeline::<Spring, E>(scene, encoder, run, progress),
+        Model::Classic => pipeline::<Classic, E>(scene, encoder, run, progress, redraw),
+        Model::Spring => pipeline::<Spring, E>(scene, encoder, run, progress, redraw),
     }
 }
 
@@ -150,6 +182,7 @@ fn pipeline<W: Water, E: Encoder>(
     mut encoder: E,
     run: Run<'_>,
     progress: &mut dyn FnMut(Progress),
+    redraw: Redraw<'_>,
 ) -> Result<Stats>
 where
     W::Cell: Height,
@@ -160,6 +193,21 @@ where
     let mut surface = player::water::<W>(scene, shore, Threads::new(1));
     if seam {
         surface = surface.measuring_seam(scene, shore);
+    }
+    let mut keep = None;
+    match redraw {
+        Redraw::Simulate => {}
+        Redraw::Keep(into, budget) => {
+            let cells = scene.width as u64 * scene.height as u64;
+            if cells * scene.frames * std::mem::size_of::<W::Cell>() as u64 <= budget {
+                surface = surface.recording();
+                keep = Some(into);
+            }
+        }
+        Redraw::From(heights) => match heights.frames.downcast::<Vec<Vec<W::Cell>>>() {
+            Ok(frames) => surface = surface.replaying(frames),
+            Err(_) => return Err(Error::Encode("kept heights of another water model".into())),
+        },
     }
     let wanted = encoder.wanted();
     let mut resumed = Resumed::default();
@@ -178,7 +226,14 @@ where
     let lens = Lens::new(scene, shore, Threads::new(1));
     let canvas = Arc::new(Canvas::new(scene, background, &encoder, manifest.is_some(), pool.threads() > 1));
     let out = Out { encoder, manifest, stats: Stats { resumed, ..Stats::default() }, spare: Vec::new() };
-    Frames { scene, surface, checkpoints, pool, lens, canvas, out }.run(stop, progress)
+    let (stats, mut surface) = Frames { scene, surface, checkpoints, pool, lens, canvas, out }.run(stop, progress)?;
+    if let Some(into) = keep
+        && let Some(kept) = surface.recorded()
+    {
+        let bytes = kept.iter().map(|f| (f.len() * std::mem::size_of::<W::Cell>()) as u64).sum();
+        *into = Some(Heights { frames: Arc::new(kept), bytes });
+    }
+    Ok(stats)
 }
 
 /// A render under way: the water, the frames it draws and where they go.
@@ -210,7 +265,7 @@ where
     /// (and those a manifest hashes), then finishes the encoder: until the end, or until `stop`.
     /// The caller's thread steps the water; frames are drawn (and their colours mapped) in a
     /// lane of the pool, a few frames ahead, and handed to the encoder in order.
-    fn run(mut self, stop: &AtomicBool, progress: &mut dyn FnMut(Progress)) -> Result<Stats> {
+    fn run(mut self, stop: &AtomicBool, progress: &mut dyn FnMut(Progress)) -> Result<(Stats, Surface<W>)> {
         let (scene, wanted) = (self.scene, self.out.encoder.wanted());
         let (canvas, lens) = (self.canvas.clone(), self.lens.clone());
         let mut drawing = Ordered::on(
@@ -273,7 +328,7 @@ where
         stats.encode += times.encode;
         stats.write += times.write;
         stats.seam = self.surface.seam();
-        Ok(stats)
+        Ok((stats, self.surface))
     }
 }
 

@@ -482,6 +482,14 @@ pub struct DampingChange {
 }
 
 impl Scene {
+    /// Whether `other` is this scene but for its `[look]` (and its text): the same water, so
+    /// the same heights to draw from, frame by frame.
+    pub fn same_but_look(&self, other: &Scene) -> bool {
+        let plain =
+            |s: &Scene| Scene { look: Look::default(), fps_site: None, source_hash: 0, source_bytes: 0, ..s.clone() };
+        plain(self) == plain(other)
+    }
+
     /// The number of frames simulated in all: pre-roll plus output (K0 + N).
     pub fn end_frame(&self) -> u64 {
         self.first_frame + self.frames

@@ -178,7 +178,14 @@ pub struct Surface<W: Water> {
     /// While frames are only simulated, the threads the water steps on in drawing's stead, and
     /// the drawing's own, handed back at `drawn_from`.
     drawing_threads: Option<Threads>,
+    /// Each output frame's heights before smoothing, kept (`recording`) or played back in the
+    /// water's stead (`replaying`): a redraw with another look needs no simulation.
+    record: Option<Vec<Vec<W::Cell>>>,
+    replay: Option<(Recorded<W::Cell>, usize)>,
 }
+
+/// Each output frame's heights before smoothing, as a render recorded them.
+pub type Recorded<C> = std::sync::Arc<Vec<Vec<C>>>;
 
 impl<W: Water> Surface<W> {
     /// The heights `simulation` gives a render of `scene` within `shore`, crossfaded and
@@ -195,7 +202,28 @@ impl<W: Water> Surface<W> {
             first_frame,
             drawn_from: first_frame,
             drawing_threads,
+            record: None,
+            replay: None,
         }
+    }
+
+    /// Keeps each output frame's heights before smoothing, for [`Surface::recorded`].
+    pub fn recording(mut self) -> Surface<W> {
+        self.record = Some(Vec::new());
+        self
+    }
+
+    /// The heights kept by [`Surface::recording`], one field per output frame so far.
+    pub fn recorded(&mut self) -> Option<Vec<Vec<W::Cell>>> {
+        self.record.take()
+    }
+
+    /// Plays `frames` (what [`Surface::recorded`] kept of a render of this scene with another
+    /// look) in the water's stead: each is smoothed as this scene's look asks, and nothing is
+    /// simulated. The frames are those a render of this scene would draw from.
+    pub fn replaying(mut self, frames: Recorded<W::Cell>) -> Surface<W> {
+        self.replay = Some((frames, 0));
+        self
     }
 
     /// Prepares heights to draw only from output frame `frame` on (a part of a render, or a
@@ -227,6 +255,14 @@ impl<W: Water> Surface<W> {
     /// Simulates the next frame, pre-roll included, and returns its number, or `None` after
     /// frame K0+N-1.
     pub fn advance(&mut self) -> Option<u64> {
+        if let Some((frames, next)) = &mut self.replay {
+            let field = frames.get(*next)?;
+            *next += 1;
+            if let Some(smoothing) = &mut self.smoothing {
+                smoothing.run(field);
+            }
+            return Some(self.first_frame + *next as u64 - 1);
+        }
         let k = self.simulation.advance()?;
         if k + 1 >= self.drawn_from
             && let Some(threads) = self.drawing_threads.take()
@@ -247,6 +283,9 @@ impl<W: Water> Surface<W> {
         if let Some(seam) = seam {
             seam.add(drawn, simulation.threads.pool());
         }
+        if let Some(record) = &mut self.record {
+            record.push(drawn.to_vec());
+        }
         if let Some(smoothing) = smoothing {
             smoothing.run(drawn);
         }
@@ -263,6 +302,9 @@ impl<W: Water> Surface<W> {
 
     /// The heights before smoothing.
     fn unsmoothed(&self) -> &[W::Cell] {
+        if let Some((frames, next)) = &self.replay {
+            return &frames[next - 1];
+        }
         match &self.fade {
             Some(fade) => fade.drawn(self.simulation.heights()),
             None => self.simulation.heights(),

@@ -150,6 +150,34 @@ fn an_edited_scene_is_rendered_again_and_an_error_shown_as_the_cli_says_it() {
 }
 
 #[test]
+fn a_change_to_the_look_alone_is_drawn_again_without_simulating() {
+    let dir = scene_dir("serve-look", &format!("{SCENE}[look]\nshading = 64\n"));
+    let server = start(&dir);
+    let first = wait_for(&server, Duration::from_secs(20), |s| s["done"] == true);
+    assert_eq!(first["render"]["redrawn"], false);
+    std::fs::write(dir.join("scene.toml"), format!("{SCENE}[look]\nshading = 128\nsmooth = 1\n")).unwrap();
+    let look =
+        wait_for(&server, Duration::from_secs(5), |s| s["generation"] != first["generation"] && s["done"] == true);
+    assert_eq!(look["render"]["redrawn"], true, "{look}");
+    // The frames are the render's, to the byte.
+    assert_eq!(ripple(&["scene.toml", "-o", "frames/", "-q"], &dir).code, 0);
+    let generation = look["generation"].as_u64().unwrap();
+    for frame in 0..12 {
+        let (_, png) = get(&server, &format!("/frame/{generation}/{frame}.png"));
+        assert!(png == std::fs::read(dir.join(format!("frames/frame_{frame:04}.png"))).unwrap(), "frame {frame}");
+    }
+    // A change to the water is simulated again.
+    std::fs::write(
+        dir.join("scene.toml"),
+        format!("{SCENE}[water]\ndamping_shift = 4\n[look]\nshading = 128\nsmooth = 1\n"),
+    )
+    .unwrap();
+    let water =
+        wait_for(&server, Duration::from_secs(5), |s| s["generation"] != look["generation"] && s["done"] == true);
+    assert_eq!(water["render"]["redrawn"], false, "{water}");
+}
+
+#[test]
 fn ctrl_c_ends_the_server_at_once() {
     let dir = scene_dir("serve-signal", SCENE);
     let mut server = start(&dir);
@@ -185,17 +213,36 @@ fn the_page_draws_the_exact_pixels_of_a_frame_in_a_real_browser() {
     let server = start(&dir);
     let done = wait_for(&server, Duration::from_secs(20), |s| s["done"] == true);
     let generation = done["generation"].as_u64().unwrap();
-    for frame in [0, 7] {
-        let url = format!("http://127.0.0.1:{}/#frame={frame}&once", server.port);
+    let page = |fragment: &str, profile: &str| {
+        let url = format!("http://127.0.0.1:{}/#{fragment}", server.port);
         let out = Command::new(browser)
             .args(["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=4000"])
-            .arg(format!("--user-data-dir={}", dir.join(format!("profile-{frame}")).display()))
+            .arg(format!("--user-data-dir={}", dir.join(profile).display()))
             .args(["--dump-dom", &url])
             .output()
             .unwrap();
-        let dom = String::from_utf8_lossy(&out.stdout);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // It plays: after a while the frame drawn is another than the first.
+    let played = page("play&once", "profile-play");
+    assert!(played.contains(&format!("data-drawn=\"{generation}/")), "{played}");
+    assert!(!played.contains(&format!("data-drawn=\"{generation}/0:")), "did not play: {played}");
+    // Scrubbed to a frame, it draws that frame's exact pixels.
+    for frame in [0, 7] {
+        let dom = page(&format!("frame={frame}&once"), &format!("profile-{frame}"));
         let (_, _, rgb) = read_png(&dir.join(format!("frames/frame_{frame:04}.png")));
         let expected = format!("data-drawn=\"{generation}/{frame}:{}\"", fnv(&rgb));
         assert!(dom.contains(&expected), "frame {frame}: no {expected} in the page: {}", &dom[..dom.len().min(400)]);
     }
+    // An edited scene appears; a broken one shows its error over the last good render.
+    std::fs::write(dir.join("scene.toml"), SCENE.replace("radius = 4", "radius = 7")).unwrap();
+    let edited =
+        wait_for(&server, Duration::from_secs(5), |s| s["generation"] != done["generation"] && s["done"] == true);
+    let dom = page("frame=3&once", "profile-edited");
+    assert!(dom.contains(&format!("data-drawn=\"{}/3:", edited["generation"])), "{dom}");
+    std::fs::write(dir.join("scene.toml"), SCENE.replace("radius = 4", "radius = \"big\"")).unwrap();
+    wait_for(&server, Duration::from_secs(5), |s| !s["error"].is_null());
+    let dom = page("frame=3&once", "profile-error");
+    assert!(dom.contains("<pre id=\"error\">error: scene.toml:11:10: stone[0].radius"), "{dom}");
+    assert!(dom.contains(&format!("data-drawn=\"{}/3:", edited["generation"])), "{dom}");
 }

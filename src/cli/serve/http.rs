@@ -109,21 +109,33 @@ fn answer(stream: &TcpStream, live: &Live, hosts: &Hosts) -> std::io::Result<()>
         return respond(stream, 405, "text/plain", b"only GET\n");
     }
     let (path, query) = request.target.split_once('?').unwrap_or((&request.target, ""));
-    match path {
-        "/" => respond(stream, 200, "text/html; charset=utf-8", PAGE.as_bytes()),
-        "/favicon.ico" => respond(stream, 204, "image/x-icon", b""),
+    let (status, kind, body): (u16, &str, Body) = match path {
+        "/" => (200, "text/html; charset=utf-8", Body::Static(PAGE.as_bytes())),
+        "/favicon.ico" => (204, "image/x-icon", Body::Static(b"")),
         "/state" => {
             let since = query.strip_prefix("since=").and_then(|v| v.parse::<u64>().ok());
-            respond(stream, 200, "application/json", state_after(live, since).as_bytes())
+            (200, "application/json", Body::Owned(state_after(live, since).into_bytes()))
         }
-        _ => match frame_of(path) {
-            Some((generation, frame)) => match png(live, generation, frame) {
-                Some(png) => respond(stream, 200, "image/png", &png),
-                None => respond(stream, 404, "text/plain", b"no such frame (yet)\n"),
-            },
-            None => respond(stream, 404, "text/plain", b"not found\n"),
+        _ => match frame_of(path).map(|(generation, frame)| png(live, generation, frame)) {
+            Some(Some(png)) => (200, "image/png", Body::Frame(png)),
+            Some(None) => (404, "text/plain", Body::Static(b"no such frame (yet)\n")),
+            None => (404, "text/plain", Body::Static(b"not found\n")),
         },
-    }
+    };
+    let bytes = match &body {
+        Body::Static(b) => b,
+        Body::Owned(b) => b.as_slice(),
+        Body::Frame(b) => b.as_slice(),
+    };
+    // A HEAD request gets the head alone, its length the body's.
+    respond_head(stream, status, kind, bytes, request.method == "HEAD")
+}
+
+/// A response's body.
+enum Body {
+    Static(&'static [u8]),
+    Owned(Vec<u8>),
+    Frame(Arc<Vec<u8>>),
 }
 
 /// `/frame/G/N.png`: render G's frame N.
@@ -173,7 +185,12 @@ fn state_after(live: &Live, since: Option<u64>) -> String {
 }
 
 /// Writes a whole response and closes the connection.
-fn respond(mut stream: &TcpStream, status: u16, kind: &str, body: &[u8]) -> std::io::Result<()> {
+fn respond(stream: &TcpStream, status: u16, kind: &str, body: &[u8]) -> std::io::Result<()> {
+    respond_head(stream, status, kind, body, false)
+}
+
+/// Writes a response (without its body for `head_only`) and closes the connection.
+fn respond_head(mut stream: &TcpStream, status: u16, kind: &str, body: &[u8], head_only: bool) -> std::io::Result<()> {
     let reason = match status {
         200 => "OK",
         204 => "No Content",
@@ -189,7 +206,9 @@ fn respond(mut stream: &TcpStream, status: u16, kind: &str, body: &[u8]) -> std:
         body.len()
     );
     stream.write_all(head.as_bytes())?;
-    stream.write_all(body)?;
+    if !head_only {
+        stream.write_all(body)?;
+    }
     stream.flush()
 }
 

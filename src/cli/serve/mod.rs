@@ -26,7 +26,7 @@ use ripple_render::inspect::advice;
 use ripple_render::inspect::plan::{Marker, markers};
 use ripple_render::render::budget::read_scene;
 use ripple_render::render::formats::stream_of;
-use ripple_render::render::{Inputs, Run, render_with};
+use ripple_render::render::{Heights, Inputs, Redraw, Run, render_again};
 use ripple_render::scene::Scene;
 
 /// `ripple-render serve SCENE`.
@@ -85,6 +85,8 @@ struct Summary {
     crossfade: Option<(u64, u64)>,
     markers: Vec<Marker>,
     warnings: Vec<String>,
+    /// Drawn from the last render's heights: only the look changed.
+    redrawn: bool,
 }
 
 /// The state shared by the watcher, the renderer and the server.
@@ -153,7 +155,10 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     let shown_ip = if ip.is_unspecified() { IpAddr::V4(Ipv4Addr::LOCALHOST) } else { ip };
     let url = format!("http://{}/", SocketAddr::new(shown_ip, address.port()));
     super::print_out(&format!("serving {} at {url} (Ctrl-C to stop)\n", args.scene.display()))?;
-    let live = Arc::new(Live { state: Mutex::new(State::default()), changed: Condvar::new(), budget: args.max_memory });
+    // Three quarters of the budget for the frames kept for the page; the heights kept for a
+    // redraw take at most a quarter.
+    let budget = args.max_memory / 4 * 3;
+    let live = Arc::new(Live { state: Mutex::new(State::default()), changed: Condvar::new(), budget });
     let dirty = Arc::new(AtomicBool::new(true));
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -212,9 +217,18 @@ fn watcher(scene: &Path, dirty: &AtomicBool, stop: &AtomicBool) {
     }
 }
 
+/// The last render's scene, the identities of its inputs and its heights: a scene that differs
+/// only in its `[look]` is drawn from them without simulating.
+struct Kept {
+    scene: Scene,
+    inputs: Vec<Option<(u64, SystemTime, u64)>>,
+    heights: Heights,
+}
+
 /// Renders the scene whenever it is dirty, into the page's state.
 fn renderer(live: &Arc<Live>, dirty: &AtomicBool, stop: &AtomicBool, (scene, set, budget): (&Path, &[String], u64)) {
     let mut generation = 0;
+    let mut kept: Option<Kept> = None;
     loop {
         if !dirty.swap(false, Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(20));
@@ -222,7 +236,7 @@ fn renderer(live: &Arc<Live>, dirty: &AtomicBool, stop: &AtomicBool, (scene, set
         }
         stop.store(false, Ordering::SeqCst);
         generation += 1;
-        match render_into(live, generation, stop, (scene, set, budget)) {
+        match render_into(live, generation, stop, (scene, set, budget), &mut kept) {
             Ok(()) | Err(Error::Interrupted) => {}
             Err(e) => {
                 let mut text = format!("error: {e}");
@@ -235,15 +249,24 @@ fn renderer(live: &Arc<Live>, dirty: &AtomicBool, stop: &AtomicBool, (scene, set
     }
 }
 
-/// One render of the scene as it is now, frame by frame into the page's state.
+/// One render of the scene as it is now, frame by frame into the page's state: drawn from the
+/// heights `kept` when only the look changed, else simulated (and its heights kept, within a
+/// quarter of the budget).
 fn render_into(
     live: &Arc<Live>,
     generation: u64,
     stop: &AtomicBool,
     (path, set, budget): (&Path, &[String], u64),
+    kept: &mut Option<Kept>,
 ) -> Result<(), Error> {
     let scene = read_scene(path, set, budget)?;
     let inputs = Inputs::for_scene_within(&scene, budget)?;
+    let identity =
+        identities(path, &scene.input_files().into_iter().skip(1).map(Path::to_path_buf).collect::<Vec<_>>());
+    let reuse = kept
+        .as_ref()
+        .filter(|k| k.scene.same_but_look(&scene) && k.inputs[1..] == identity[1..])
+        .map(|k| k.heights.clone());
     let summary = Summary {
         scene: path.display().to_string(),
         width: scene.width,
@@ -254,6 +277,7 @@ fn render_into(
         crossfade: scene.seamless.crossfade.map(|o| (scene.frames - o, scene.frames - 1)),
         markers: markers(&scene),
         warnings: advice::for_scene(&scene),
+        redrawn: reuse.is_some(),
     };
     live.update(|state| {
         state.error = None;
@@ -266,15 +290,17 @@ fn render_into(
         Arc::new(move |frame: u64, png: Vec<u8>| live.add_frame(generation, frame, png))
     };
     let encoder = PngSequence::handing(hand, &stream, inputs.background.pixels.clone());
-    let run = Run {
-        inputs: &inputs,
-        manifest: None,
-        pool: Pool::new(default_threads()),
-        stop,
-        seam: false,
-        checkpoints: None,
+    let pool = Pool::new(default_threads());
+    let run = Run { inputs: &inputs, manifest: None, pool, stop, seam: false, checkpoints: None };
+    let mut heights = None;
+    let redraw = match reuse.clone() {
+        Some(heights) => Redraw::From(heights),
+        None => Redraw::Keep(&mut heights, budget / 4),
     };
-    render_with(&scene, encoder, run, &mut |_| {})?;
+    render_again(&scene, encoder, run, &mut |_| {}, redraw)?;
+    if let Some(heights) = heights.or(reuse) {
+        *kept = Some(Kept { scene: scene.clone(), inputs: identity, heights });
+    }
     live.update(|state| {
         if let Some(shown) = state.render.as_mut().filter(|s| s.generation == generation) {
             shown.done = true;
