@@ -233,6 +233,10 @@ fn the_page_draws_the_exact_pixels_of_a_frame_in_a_real_browser() {
         let (_, _, rgb) = read_png(&dir.join(format!("frames/frame_{frame:04}.png")));
         let expected = format!("data-drawn=\"{generation}/{frame}:{}\"", fnv(&rgb));
         assert!(dom.contains(&expected), "frame {frame}: no {expected} in the page: {}", &dom[..dom.len().min(400)]);
+        // On screen within half a second of opening the page (the render was done).
+        let first =
+            dom.split("data-first-ms=\"").nth(1).and_then(|r| r.split('"').next()).and_then(|v| v.parse::<u64>().ok());
+        assert!(first.is_some_and(|ms| ms < 500), "frame {frame}: first drawn at {first:?} ms");
     }
     // An edited scene appears; a broken one shows its error over the last good render.
     std::fs::write(dir.join("scene.toml"), SCENE.replace("radius = 4", "radius = 7")).unwrap();
