@@ -77,6 +77,11 @@ pub(crate) fn avx2_enabled() -> bool {
     }
 }
 
+/// The path the kernels take on this machine, for `--version`: `avx2`, or `portable`.
+pub fn path() -> &'static str {
+    if avx2_enabled() { "avx2" } else { "portable" }
+}
+
 fn detect() -> bool {
     #[cfg(target_arch = "x86_64")]
     {

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use ripple_render::Error;
 use ripple_render::base::error::Target;
@@ -186,10 +186,16 @@ enum Command {
     /// (A PNG sequence needs no join: render every part into one folder.)
     Join(join::JoinArgs),
     /// Validate a scene and print its resolved timeline, without rendering.
+    ///
+    /// Several scenes are validated in turn (their plans one after another); the first that
+    /// does not read stops with its error.
     Plan {
-        /// The scene file (TOML).
-        #[arg(value_name = "SCENE")]
-        scene: PathBuf,
+        /// The scene files (TOML).
+        #[arg(value_name = "SCENE", required = true, num_args = 1..)]
+        scenes: Vec<PathBuf>,
+        /// Print nothing but errors and warnings: validate only (a pre-commit hook).
+        #[arg(short, long, conflicts_with_all = ["json", "events", "walls"])]
+        quiet: bool,
         /// Print one JSON object (settings and every event in the order applied).
         #[arg(long)]
         json: bool,
@@ -214,6 +220,18 @@ enum Command {
     /// coordinates under the pointer, and a [[stone]] or [[swipe]] snippet for a click or a
     /// drag. Runs until Ctrl-C.
     Serve(serve::ServeArgs),
+    /// Print a shell's completion script for ripple-render on standard output.
+    ///
+    /// bash: `ripple-render completions bash > ~/.local/share/bash-completion/completions/ripple-render`;
+    /// zsh: into a folder on `$fpath` as `_ripple-render`; fish:
+    /// `~/.config/fish/completions/ripple-render.fish`.
+    Completions {
+        /// The shell.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on standard output: `ripple-render man > ripple-render.1`.
+    Man,
     /// Write a starter scene for a picture: the canvas from its size (at most 640 pixels a
     /// side), stones, a swipe and light rain scaled to it, and a smooth, lit look.
     New {
@@ -283,7 +301,7 @@ fn model_parser() -> impl TypedValueParser<Value = Model> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version print to stdout: a reader that stopped early is fine, a
@@ -356,11 +374,37 @@ fn report(e: &Error) -> ExitCode {
     ExitCode::from(if e.is_input() { 2 } else { 3 })
 }
 
+/// The command line's definition, with the version as this build and machine give it.
+fn command() -> clap::Command {
+    let commit = env!("RIPPLE_RENDER_COMMIT");
+    let version = format!("{} ({commit}, {})", env!("CARGO_PKG_VERSION"), ripple_render::base::simd::path());
+    // clap keeps a version for the process's life.
+    Cli::command().version(&*Box::leak(version.into_boxed_str()))
+}
+
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Some(Command::Plan { scene, json, events, max_memory, set, walls }) => {
+        Some(Command::Completions { shell }) => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command(), "ripple-render", &mut out);
+            print_out(&String::from_utf8_lossy(&out)).map(|()| ExitCode::SUCCESS)
+        }
+        Some(Command::Man) => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(command())
+                .render(&mut out)
+                .map_err(|source| Error::Io { target: Target::Stdout, source })?;
+            print_out(&String::from_utf8_lossy(&out)).map(|()| ExitCode::SUCCESS)
+        }
+        Some(Command::Plan { scenes, quiet, json, events, max_memory, set, walls }) => {
+            if walls.is_some() && scenes.len() > 1 {
+                return Err(Error::usage("--walls writes one scene's picture: give one scene", None));
+            }
             let detail = if events { Detail::Events } else { Detail::Summary };
-            plan::run(&scene, &set, json, detail, max_memory, walls.as_deref()).map(|()| ExitCode::SUCCESS)
+            for scene in &scenes {
+                plan::run(scene, &set, (json, quiet), detail, max_memory, walls.as_deref())?;
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Check(args)) => check::run(&args),

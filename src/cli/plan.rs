@@ -25,7 +25,7 @@ use super::{hint, tell, warn};
 pub fn run(
     path: &Path,
     overrides: &[String],
-    json: bool,
+    (json, quiet): (bool, bool),
     detail: Detail,
     max_memory: u64,
     walls: Option<&Path>,
@@ -37,6 +37,9 @@ pub fn run(
     let header = image_header_within(&scene, max_memory)?;
     Estimate::for_timeline(&scene).check(max_memory)?;
     advice::for_scene(&scene).iter().for_each(|w| warn(w));
+    if quiet {
+        return Ok(());
+    }
     print_plan(&scene, header, json, detail, (max_memory, walls))?;
     advice::hints(&scene).iter().for_each(|h| hint(h));
     Ok(())

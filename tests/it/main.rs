@@ -15,6 +15,7 @@ mod golden;
 mod hostile;
 mod images;
 mod impacts;
+mod install;
 mod kill;
 mod layers;
 mod looks;
