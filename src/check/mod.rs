@@ -42,6 +42,33 @@ pub enum Verdict {
     },
 }
 
+/// Which references `--bless` writes, as Playwright's `--update-snapshots` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Bless {
+    /// None: the check only compares.
+    #[default]
+    Never,
+    /// Those of scenes without a reference.
+    Missing,
+    /// Those of scenes that differ or have none.
+    Changed,
+    /// Every scene's, the same ones rewritten too.
+    All,
+}
+
+impl Bless {
+    /// Whether a scene that came out as `verdict` gets its reference written. A reference that
+    /// cannot be used is never written over: it may be the user's to restore.
+    fn writes(self, verdict: &Verdict) -> bool {
+        match (self, verdict) {
+            (Bless::Never, _) | (_, Verdict::Unreadable { .. }) => false,
+            (Bless::All, _) => true,
+            (Bless::Changed, Verdict::Different { .. }) | (Bless::Missing | Bless::Changed, Verdict::Missing) => true,
+            _ => false,
+        }
+    }
+}
+
 /// What `--bless` did for a scene.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Blessed {
@@ -125,8 +152,8 @@ impl Outcome {
 pub struct Plan {
     /// How strict the comparison is.
     pub options: Options,
-    /// Write the references of scenes that differ or have none.
-    pub bless: bool,
+    /// Which references to write.
+    pub bless: Bless,
     /// Keep pictures of the differing stretch for a report.
     pub pictures: bool,
 }
@@ -192,7 +219,7 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
     while let Some(frame) = frames.next_frame()? {
         let Pixels::Rgb(rgb) = &frame.pixels else { continue };
         let rate = frame.delay.map_or(1, |d| d.den);
-        if plan.bless {
+        if plan.bless != Bless::Never {
             recorder.get_or_insert_with(|| Recorder::new(width, height, rate)).add(rgb);
         }
         if let Some(against) = &mut against
@@ -212,6 +239,7 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
         Some(why) => Verdict::Unreadable { why },
         None => verdict_of(compared.as_ref().map(|c| c.figures.as_slice())),
     };
+    let recorder = recorder.filter(|_| plan.bless.writes(&verdict));
     let blessed = bless(recorder, &verdict, scene, reference_path, info.provenance.map(|p| p.to_text()))?;
     let compared = compared.unwrap_or_default();
     Ok(Outcome {
@@ -373,7 +401,7 @@ fn bless(
     provenance: Option<String>,
 ) -> Result<Option<Blessed>> {
     match (verdict, recorder) {
-        (Verdict::Same | Verdict::Unreadable { .. }, _) | (_, None) => Ok(None),
+        (_, None) => Ok(None),
         (verdict, Some(recorder)) => {
             write_reference(recorder, scene, path, provenance)?;
             Ok(Some(if *verdict == Verdict::Missing { Blessed::New } else { Blessed::Refreshed }))

@@ -10,13 +10,13 @@ use std::time::Instant;
 use ripple_render::Error;
 use ripple_render::base::pool::default_threads;
 use ripple_render::check::shard::{self, Shard};
-use ripple_render::check::{self, Blessed, Outcome, Plan, Verdict};
+use ripple_render::check::{self, Bless, Blessed, Outcome, Plan, Verdict};
 use ripple_render::diff::Options;
 use ripple_render::diff::page::{self, Entry};
 use ripple_render::output::{self, Policy, Staged};
 use ripple_render::scene::Scene;
 
-use super::check_report::{Tally, append_step_summary, json, junit_xml};
+use super::check_report::{Tally, annotations, append_step_summary, json, junit_xml};
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
@@ -45,10 +45,16 @@ pub struct CheckArgs {
     )]
     merge_reports: Vec<PathBuf>,
 
-    /// Write the references of the scenes that differ or have none (the folder is made if need
-    /// be), and say which. Never done otherwise.
-    #[arg(long)]
-    bless: bool,
+    /// Write references (the folder is made if need be), and say which: `changed` (the default)
+    /// those of scenes that differ or have none, `missing` only those that have none, `all`
+    /// every scene's. Never done otherwise; refused where `CI` is set unless --force.
+    #[arg(long, value_name = "WHICH", num_args = 0..=1, require_equals = true, default_missing_value = "changed",
+          value_parser = ["missing", "changed", "all"])]
+    bless: Option<String>,
+
+    /// Bless even where the environment variable CI is set (a CI job that means to).
+    #[arg(long, requires = "bless")]
+    force: bool,
 
     /// A pixel differs when one of its channels differs by more than N (judged on the
     /// reference's picture; 0: any change to the exact frame differs).
@@ -129,7 +135,7 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let mut inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).collect();
     inputs.push(&refs);
     let (staged, junit) = stage_outputs(args, &inputs)?;
-    let plan = Plan { options, bless: args.bless, pictures: staged.is_some() };
+    let plan = Plan { options, bless: bless_mode(args)?, pictures: staged.is_some() };
     let threads = args.threads.map_or_else(default_threads, usize::from);
     let lines = !args.json && !args.quiet;
     if lines && let Some(shard) = args.shard {
@@ -156,6 +162,23 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let seconds = started.elapsed().as_secs_f64();
     let (scenes_given, scene_set) = (args.scenes.len(), Some(shard::scene_set(&args.scenes)));
     Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given, scene_set, seconds, staged, junit })
+}
+
+/// `--bless[=WHICH]`, refused in CI unless forced: a reference is blessed by a person who looked
+/// at the change, and a CI job that blesses makes every check pass.
+fn bless_mode(args: &CheckArgs) -> Result<Bless, Error> {
+    let Some(which) = args.bless.as_deref() else { return Ok(Bless::Never) };
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0") && !args.force {
+        return Err(Error::usage(
+            "--bless is refused where CI is set: references are blessed by a person who looked at the change",
+            Some("bless locally (or from the report: see docs/diff-and-ci.md), or pass --force if this job means to"),
+        ));
+    }
+    Ok(match which {
+        "missing" => Bless::Missing,
+        "all" => Bless::All,
+        _ => Bless::Changed,
+    })
 }
 
 /// Reads the shards' report folders, checks they are every slice of one check once, and puts
@@ -267,6 +290,17 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
             .map_err(|e| Error::io(staged.target(), e))?;
         drop(file);
         staged.commit()?;
+    }
+    // Annotations on the scene files in a GitHub Actions job (on stderr beside --json, whose
+    // stdout is one object).
+    if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
+        let commands = annotations(&outcomes);
+        if commands.is_empty() {
+        } else if args.json {
+            super::tell(commands.trim_end());
+        } else {
+            super::print_out(&commands)?;
+        }
     }
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
         append_step_summary(Path::new(&summary), &outcomes, &tally, options, report_page.as_deref())?;

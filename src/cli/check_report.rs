@@ -139,6 +139,24 @@ pub(super) fn junit_xml(outcomes: &[Outcome], seconds: f64) -> String {
     out
 }
 
+/// GitHub Actions workflow commands, one `::error file=…,title=…::…` a failing scene, so that
+/// each shows as an annotation on the scene file: values escaped as the runner reads them (`%`,
+/// CR and LF everywhere; `:` and `,` in properties too), names made inert.
+pub(super) fn annotations(outcomes: &[Outcome]) -> String {
+    let data = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+    let mut out = String::new();
+    for o in outcomes.iter().filter(|o| o.failed() && o.blessed.is_none()) {
+        let _ = writeln!(
+            out,
+            "::error file={},title=ripple-render check::{}",
+            property(&text::path(&o.scene)),
+            data(&inert(&o.line()))
+        );
+    }
+    out
+}
+
 /// Appends a short Markdown summary to GitHub's job summary: a headline, a row per failing
 /// scene, the count of the rest. No pictures: the summary is capped at 1 MiB, the report is an
 /// artifact.

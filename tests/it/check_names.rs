@@ -48,6 +48,8 @@ fn hostile_names_stay_inert_in_every_output() {
             .args(args(rest))
             .current_dir(&dir)
             .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS")
             .output()
             .unwrap();
         (out.status.code().unwrap(), String::from_utf8_lossy(&out.stdout).into_owned())

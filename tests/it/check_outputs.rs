@@ -112,6 +112,7 @@ fn ctrl_c_ends_the_check_by_the_signal_and_leaves_no_report() {
         .arg("check")
         .args(&scenes)
         .args(["--refs", "refs", "--bless", "--report", "report", "--junit", "j.xml", "-q"])
+        .env_remove("CI")
         .current_dir(&dir)
         .spawn()
         .unwrap();

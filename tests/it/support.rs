@@ -173,13 +173,16 @@ pub fn ripple(args: &[&str], cwd: &Path) -> Run {
 }
 
 /// [`ripple`] with environment variables set (a CI job's summary file, say). The tests' own
-/// `GITHUB_STEP_SUMMARY`, when they run in such a job, is never handed on.
+/// `GITHUB_STEP_SUMMARY`, `CI` and `GITHUB_ACTIONS`, when they run in such a job, are never
+/// handed on (they change what `check` does).
 pub fn ripple_with(args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
         .args(args)
         .current_dir(cwd)
         .env_remove("RUST_BACKTRACE")
         .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
         .envs(env.iter().map(|(k, v)| (*k, *v)))
         .output()
         .expect("run ripple-render");

@@ -1,0 +1,90 @@
+//! `check` as the snapshot tools work (issue #41): `--bless=missing|changed|all` as Playwright's
+//! `--update-snapshots` says it, refused where `CI` is set unless forced, and an annotation on
+//! each failing scene's file in a GitHub Actions job.
+
+use std::path::Path;
+
+use crate::support::{ripple, ripple_with, scratch, small_scenes};
+
+/// The references' files and their bytes.
+fn refs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut all: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("refs"))
+        .map(|d| {
+            d.map(|e| e.unwrap())
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    all.sort();
+    all
+}
+
+/// `check SCENE… REST…` as owned words.
+fn words(scenes: &[String], rest: &[&str]) -> Vec<String> {
+    let mut all = vec!["check".to_string()];
+    all.extend(scenes.iter().cloned());
+    all.extend(rest.iter().map(|r| r.to_string()));
+    all
+}
+
+fn strs(words: &[String]) -> Vec<&str> {
+    words.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn bless_writes_missing_changed_or_all_references_and_not_in_ci() {
+    let dir = scratch("check-modes-bless");
+    let scenes = small_scenes(&dir, "s", 3);
+    let check = |rest: &[&str]| ripple(&strs(&words(&scenes, rest)), &dir);
+    assert_eq!(check(&["--refs", "refs", "--bless", "-q"]).code, 0);
+    let first = refs(&dir);
+    assert_eq!(first.len(), 3);
+    // s1 changes, s2's reference goes missing.
+    let edited = dir.join("s/s1.toml");
+    std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("radius = 3", "radius = 5")).unwrap();
+    std::fs::remove_file(dir.join("refs/s2.gif")).unwrap();
+    let run = check(&["--refs", "refs", "--bless=missing"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let now = refs(&dir);
+    assert_eq!(now.len(), 3);
+    assert!(now[1] == first[1], "--bless=missing rewrote the changed scene's reference");
+    assert!(run.stdout.contains("blessed (new reference refs/s2.gif)"), "{}", run.stdout);
+    let run = check(&["--refs", "refs", "--bless"]);
+    assert!(run.code == 0 && run.stdout.contains("replaced refs/s1.gif"), "{}", run.stdout);
+    assert!(refs(&dir)[1] != first[1]);
+    let run = check(&["--refs", "refs", "--bless=all"]);
+    assert!(run.code == 0 && run.stdout.contains("blessed 3"), "{}", run.stdout);
+    // Where CI is set, a person must mean it.
+    let ci = Path::new("true");
+    let run = ripple_with(&strs(&words(&scenes, &["--refs", "refs", "--bless"])), &dir, &[("CI", ci)]);
+    assert!(run.code == 2 && run.stderr.contains("refused where CI is set"), "{}", run.stderr);
+    let run = ripple_with(&strs(&words(&scenes, &["--refs", "refs", "--bless", "--force", "-q"])), &dir, &[("CI", ci)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn a_github_job_gets_an_annotation_on_each_failing_scene() {
+    let dir = scratch("check-modes-annotations");
+    let mut scenes = small_scenes(&dir, "s", 2);
+    std::fs::copy(dir.join("s/s1.toml"), dir.join("s/a,b:c.toml")).unwrap();
+    scenes.push("s/a,b:c.toml".to_string());
+    assert_eq!(ripple(&strs(&words(&scenes, &["--refs", "refs", "--bless", "-q"])), &dir).code, 0);
+    for scene in ["s/s1.toml", "s/a,b:c.toml"] {
+        let path = dir.join(scene);
+        std::fs::write(&path, std::fs::read_to_string(&path).unwrap().replace("radius = 3", "radius = 5")).unwrap();
+    }
+    let run = ripple_with(&strs(&words(&scenes, &["--refs", "refs"])), &dir, &[("GITHUB_ACTIONS", Path::new("true"))]);
+    assert_eq!(run.code, 1);
+    let commands: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(commands.len(), 2, "{}", run.stdout);
+    assert!(
+        commands
+            .iter()
+            .any(|c| c.starts_with("::error file=s/s1.toml,title=ripple-render check::4 of 4 frames differ")),
+        "{commands:?}"
+    );
+    assert!(commands.iter().any(|c| c.starts_with("::error file=s/a%2Cb%3Ac.toml,title=")), "{commands:?}");
+    // Outside such a job, none.
+    let run = ripple(&strs(&words(&scenes, &["--refs", "refs"])), &dir);
+    assert!(!run.stdout.contains("::error"), "{}", run.stdout);
+}
