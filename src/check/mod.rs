@@ -102,6 +102,18 @@ pub struct Outcome {
     pub blessed: Option<Blessed>,
     /// Seconds it took.
     pub seconds: f64,
+    /// Drift: frames whose exact pixels differ from the reference's but pass `--tolerance`
+    /// and `--max-pixels`, and the most differing pixels among them. Never called "same".
+    pub drift: Option<Drift>,
+}
+
+/// Frames that differ within the options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Drift {
+    /// How many frames.
+    pub frames: u64,
+    /// The most differing pixels (beyond the tolerance) in one of them.
+    pub most_pixels: u64,
 }
 
 impl Outcome {
@@ -113,7 +125,15 @@ impl Outcome {
     /// The verdict in a line.
     pub fn line(&self) -> String {
         match &self.verdict {
-            Verdict::Same => format!("same, {} frames", self.frames),
+            Verdict::Same => match self.drift {
+                Some(d) => format!(
+                    "same within the options, {} frames; {} drift (exact pixels differ, at most {} beyond the tolerance)",
+                    self.frames,
+                    if d.frames == 1 { "1 frame".to_string() } else { format!("{} frames", d.frames) },
+                    d.most_pixels
+                ),
+                None => format!("same, {} frames", self.frames),
+            },
             Verdict::Missing => format!("no reference {}", self.reference.display()),
             Verdict::Unreadable { why } => format!("the reference {} cannot be used: {why}", self.reference.display()),
             Verdict::Different { first, frames } => {
@@ -242,6 +262,7 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
     let recorder = recorder.filter(|_| plan.bless.writes(&verdict));
     let blessed = bless(recorder, &verdict, scene, reference_path, info.provenance.map(|p| p.to_text()))?;
     let compared = compared.unwrap_or_default();
+    let verdict_is_same = verdict == Verdict::Same;
     Ok(Outcome {
         scene: scene.to_path_buf(),
         reference: reference_path.to_path_buf(),
@@ -254,6 +275,7 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
         picture_size: compared.picture_size,
         blessed,
         seconds: started.elapsed().as_secs_f64(),
+        drift: Some(compared.drift).filter(|d| d.frames > 0 && verdict_is_same),
     })
 }
 
@@ -275,6 +297,7 @@ struct Against {
     notes: Vec<String>,
     timing_differs: bool,
     picture_size: (u32, u32),
+    drift: Drift,
 }
 
 /// What comparing a render with its reference found.
@@ -285,6 +308,7 @@ struct Compared {
     reference_frames: Option<u64>,
     shots: Vec<Shot>,
     picture_size: (u32, u32),
+    drift: Drift,
 }
 
 impl Against {
@@ -322,6 +346,7 @@ impl Against {
             notes,
             timing_differs: false,
             picture_size,
+            drift: Drift::default(),
         }))
     }
 
@@ -346,6 +371,8 @@ impl Against {
             let lenient = self.options.tolerance > 0 || self.options.max_pixels > 0;
             if !hash_same && lenient && delay_same && counted <= self.options.max_pixels {
                 differs = false;
+                self.drift.frames += 1;
+                self.drift.most_pixels = self.drift.most_pixels.max(counted);
             }
             if let Some(s) = &mut self.stretch {
                 s.observe(index, differs, &old, &self.shown)?;
@@ -374,6 +401,7 @@ impl Against {
             reference_frames: Some(theirs),
             shots: self.stretch.map(Stretch::finish).unwrap_or_default(),
             picture_size: self.picture_size,
+            drift: self.drift,
         }
     }
 }

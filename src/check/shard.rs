@@ -124,6 +124,9 @@ pub struct SceneRecord {
     picture_size: (u32, u32),
     blessed: Option<String>,
     seconds: f64,
+    /// Frames within the options whose exact pixels differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    drift: Option<super::Drift>,
 }
 
 impl SceneRecord {
@@ -153,6 +156,7 @@ impl SceneRecord {
             picture_size: outcome.picture_size,
             blessed: outcome.blessed.map(|b| if b == Blessed::New { "new" } else { "replaced" }.into()),
             seconds: outcome.seconds,
+            drift: outcome.drift,
         }
     }
 
@@ -206,6 +210,7 @@ impl SceneRecord {
             picture_size: self.picture_size,
             blessed,
             seconds: self.seconds,
+            drift: self.drift,
         })
     }
 }

@@ -336,7 +336,13 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
 /// A scene's line after `scene NAME ...`.
 fn status_line(o: &Outcome) -> String {
     match (&o.verdict, o.blessed) {
-        (Verdict::Same, _) => "ok".into(),
+        (Verdict::Same, _) => match o.drift {
+            Some(d) => format!(
+                "ok, drifting: {} frame(s) differ within the options (at most {} pixels beyond the tolerance)",
+                d.frames, d.most_pixels
+            ),
+            None => "ok".into(),
+        },
         (Verdict::Missing, Some(_)) => format!("blessed (new reference {})", o.reference.display()),
         (Verdict::Missing, None) => {
             format!("FAILED: no reference {} (write it on purpose with --bless)", o.reference.display())

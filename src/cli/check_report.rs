@@ -21,6 +21,8 @@ pub(super) struct Tally {
     pub(super) missing: usize,
     /// Scenes whose reference cannot be used.
     pub(super) unreadable: usize,
+    /// Scenes the same within the options whose exact pixels drift.
+    drifting: usize,
     blessed: Vec<(PathBuf, Blessed)>,
 }
 
@@ -32,6 +34,7 @@ impl Tally {
             different: count(|v| matches!(v, Verdict::Different { .. })),
             missing: count(|v| *v == Verdict::Missing),
             unreadable: count(|v| matches!(v, Verdict::Unreadable { .. })),
+            drifting: outcomes.iter().filter(|o| o.drift.is_some() && o.verdict == Verdict::Same).count(),
             blessed: outcomes.iter().filter_map(|o| o.blessed.map(|b| (o.reference.clone(), b))).collect(),
         }
     }
@@ -67,6 +70,9 @@ impl Tally {
         );
         if self.unreadable > 0 {
             let _ = write!(text, "; {} with a reference that cannot be used", self.unreadable);
+        }
+        if self.drifting > 0 {
+            let _ = write!(text, "; {} of the same drifting within the options", self.drifting);
         }
         if !self.blessed.is_empty() {
             let names: Vec<String> = self
@@ -119,7 +125,14 @@ pub(super) fn junit_xml(outcomes: &[Outcome], seconds: f64) -> String {
             o.seconds
         );
         if !o.failed() || o.blessed.is_some() {
-            out.push_str("/>\n");
+            match o.drift.filter(|_| !o.failed()) {
+                // A pass that drifts says so, where CI systems show a test's output.
+                Some(_) => {
+                    let _ =
+                        writeln!(out, ">\n      <system-out>drift: {}</system-out>\n    </testcase>", xml(&o.line()));
+                }
+                None => out.push_str("/>\n"),
+            }
             continue;
         }
         let (kind, message) = match &o.verdict {
@@ -224,6 +237,9 @@ struct JsonScene<'a> {
     /// Why the reference cannot be used (`unreadable`).
     #[serde(skip_serializing_if = "Option::is_none")]
     why: Option<&'a str>,
+    /// Frames that differ within the options, when some do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drift: Option<ripple_render::check::Drift>,
     first_differing_frame: Option<u64>,
     differing_frames: u64,
     frames: u64,
@@ -259,6 +275,7 @@ pub(super) fn json(
                     Verdict::Unreadable { why } => Some(why.as_str()),
                     _ => None,
                 },
+                drift: o.drift,
                 first_differing_frame: first,
                 differing_frames: differing,
                 frames: o.frames,

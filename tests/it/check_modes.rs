@@ -88,3 +88,31 @@ fn a_github_job_gets_an_annotation_on_each_failing_scene() {
     let run = ripple(&strs(&words(&scenes, &["--refs", "refs"])), &dir);
     assert!(!run.stdout.contains("::error"), "{}", run.stdout);
 }
+
+#[test]
+fn frames_that_pass_the_tolerance_but_differ_are_reported_as_drift() {
+    let dir = scratch("check-modes-drift");
+    let scenes = small_scenes(&dir, "s", 2);
+    assert_eq!(ripple(&strs(&words(&scenes, &["--refs", "refs", "--bless", "-q"])), &dir).code, 0);
+    let edited = dir.join("s/s1.toml");
+    std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("radius = 3", "radius = 4")).unwrap();
+    // Strict: different. Lenient enough: same, but drifting, in every output.
+    assert_eq!(ripple(&strs(&words(&scenes, &["--refs", "refs", "-q"])), &dir).code, 1);
+    let lenient = ["--refs", "refs", "--max-pixels", "100000", "--junit", "j.xml"];
+    let run = ripple(&strs(&words(&scenes, &lenient)), &dir);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("scene s/s0.toml ... ok\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("scene s/s1.toml ... ok, drifting: 4 frame(s) differ within the options"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("1 of the same drifting within the options"), "{}", run.stdout);
+    let xml = std::fs::read_to_string(dir.join("j.xml")).unwrap();
+    assert_eq!(xml.matches("<system-out>drift: same within the options, 4 frames; 4 frames drift").count(), 1, "{xml}");
+    let json = ripple(&strs(&words(&scenes, &["--refs", "refs", "--max-pixels", "100000", "--json"])), &dir).stdout;
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(value["scenes"][0]["drift"].is_null());
+    assert_eq!(value["scenes"][1]["drift"]["frames"], 4, "{json}");
+    assert!(value["scenes"][1]["drift"]["most_pixels"].as_u64().unwrap() > 0);
+}
