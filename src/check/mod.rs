@@ -184,6 +184,21 @@ pub fn reference_path(scene: &Path, refs: &Path) -> PathBuf {
     refs.join(format!("{stem}.gif"))
 }
 
+/// The references in `refs` that no scene of `scenes` has: `NAME.gif` files whose scene is
+/// gone (or was renamed). Sorted; none when the folder does not exist.
+pub fn unreferenced(scenes: &[PathBuf], refs: &Path) -> Vec<PathBuf> {
+    let wanted: std::collections::HashSet<PathBuf> = scenes.iter().map(|s| reference_path(s, refs)).collect();
+    let Ok(entries) = std::fs::read_dir(refs) else { return Vec::new() };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| refs.join(e.file_name()))
+        .filter(|p| p.extension().is_some_and(|x| x == "gif") && !wanted.contains(p))
+        .collect();
+    found.sort();
+    found
+}
+
 /// Refuses two scenes that would share a reference (the same file name in two folders).
 pub fn distinct_references(scenes: &[PathBuf], refs: &Path) -> Result<()> {
     let mut seen: Vec<(PathBuf, &Path)> = Vec::new();

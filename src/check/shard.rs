@@ -100,6 +100,12 @@ pub struct Record {
     pub seconds: f64,
     /// Each scene's outcome.
     pub scenes: Vec<SceneRecord>,
+    /// References no scene given has (found by shard 1 of a sharded check).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreferenced: Vec<String>,
+    /// Whether they fail the check (`--unreferenced=reject`).
+    #[serde(default)]
+    pub unreferenced_fail: bool,
 }
 
 /// One scene's outcome, without its pictures (they are the folder's files).

@@ -52,9 +52,15 @@ pub struct CheckArgs {
           value_parser = ["missing", "changed", "all"])]
     bless: Option<String>,
 
-    /// Bless even where the environment variable CI is set (a CI job that means to).
-    #[arg(long, requires = "bless")]
+    /// Bless (or delete unreferenced references) even where the environment variable CI is set.
+    #[arg(long)]
     force: bool,
+
+    /// What to do with references in --refs whose scene was not given (gone, or renamed):
+    /// `warn` (the default), `reject` (the check fails), or `delete` them. In a sharded check,
+    /// shard 1 looks (every shard knows every scene given) and the merge repeats it.
+    #[arg(long, value_name = "WHAT", default_value = "warn", value_parser = ["warn", "reject", "delete"])]
+    unreferenced: String,
 
     /// A pixel differs when one of its channels differs by more than N (judged on the
     /// reference's picture; 0: any change to the exact frame differs).
@@ -103,6 +109,8 @@ struct Found {
     staged: Option<Staged>,
     /// The JUnit file, staged.
     junit: Option<Staged>,
+    /// References whose scene was not given, and whether they fail the check.
+    unreferenced: (Vec<String>, bool),
 }
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
@@ -161,14 +169,54 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     })?;
     let seconds = started.elapsed().as_secs_f64();
     let (scenes_given, scene_set) = (args.scenes.len(), Some(shard::scene_set(&args.scenes)));
-    Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given, scene_set, seconds, staged, junit })
+    let unreferenced = unreferenced(args, &refs)?;
+    Ok(Found {
+        outcomes,
+        options,
+        refs,
+        shard: args.shard,
+        scenes_given,
+        scene_set,
+        seconds,
+        staged,
+        junit,
+        unreferenced,
+    })
+}
+
+/// The references whose scene was not given, as `--unreferenced` says to treat them: found (by
+/// shard 1 alone in a sharded check), deleted with `delete` (refused in CI unless forced, as
+/// blessing is); returns them and whether they fail the check.
+fn unreferenced(args: &CheckArgs, refs: &Path) -> Result<(Vec<String>, bool), Error> {
+    if args.shard.is_some_and(|s| s.index != 1) {
+        return Ok((Vec::new(), false));
+    }
+    let found = check::unreferenced(&args.scenes, refs);
+    if args.unreferenced == "delete" && !found.is_empty() {
+        if in_ci() && !args.force {
+            return Err(Error::usage(
+                "--unreferenced=delete is refused where CI is set: references are removed by a person",
+                Some("delete them locally, or pass --force if this job means to"),
+            ));
+        }
+        for path in &found {
+            std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+        }
+    }
+    let shown = found.iter().map(|p| ripple_render::base::text::path(p)).collect();
+    Ok((shown, args.unreferenced == "reject"))
+}
+
+/// Whether the environment says this is a CI job.
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
 /// `--bless[=WHICH]`, refused in CI unless forced: a reference is blessed by a person who looked
 /// at the change, and a CI job that blesses makes every check pass.
 fn bless_mode(args: &CheckArgs) -> Result<Bless, Error> {
     let Some(which) = args.bless.as_deref() else { return Ok(Bless::Never) };
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0") && !args.force {
+    if in_ci() && !args.force {
         return Err(Error::usage(
             "--bless is refused where CI is set: references are blessed by a person who looked at the change",
             Some("bless locally (or from the report: see docs/diff-and-ci.md), or pass --force if this job means to"),
@@ -215,7 +263,11 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
         }
     }
     let (refs, scenes_given, scene_set) = (PathBuf::from(&first.refs), first.scenes_given, first.scene_set.clone());
-    Ok(Found { outcomes, options, refs, shard: None, scenes_given, scene_set, seconds, staged, junit })
+    let unreferenced = records
+        .iter()
+        .find(|(_, r)| r.shard.is_some_and(|s| s.index == 1))
+        .map_or_else(|| (Vec::new(), false), |(_, r)| (r.unreferenced.clone(), r.unreferenced_fail));
+    Ok(Found { outcomes, options, refs, shard: None, scenes_given, scene_set, seconds, staged, junit, unreferenced })
 }
 
 /// The report folder and the JUnit file, checked and staged before any work: neither may be
@@ -248,7 +300,20 @@ fn stage_outputs(args: &CheckArgs, inputs: &[&Path]) -> Result<(Option<Staged>, 
 
 /// Says what was found: the page, JUnit, the job summary, JSON or lines, and the exit code.
 fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
-    let Found { mut outcomes, options, refs, shard, scenes_given, scene_set, seconds, staged, junit } = found;
+    let Found { mut outcomes, options, refs, shard, scenes_given, scene_set, seconds, staged, junit, unreferenced } =
+        found;
+    let (gone, gone_fails) = unreferenced;
+    let deleted = args.unreferenced == "delete";
+    for path in &gone {
+        let what = if deleted {
+            "deleted"
+        } else if gone_fails {
+            "FAILED:"
+        } else {
+            "warning:"
+        };
+        super::tell(&format!("{what} {path} is the reference of no scene given (its scene is gone or renamed)"));
+    }
     let refs = refs.as_path();
     let tally = Tally::of(&outcomes);
     let report_page = staged.as_ref().map(|s| s.target().join("index.html"));
@@ -263,6 +328,8 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
             refs: refs.display().to_string(),
             seconds,
             scenes: outcomes.iter().map(shard::SceneRecord::of).collect(),
+            unreferenced: gone.clone(),
+            unreferenced_fail: gone_fails,
         };
         let path = staged.path().join(shard::RECORD);
         let text = serde_json::to_string_pretty(&record).map_err(|e| Error::io(&path, e.into()))? + "\n";
@@ -330,7 +397,7 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
         }
         super::print_out(&text)?;
     }
-    Ok(ExitCode::from(if tally.fails() { 1 } else { 0 }))
+    Ok(ExitCode::from(if tally.fails() || (gone_fails && !deleted && !gone.is_empty()) { 1 } else { 0 }))
 }
 
 /// A scene's line after `scene NAME ...`.

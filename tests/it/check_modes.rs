@@ -116,3 +116,34 @@ fn frames_that_pass_the_tolerance_but_differ_are_reported_as_drift() {
     assert_eq!(value["scenes"][1]["drift"]["frames"], 4, "{json}");
     assert!(value["scenes"][1]["drift"]["most_pixels"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn a_reference_whose_scene_is_gone_is_reported_rejected_or_deleted() {
+    let dir = scratch("check-modes-unreferenced");
+    let scenes = small_scenes(&dir, "s", 3);
+    assert_eq!(ripple(&strs(&words(&scenes, &["--refs", "refs", "--bless", "-q"])), &dir).code, 0);
+    // s2's scene is gone: its reference is the reference of no scene given.
+    let two = &scenes[..2];
+    let run = ripple(&strs(&words(two, &["--refs", "refs", "-q"])), &dir);
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains("warning: refs/s2.gif is the reference of no scene given"), "{}", run.stderr);
+    let run = ripple(&strs(&words(two, &["--refs", "refs", "-q", "--unreferenced", "reject"])), &dir);
+    assert!(run.code == 1 && run.stderr.contains("FAILED: refs/s2.gif"), "{}", run.stderr);
+    // Sharded: shard 1 finds it, and the merge says it again.
+    for k in 1..=2 {
+        let (shard, report) = (format!("{k}/2"), format!("r{k}"));
+        let args = ["--refs", "refs", "--shard", &shard, "--report", &report, "-q", "--unreferenced", "reject"];
+        let run = ripple(&strs(&words(two, &args)), &dir);
+        assert_eq!(run.code, if k == 1 { 1 } else { 0 }, "{k}: {}", run.stderr);
+    }
+    let merged = ripple(&["check", "--merge-reports", "r1", "r2", "-q"], &dir);
+    assert!(merged.code == 1 && merged.stderr.contains("FAILED: refs/s2.gif"), "{}", merged.stderr);
+    // Deleted on request, but not in CI unless forced.
+    let ci = Path::new("true");
+    let args = ["--refs", "refs", "-q", "--unreferenced", "delete"];
+    let run = ripple_with(&strs(&words(two, &args)), &dir, &[("CI", ci)]);
+    assert!(run.code == 2 && dir.join("refs/s2.gif").exists(), "{}", run.stderr);
+    let run = ripple(&strs(&words(two, &args)), &dir);
+    assert!(run.code == 0 && run.stderr.contains("deleted refs/s2.gif"), "{}", run.stderr);
+    assert!(!dir.join("refs/s2.gif").exists() && dir.join("refs/s1.gif").exists());
+}
