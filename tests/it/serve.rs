@@ -32,8 +32,13 @@ impl Drop for Server {
 }
 
 fn start(dir: &Path) -> Server {
+    start_with(dir, &[])
+}
+
+fn start_with(dir: &Path, extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
         .args(["serve", "scene.toml"])
+        .args(extra)
         .current_dir(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -175,6 +180,18 @@ fn a_change_to_the_look_alone_is_drawn_again_without_simulating() {
     let water =
         wait_for(&server, Duration::from_secs(5), |s| s["generation"] != look["generation"] && s["done"] == true);
     assert_eq!(water["render"]["redrawn"], false, "{water}");
+}
+
+#[test]
+fn a_picture_named_by_set_is_watched_too() {
+    let dir = scene_dir("serve-set", &SCENE.replace("pattern = \"tiles\"", "color = \"#203040\""));
+    crate::support::write_png(&dir.join("p.png"), 48, 32, &[90; 48 * 32 * 3]);
+    let server = start_with(&dir, &["--set", "background.image=p.png"]);
+    let first = wait_for(&server, Duration::from_secs(20), |s| s["done"] == true);
+    crate::support::write_png(&dir.join("p.png"), 48, 32, &[200; 48 * 32 * 3]);
+    let again =
+        wait_for(&server, Duration::from_secs(5), |s| s["generation"] != first["generation"] && s["done"] == true);
+    assert!(again["error"].is_null(), "{again}");
 }
 
 #[test]

@@ -168,7 +168,8 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     }
     {
         let (dirty, stop, scene) = (dirty.clone(), stop.clone(), args.scene.clone());
-        std::thread::spawn(move || watcher(&scene, &dirty, &stop));
+        let (set, budget) = (args.set.clone(), args.max_memory);
+        std::thread::spawn(move || watcher(&scene, &dirty, &stop, (&set, budget)));
     }
     if args.open {
         open_in_browser(&url);
@@ -193,15 +194,18 @@ fn identities(scene: &Path, inputs: &[PathBuf]) -> Vec<Option<(u64, SystemTime, 
         .collect()
 }
 
-/// The files a scene reads besides itself (its background, its mask), as the scene is now.
-fn inputs_of(scene: &Path) -> Vec<PathBuf> {
-    Scene::load(scene).map(|s| s.input_files().into_iter().skip(1).map(Path::to_path_buf).collect()).unwrap_or_default()
+/// The files a scene reads besides itself (its background, its mask), as the scene is now with
+/// its `--set` overrides.
+fn inputs_of(scene: &Path, set: &[String], budget: u64) -> Vec<PathBuf> {
+    read_scene(scene, set, budget)
+        .map(|s| s.input_files().into_iter().skip(1).map(Path::to_path_buf).collect())
+        .unwrap_or_default()
 }
 
 /// Polls the scene and its files ten times a second; a change marks the render dirty and stops
 /// the one running.
-fn watcher(scene: &Path, dirty: &AtomicBool, stop: &AtomicBool) {
-    let mut inputs = inputs_of(scene);
+fn watcher(scene: &Path, dirty: &AtomicBool, stop: &AtomicBool, (set, budget): (&[String], u64)) {
+    let mut inputs = inputs_of(scene, set, budget);
     let mut seen = identities(scene, &inputs);
     loop {
         std::thread::sleep(Duration::from_millis(100));
@@ -209,7 +213,7 @@ fn watcher(scene: &Path, dirty: &AtomicBool, stop: &AtomicBool) {
         if now != seen {
             // A scene saved by an editor may be written in steps: settle a moment.
             std::thread::sleep(Duration::from_millis(30));
-            inputs = inputs_of(scene);
+            inputs = inputs_of(scene, set, budget);
             seen = identities(scene, &inputs);
             stop.store(true, Ordering::SeqCst);
             dirty.store(true, Ordering::SeqCst);
