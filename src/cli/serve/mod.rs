@@ -161,6 +161,10 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     let live = Arc::new(Live { state: Mutex::new(State::default()), changed: Condvar::new(), budget });
     let dirty = Arc::new(AtomicBool::new(true));
     let stop = Arc::new(AtomicBool::new(false));
+    // What the first render reads, as it is before it starts: a change from here on renders
+    // again, however quickly it follows.
+    let inputs = inputs_of(&args.scene, &args.set, args.max_memory);
+    let seen = identities(&args.scene, &inputs);
     {
         let (live, dirty, stop) = (live.clone(), dirty.clone(), stop.clone());
         let (scene, set, budget) = (args.scene.clone(), args.set.clone(), args.max_memory);
@@ -169,7 +173,7 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     {
         let (dirty, stop, scene) = (dirty.clone(), stop.clone(), args.scene.clone());
         let (set, budget) = (args.set.clone(), args.max_memory);
-        std::thread::spawn(move || watcher(&scene, &dirty, &stop, (&set, budget)));
+        std::thread::spawn(move || watcher(&scene, &dirty, &stop, (&set, budget), (inputs, seen)));
     }
     if args.open {
         open_in_browser(&url);
@@ -178,9 +182,12 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     Ok(())
 }
 
+/// Each file's length, modified time and inode, if it exists.
+type Identities = Vec<Option<(u64, SystemTime, u64)>>;
+
 /// The files a render of the scene reads, by identity (length, modified time, inode): any
 /// change to one (an edit, a save by rename, a file made or removed) changes the list.
-fn identities(scene: &Path, inputs: &[PathBuf]) -> Vec<Option<(u64, SystemTime, u64)>> {
+fn identities(scene: &Path, inputs: &[PathBuf]) -> Identities {
     std::iter::once(scene)
         .chain(inputs.iter().map(PathBuf::as_path))
         .map(|path| {
@@ -204,9 +211,13 @@ fn inputs_of(scene: &Path, set: &[String], budget: u64) -> Vec<PathBuf> {
 
 /// Polls the scene and its files ten times a second; a change marks the render dirty and stops
 /// the one running.
-fn watcher(scene: &Path, dirty: &AtomicBool, stop: &AtomicBool, (set, budget): (&[String], u64)) {
-    let mut inputs = inputs_of(scene, set, budget);
-    let mut seen = identities(scene, &inputs);
+fn watcher(
+    scene: &Path,
+    dirty: &AtomicBool,
+    stop: &AtomicBool,
+    (set, budget): (&[String], u64),
+    (mut inputs, mut seen): (Vec<PathBuf>, Identities),
+) {
     loop {
         std::thread::sleep(Duration::from_millis(100));
         let now = identities(scene, &inputs);
@@ -225,7 +236,7 @@ fn watcher(scene: &Path, dirty: &AtomicBool, stop: &AtomicBool, (set, budget): (
 /// only in its `[look]` is drawn from them without simulating.
 struct Kept {
     scene: Scene,
-    inputs: Vec<Option<(u64, SystemTime, u64)>>,
+    inputs: Identities,
     heights: Heights,
 }
 
