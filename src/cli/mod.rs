@@ -367,11 +367,18 @@ pub(crate) fn hint(message: &str) {
 }
 
 fn report(e: &Error) -> ExitCode {
-    tell(&format!("error: {e}"));
-    for hint in e.hints() {
-        tell(&format!("hint: {hint}"));
-    }
+    tell(&error_text(e));
     ExitCode::from(if e.is_input() { 2 } else { 3 })
+}
+
+/// An error as the command line prints it: `error: …`, then a `hint: …` line for each hint
+/// (`serve` shows the same text on its page).
+pub(crate) fn error_text(e: &Error) -> String {
+    let mut text = format!("error: {e}");
+    for hint in e.hints() {
+        text += &format!("\nhint: {hint}");
+    }
+    text
 }
 
 /// The command line's definition, with the version as this build and machine give it.

@@ -157,10 +157,11 @@ fn grow_riff(file: &mut File, by: u64) -> std::io::Result<()> {
 /// Grows the size of a WebM file's Segment by `by`, when it is known (ffmpeg writes it as an
 /// 8-byte number once the file is done); an unknown size already runs to the end of the file.
 fn grow_segment(file: &mut File, by: u64) -> std::io::Result<()> {
-    let mut head = vec![0u8; 64];
+    // The EBML header comes first and is a few dozen bytes; the Segment follows it.
+    let mut head = Vec::new();
     file.seek(SeekFrom::Start(0))?;
-    let n = file.read(&mut head)?;
-    let head = &head[..n];
+    (&mut *file).take(1024).read_to_end(&mut head)?;
+    let head = head.as_slice();
     let Some(at) = head.windows(4).position(|w| w == SEGMENT).map(|p| p + 4) else {
         return Err(std::io::Error::other("the WebM has no Segment"));
     };

@@ -143,11 +143,7 @@ pub fn render_with<E: Encoder>(
 /// A render's heights before smoothing, one field per output frame, of either water model:
 /// what a render of the same scene with another `[look]` can be drawn from without simulating.
 #[derive(Clone)]
-pub struct Heights {
-    frames: Arc<dyn std::any::Any + Send + Sync>,
-    /// The bytes they take.
-    pub bytes: u64,
-}
+pub struct Heights(Arc<dyn std::any::Any + Send + Sync>);
 
 /// Whether a render simulates, simulates and keeps its heights (within a budget), or draws
 /// from heights kept before.
@@ -204,7 +200,7 @@ where
                 keep = Some(into);
             }
         }
-        Redraw::From(heights) => match heights.frames.downcast::<Vec<Vec<W::Cell>>>() {
+        Redraw::From(heights) => match heights.0.downcast::<Vec<Vec<W::Cell>>>() {
             Ok(frames) => surface = surface.replaying(frames),
             Err(_) => return Err(Error::Encode("kept heights of another water model".into())),
         },
@@ -230,8 +226,7 @@ where
     if let Some(into) = keep
         && let Some(kept) = surface.recorded()
     {
-        let bytes = kept.iter().map(|f| (f.len() * std::mem::size_of::<W::Cell>()) as u64).sum();
-        *into = Some(Heights { frames: Arc::new(kept), bytes });
+        *into = Some(Heights(Arc::new(kept)));
     }
     Ok(stats)
 }

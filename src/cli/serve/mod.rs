@@ -204,9 +204,12 @@ fn identities(scene: &Path, inputs: &[PathBuf]) -> Identities {
 /// The files a scene reads besides itself (its background, its mask), as the scene is now with
 /// its `--set` overrides.
 fn inputs_of(scene: &Path, set: &[String], budget: u64) -> Vec<PathBuf> {
-    read_scene(scene, set, budget)
-        .map(|s| s.input_files().into_iter().skip(1).map(Path::to_path_buf).collect())
-        .unwrap_or_default()
+    read_scene(scene, set, budget).map(|s| files_read(&s)).unwrap_or_default()
+}
+
+/// The files `scene` reads besides itself.
+fn files_read(scene: &Scene) -> Vec<PathBuf> {
+    scene.input_files().into_iter().skip(1).map(Path::to_path_buf).collect()
 }
 
 /// Polls the scene and its files ten times a second; a change marks the render dirty and stops
@@ -253,13 +256,7 @@ fn renderer(live: &Arc<Live>, dirty: &AtomicBool, stop: &AtomicBool, (scene, set
         generation += 1;
         match render_into(live, generation, stop, (scene, set, budget), &mut kept) {
             Ok(()) | Err(Error::Interrupted) => {}
-            Err(e) => {
-                let mut text = format!("error: {e}");
-                for hint in e.hints() {
-                    text += &format!("\nhint: {hint}");
-                }
-                live.update(|state| state.error = Some(text));
-            }
+            Err(e) => live.update(|state| state.error = Some(super::error_text(&e))),
         }
     }
 }
@@ -276,8 +273,7 @@ fn render_into(
 ) -> Result<(), Error> {
     let scene = read_scene(path, set, budget)?;
     let inputs = Inputs::for_scene_within(&scene, budget)?;
-    let identity =
-        identities(path, &scene.input_files().into_iter().skip(1).map(Path::to_path_buf).collect::<Vec<_>>());
+    let identity = identities(path, &files_read(&scene));
     let reuse = kept
         .as_ref()
         .filter(|k| k.scene.same_but_look(&scene) && k.inputs[1..] == identity[1..])
