@@ -41,8 +41,9 @@ struct Run {
     stderr: String,
 }
 
-/// Runs `script` in bash in `project` with `ripple-render` on the PATH and `env` set (a CI job's
-/// summary file never handed on).
+/// Runs `script` in bash in `project` with `ripple-render` on the PATH and `env` set. The caller's
+/// CI variables are never handed on: the recipes are a person's, run at a desk, unless `env` says
+/// otherwise.
 fn shell(project: &Path, script: &str, env: &[(&str, String)]) -> std::process::Output {
     let bin = Path::new(env!("CARGO_BIN_EXE_ripple-render")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
@@ -51,6 +52,8 @@ fn shell(project: &Path, script: &str, env: &[(&str, String)]) -> std::process::
         .current_dir(project)
         .env("PATH", path)
         .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("CI")
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .expect("run bash")
