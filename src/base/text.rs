@@ -53,9 +53,28 @@ pub fn markdown_text(text: &str) -> String {
     out
 }
 
+/// `text` as one word of a POSIX shell command to copy: as it is when it holds only
+/// characters no shell reads specially, else in single quotes (each `'` as `'\''`).
+pub fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./,:=+@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("scenes/pond.toml"), "scenes/pond.toml");
+        assert_eq!(shell_word("my scene.toml"), "'my scene.toml'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("$(rm)"), "'$(rm)'");
+    }
 
     #[test]
     fn control_characters_are_shown_not_obeyed() {

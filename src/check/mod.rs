@@ -3,6 +3,7 @@
 //! differ or have none. Scenes are checked on every core, each rendered exactly as a single
 //! render makes it.
 
+pub mod accept;
 pub mod reference;
 pub mod shard;
 
@@ -105,7 +106,23 @@ pub struct Outcome {
     /// Drift: frames whose exact pixels differ from the reference's but pass `--tolerance`
     /// and `--max-pixels`, and the most differing pixels among them. Never called "same".
     pub drift: Option<Drift>,
+    /// The would-be reference kept for a report, for a scene that differs or has none and was
+    /// not blessed: `check --accept-from` writes it in place of the reference.
+    pub pending: Option<Pending>,
 }
+
+/// A would-be reference kept in a report folder (`pending/NAME.gif`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// Where it is now: in the report folder being written, or a shard's being merged.
+    pub path: PathBuf,
+    /// The XXH3-64 of the reference it would replace, as the check read it (`None`: there was
+    /// none), so that a reference changed since is never written over unseen.
+    pub replaces: Option<u64>,
+}
+
+/// The folder of a report that holds the would-be references.
+pub use crate::output::REPORT_PENDING as PENDING;
 
 /// Frames that differ within the options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -163,12 +180,13 @@ impl Outcome {
             size: self.picture_size,
             frames: self.figures.clone(),
             shots: std::mem::take(&mut self.shots),
+            accept: None,
         }
     }
 }
 
 /// What a check does besides comparing.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Plan {
     /// How strict the comparison is.
     pub options: Options,
@@ -176,6 +194,9 @@ pub struct Plan {
     pub bless: Bless,
     /// Keep pictures of the differing stretch for a report.
     pub pictures: bool,
+    /// Keep the would-be reference of every scene that differs or has none (and is not
+    /// blessed) in this folder, as the reference's file name.
+    pub pending: Option<PathBuf>,
 }
 
 /// The reference of `scene` in `refs`: the scene's file name with `.gif` for `.toml`.
@@ -233,18 +254,21 @@ pub fn check_all(
     let refs = refs.to_path_buf();
     let threads = threads.clamp(1, scenes.len().max(1));
     let mut pool =
-        Ordered::new(threads, move |scene: PathBuf| check_scene(&scene, &reference_path(&scene, &refs), plan));
+        Ordered::new(threads, move |scene: PathBuf| check_scene(&scene, &reference_path(&scene, &refs), &plan));
     for scene in scenes {
         pool.submit(scene.clone(), done)?;
     }
     pool.finish(done)
 }
 
-/// Checks one scene against `reference`, blessing it if the plan says so.
-pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Outcome> {
+/// Checks one scene against `reference`, blessing it or keeping its would-be reference if the
+/// plan says so.
+pub fn check_scene(scene: &Path, reference_path: &Path, plan: &Plan) -> Result<Outcome> {
     let started = Instant::now();
     let (info, mut frames) = open_scene(scene, Through::Exact)?;
     let (width, height) = (info.width, info.height);
+    // The reference as read now: what a kept would-be reference may later replace.
+    let replaces = std::fs::read(reference_path).ok().map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes));
     let (mut against, mut unreadable) = match Against::open(reference_path, (width, height), plan) {
         Ok(against) => (against, None),
         Err(e) => (None, Some(unusable(reference_path, &e))),
@@ -254,7 +278,7 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
     while let Some(frame) = frames.next_frame()? {
         let Pixels::Rgb(rgb) = &frame.pixels else { continue };
         let rate = frame.delay.map_or(1, |d| d.den);
-        if plan.bless != Bless::Never {
+        if plan.bless != Bless::Never || plan.pending.is_some() {
             recorder.get_or_insert_with(|| Recorder::new(width, height, rate)).add(rgb);
         }
         if let Some(against) = &mut against
@@ -274,8 +298,22 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
         Some(why) => Verdict::Unreadable { why },
         None => verdict_of(compared.as_ref().map(|c| c.figures.as_slice())),
     };
-    let recorder = recorder.filter(|_| plan.bless.writes(&verdict));
-    let blessed = bless(recorder, &verdict, scene, reference_path, info.provenance.map(|p| p.to_text()))?;
+    let provenance = info.provenance.map(|p| p.to_text());
+    let (recorder, kept) = match recorder {
+        Some(r) if plan.bless.writes(&verdict) => (Some(r), None),
+        // What `--bless` would have written, kept for `--accept-from`.
+        Some(r) if Bless::Changed.writes(&verdict) => (None, Some(r)),
+        _ => (None, None),
+    };
+    let blessed = bless(recorder, &verdict, scene, reference_path, provenance.clone())?;
+    let pending = match (kept, &plan.pending) {
+        (Some(recorder), Some(folder)) => {
+            let path = folder.join(reference_path.file_name().unwrap_or_default());
+            write_reference(recorder, scene, &path, provenance)?;
+            Some(Pending { path, replaces: replaces.filter(|_| verdict != Verdict::Missing) })
+        }
+        _ => None,
+    };
     let compared = compared.unwrap_or_default();
     let verdict_is_same = verdict == Verdict::Same;
     Ok(Outcome {
@@ -291,6 +329,7 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: Plan) -> Result<Ou
         blessed,
         seconds: started.elapsed().as_secs_f64(),
         drift: Some(compared.drift).filter(|d| d.frames > 0 && verdict_is_same),
+        pending,
     })
 }
 
@@ -329,7 +368,7 @@ struct Compared {
 impl Against {
     /// The reference at `path` to compare a render of `width`×`height` with; `None` when there
     /// is none.
-    fn open(path: &Path, (width, height): (u32, u32), plan: Plan) -> Result<Option<Against>> {
+    fn open(path: &Path, (width, height): (u32, u32), plan: &Plan) -> Result<Option<Against>> {
         let reference = match std::fs::metadata(path) {
             // A pipe or device is never opened: it could hold the check forever.
             Ok(meta) if !meta.is_file() => {
@@ -450,6 +489,32 @@ fn bless(
             Ok(Some(if *verdict == Verdict::Missing { Blessed::New } else { Blessed::Refreshed }))
         }
     }
+}
+
+/// Puts the would-be references of `outcomes` into `folder` (a report's `pending/` being
+/// written), copying those that lie elsewhere (in a shard's report being merged), each read
+/// whole within the size a reference of its frames can have.
+pub fn keep_pending(outcomes: &mut [Outcome], folder: &Path) -> Result<()> {
+    for outcome in outcomes {
+        let Some(pending) = &mut outcome.pending else { continue };
+        if pending.path.parent() == Some(folder) {
+            continue;
+        }
+        let name = pending.path.file_name().unwrap_or_default();
+        let to = folder.join(name);
+        // A picture of at most PREVIEW_SIDE² pixels a frame, LZW at most 12 bits a pixel, and
+        // the manifest's line a frame.
+        let side = u64::from(reference::PREVIEW_SIDE);
+        let limit =
+            outcome.frames.max(outcome.reference_frames.unwrap_or(0)) * (side * side * 3 / 2 + 1024) + (1 << 20);
+        let bytes = crate::base::files::read_regular_within(&pending.path, limit).map_err(|e| {
+            Error::input(&pending.path, format!("cannot be read: {}", crate::base::error::os_reason(&e)))
+        })?;
+        std::fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+        std::fs::write(&to, bytes).map_err(|e| Error::io(&to, e))?;
+        pending.path = to;
+    }
+    Ok(())
 }
 
 /// Why the reference at `path` cannot be used, from the error reading it gave, and what to do:

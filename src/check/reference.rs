@@ -22,6 +22,7 @@ use crate::decode::palettes::PaletteMap;
 use crate::encode::gif::GifEncoder;
 use crate::encode::manifest::{self, Manifest};
 use crate::encode::palette::{Palette, SAMPLE};
+use crate::encode::provenance::Provenance;
 use crate::encode::quantize::Histogram;
 use crate::encode::reduce::shrink;
 use crate::encode::{Effort, Encoder, Stream};
@@ -42,6 +43,8 @@ pub struct Reference {
     pub scale: u32,
     /// The picture's palette, as its encoder mapped colours to it.
     pub palette: PaletteMap,
+    /// Which version made it from which scene (its provenance comment), if it says.
+    pub provenance: Option<String>,
 }
 
 impl Reference {
@@ -64,7 +67,8 @@ impl Reference {
         let manifest = manifest::parse(text).map_err(|e| bad(format!("its frame hashes cannot be read: {e}")))?;
         let colours = &palette[..head.transparent.map_or(palette.len(), usize::from).min(palette.len())];
         let scale = preview_scale(manifest.width, manifest.height);
-        Ok(Reference { manifest, scale, palette: PaletteMap::new(colours) })
+        let provenance = head.comments.iter().find(|c| Provenance::parse(c).is_some()).cloned();
+        Ok(Reference { manifest, scale, palette: PaletteMap::new(colours), provenance })
     }
 
     /// A new frame as the reference's picture would show it: shrunk, through its palette.

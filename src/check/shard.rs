@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Blessed, Outcome, Verdict};
+use super::{Blessed, Outcome, PENDING, Pending, Verdict};
 use crate::base::error::{Error, Result, os_reason};
 use crate::base::files::{file_kind, read_regular_within};
 use crate::base::limits::MAX_AREA;
+use crate::base::text::inert;
 use crate::diff::page::{FrameFigure, SHOTS, Shot, picture_name};
 
 /// The file in a report folder that holds its outcomes, for a merge.
@@ -133,6 +134,12 @@ pub struct SceneRecord {
     /// Frames within the options whose exact pixels differ.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     drift: Option<super::Drift>,
+    /// The would-be reference's file name in the folder's `pending/`, if one was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pending: Option<String>,
+    /// The XXH3-64 (16 hex digits) of the reference it would replace, as the check read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replaces: Option<String>,
 }
 
 impl SceneRecord {
@@ -163,7 +170,52 @@ impl SceneRecord {
             blessed: outcome.blessed.map(|b| if b == Blessed::New { "new" } else { "replaced" }.into()),
             seconds: outcome.seconds,
             drift: outcome.drift,
+            pending: outcome
+                .pending
+                .as_ref()
+                .map(|p| p.path.file_name().unwrap_or_default().to_string_lossy().into_owned()),
+            replaces: outcome.pending.as_ref().and_then(|p| p.replaces).map(|h| format!("{h:016x}")),
         }
+    }
+
+    /// The scene, as given to the check.
+    pub fn scene(&self) -> &str {
+        &self.scene
+    }
+
+    /// How it came out: `same`, `different`, `missing` or `unreadable`.
+    pub fn result(&self) -> &str {
+        &self.result
+    }
+
+    /// Whether the report kept its would-be reference.
+    pub fn has_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Its would-be reference, where a report folder `dir` (whose canonical path is `inside`)
+    /// keeps one: a file of `pending/` named as a reference is, inside the folder.
+    pub fn pending(&self, dir: &Path, inside: &Path) -> Result<Option<Pending>> {
+        let Some(name) = &self.pending else { return Ok(None) };
+        let bad = |why: String| Error::input(dir.join(RECORD), why);
+        let plain = Path::new(name).file_name().is_some_and(|n| n == name.as_str()) && name.ends_with(".gif");
+        if !plain {
+            return Err(bad(format!(
+                "names the would-be reference {:?}, which is no reference's file name",
+                inert(name)
+            )));
+        }
+        let replaces = match &self.replaces {
+            None => None,
+            Some(hex) => Some(u64::from_str_radix(hex, 16).map_err(|_| bad(format!("names a hash {:?}", inert(hex))))?),
+        };
+        let path = dir.join(PENDING).join(name);
+        let real = std::fs::canonicalize(&path)
+            .map_err(|e| Error::input(&path, format!("cannot be read: {}", os_reason(&e))))?;
+        if !real.starts_with(inside) {
+            return Err(Error::input(&path, format!("leads out of the report folder {}", dir.display())));
+        }
+        Ok(Some(Pending { path, replaces }))
     }
 
     /// The outcome again, its pictures read from the report folder `dir`, where it was the
@@ -194,6 +246,7 @@ impl SceneRecord {
                 )));
             }
         };
+        let pending = self.pending(dir, inside)?;
         let mut shots = Vec::new();
         for frame in self.shots {
             let read = |side: &str| read_in(dir, inside, &picture_name(n, frame, side), most);
@@ -217,17 +270,19 @@ impl SceneRecord {
             blessed,
             seconds: self.seconds,
             drift: self.drift,
+            pending,
         })
     }
 }
 
-/// Reads a shard's report folder: its record and every outcome with its pictures.
-pub fn read(dir: &Path) -> Result<(Record, Vec<Outcome>)> {
+/// Reads a report folder's record (`check.json`) alone; also returns the folder's canonical
+/// path, within which its files are read.
+pub fn read_record(dir: &Path) -> Result<(Record, PathBuf)> {
     let path = dir.join(RECORD);
     let not_a_report = |why: String| {
         Error::input(
             dir,
-            format!("is not the report folder of a check ({RECORD}: {why}); write each shard's with --report DIR"),
+            format!("is not the report folder of a check ({RECORD}: {why}); a check writes one with --report DIR"),
         )
     };
     let inside = match std::fs::metadata(dir) {
@@ -239,7 +294,7 @@ pub fn read(dir: &Path) -> Result<(Record, Vec<Outcome>)> {
         return Err(not_a_report("there is none".into()));
     }
     let text = read_in(dir, &inside, RECORD, RECORD_LIMIT)?;
-    let mut record: Record =
+    let record: Record =
         serde_json::from_slice(&text).map_err(|e| Error::input(&path, format!("cannot be read: {e}")))?;
     if let Some(shard) = record.shard
         && !(1..=shard.count).contains(&shard.index)
@@ -255,6 +310,12 @@ pub fn read(dir: &Path) -> Result<(Record, Vec<Outcome>)> {
             format!("lists {} scenes of a check given {}", record.scenes.len(), record.scenes_given),
         ));
     }
+    Ok((record, inside))
+}
+
+/// Reads a shard's report folder: its record and every outcome with its pictures.
+pub fn read(dir: &Path) -> Result<(Record, Vec<Outcome>)> {
+    let (mut record, inside) = read_record(dir)?;
     // The page numbers each entry's pictures by its place in the check's order.
     let scenes = std::mem::take(&mut record.scenes);
     let outcomes =

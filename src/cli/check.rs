@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use ripple_render::Error;
 use ripple_render::base::pool::default_threads;
+use ripple_render::check::accept::How;
 use ripple_render::check::shard::{self, Shard};
 use ripple_render::check::{self, Bless, Blessed, Outcome, Plan, Verdict};
 use ripple_render::diff::Options;
@@ -20,12 +21,13 @@ use super::check_report::{Tally, annotations, append_step_summary, json, junit_x
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The scenes (TOML) to check.
-    #[arg(value_name = "SCENE", required_unless_present = "merge_reports")]
+    /// The scenes (TOML) to check (with --accept-from: the scenes to accept, all when none).
+    #[arg(value_name = "SCENE", required_unless_present_any = ["merge_reports", "accept_from"])]
     scenes: Vec<PathBuf>,
 
-    /// The folder of references: NAME.gif for each NAME.toml.
-    #[arg(long, value_name = "DIR", required_unless_present = "merge_reports")]
+    /// The folder of references: NAME.gif for each NAME.toml (with --accept-from: the
+    /// report's own when not given).
+    #[arg(long, value_name = "DIR", required_unless_present_any = ["merge_reports", "accept_from"])]
     refs: Option<PathBuf>,
 
     /// Check only the K-th of N slices of the scenes (K from 1): the scenes sorted by path,
@@ -44,6 +46,17 @@ pub struct CheckArgs {
         conflicts_with_all = ["scenes", "refs", "shard", "bless", "tolerance", "max_pixels", "threads"]
     )]
     merge_reports: Vec<PathBuf>,
+
+    /// Accept the would-be references a check's --report folder kept (its pending/), without
+    /// rendering again: of the SCENEs given, or every one it kept. Byte for byte what --bless
+    /// writes; refused if a scene or its reference changed since that check.
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["merge_reports", "shard", "bless", "tolerance", "max_pixels", "threads", "report",
+                              "report_single_file", "junit", "json"]
+    )]
+    accept_from: Option<PathBuf>,
 
     /// Write references (the folder is made if need be), and say which: `changed` (the default)
     /// those of scenes that differ or have none, `missing` only those that have none, `all`
@@ -75,6 +88,11 @@ pub struct CheckArgs {
     /// replaced whole): index.html and its pictures, failures first.
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
+
+    /// Write the report page as one self-contained HTML file (its pictures inside), to hand
+    /// out or attach where a folder cannot go.
+    #[arg(long, value_name = "FILE.html")]
+    report_single_file: Option<PathBuf>,
 
     /// Write JUnit XML to this file: one testcase per scene.
     #[arg(long, value_name = "FILE")]
@@ -109,11 +127,16 @@ struct Found {
     staged: Option<Staged>,
     /// The JUnit file, staged.
     junit: Option<Staged>,
+    /// The one-file report page, staged.
+    single: Option<Staged>,
     /// References whose scene was not given, and whether they fail the check.
     unreferenced: (Vec<String>, bool),
 }
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
+    if let Some(dir) = &args.accept_from {
+        return accept(args, dir);
+    }
     let found = if args.merge_reports.is_empty() { check_scenes(args)? } else { merge(args)? };
     report(args, found)
 }
@@ -142,8 +165,13 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     check::distinct_references(&args.scenes, &refs)?;
     let mut inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).collect();
     inputs.push(&refs);
-    let (staged, junit) = stage_outputs(args, &inputs)?;
-    let plan = Plan { options, bless: bless_mode(args)?, pictures: staged.is_some() };
+    let Outputs { report: staged, junit, single } = stage_outputs(args, &inputs)?;
+    let plan = Plan {
+        options,
+        bless: bless_mode(args)?,
+        pictures: staged.is_some() || single.is_some(),
+        pending: staged.as_ref().map(|s| s.path().join(check::PENDING)),
+    };
     let threads = args.threads.map_or_else(default_threads, usize::from);
     let lines = !args.json && !args.quiet;
     if lines && let Some(shard) = args.shard {
@@ -180,6 +208,7 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
         seconds,
         staged,
         junit,
+        single,
         unreferenced,
     })
 }
@@ -193,12 +222,7 @@ fn unreferenced(args: &CheckArgs, refs: &Path) -> Result<(Vec<String>, bool), Er
     }
     let found = check::unreferenced(&args.scenes, refs);
     if args.unreferenced == "delete" && !found.is_empty() {
-        if in_ci() && !args.force {
-            return Err(Error::usage(
-                "--unreferenced=delete is refused where CI is set: references are removed by a person",
-                Some("delete them locally, or pass --force if this job means to"),
-            ));
-        }
+        not_in_ci(args, "--unreferenced=delete")?;
         for path in &found {
             std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
         }
@@ -212,16 +236,62 @@ fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
-/// `--bless[=WHICH]`, refused in CI unless forced: a reference is blessed by a person who looked
-/// at the change, and a CI job that blesses makes every check pass.
-fn bless_mode(args: &CheckArgs) -> Result<Bless, Error> {
-    let Some(which) = args.bless.as_deref() else { return Ok(Bless::Never) };
+/// Refuses `what` (which writes references) where CI is set unless forced: a reference is
+/// blessed by a person who looked at the change, and a CI job that blesses makes every check
+/// pass.
+fn not_in_ci(args: &CheckArgs, what: &str) -> Result<(), Error> {
     if in_ci() && !args.force {
         return Err(Error::usage(
-            "--bless is refused where CI is set: references are blessed by a person who looked at the change",
-            Some("bless locally (or from the report: see docs/diff-and-ci.md), or pass --force if this job means to"),
+            format!("{what} is refused where CI is set: references are blessed by a person who looked at the change"),
+            Some(
+                "bless locally (or accept from the report: see docs/diff-and-ci.md), or pass --force if this job means to",
+            ),
         ));
     }
+    Ok(())
+}
+
+/// `check --accept-from DIR [SCENE…]`: writes the would-be references the report kept.
+fn accept(args: &CheckArgs, dir: &Path) -> Result<ExitCode, Error> {
+    not_in_ci(args, "--accept-from")?;
+    let accepted = check::accept::accept_from(dir, &args.scenes, args.refs.as_deref())?;
+    if args.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut text = String::new();
+    for a in &accepted {
+        let what = match a.how {
+            How::New => "written (new reference)",
+            How::Replaced => "replaced",
+            How::Already => "is already this one (accepted before): left as it is",
+        };
+        let _ = writeln!(
+            text,
+            "accepted {}: {} {what}",
+            ripple_render::base::text::path(&a.scene),
+            ripple_render::base::text::path(&a.reference)
+        );
+    }
+    let _ = match accepted.len() {
+        0 => writeln!(
+            text,
+            "nothing to accept: the report {} kept no would-be reference (nothing failed)",
+            dir.display()
+        ),
+        n => {
+            let written = accepted.iter().filter(|a| a.how != How::Already).count();
+            let noun = if n == 1 { "reference" } else { "references" };
+            writeln!(text, "\naccepted {n} {noun} from {} ({written} written)", dir.display())
+        }
+    };
+    super::print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--bless[=WHICH]`, refused in CI unless forced.
+fn bless_mode(args: &CheckArgs) -> Result<Bless, Error> {
+    let Some(which) = args.bless.as_deref() else { return Ok(Bless::Never) };
+    not_in_ci(args, "--bless")?;
     Ok(match which {
         "missing" => Bless::Missing,
         "all" => Bless::All,
@@ -252,7 +322,7 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
     // The shards ran side by side: the check took as long as the slowest.
     let seconds = records.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
     let inputs: Vec<&Path> = args.merge_reports.iter().map(PathBuf::as_path).collect();
-    let (staged, junit) = stage_outputs(args, &inputs)?;
+    let Outputs { report: staged, junit, single } = stage_outputs(args, &inputs)?;
     if !args.json && !args.quiet {
         for outcome in &outcomes {
             super::print_out(&format!(
@@ -267,41 +337,80 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
         .iter()
         .find(|(_, r)| r.shard.is_some_and(|s| s.index == 1))
         .map_or_else(|| (Vec::new(), false), |(_, r)| (r.unreferenced.clone(), r.unreferenced_fail));
-    Ok(Found { outcomes, options, refs, shard: None, scenes_given, scene_set, seconds, staged, junit, unreferenced })
+    Ok(Found {
+        outcomes,
+        options,
+        refs,
+        shard: None,
+        scenes_given,
+        scene_set,
+        seconds,
+        staged,
+        junit,
+        single,
+        unreferenced,
+    })
 }
 
-/// The report folder and the JUnit file, checked and staged before any work: neither may be
-/// or lie inside an input (a scene, the references, a shard's report), nor one inside the
-/// other, and each must be creatable where it is named.
-fn stage_outputs(args: &CheckArgs, inputs: &[&Path]) -> Result<(Option<Staged>, Option<Staged>), Error> {
+/// A check's outputs, staged.
+struct Outputs {
+    report: Option<Staged>,
+    junit: Option<Staged>,
+    single: Option<Staged>,
+}
+
+/// The report folder, the JUnit file and the one-file page, checked and staged before any
+/// work: none may be or lie inside an input (a scene, the references, a shard's report), nor
+/// one inside another, and each must be creatable where it is named.
+fn stage_outputs(args: &CheckArgs, inputs: &[&Path]) -> Result<Outputs, Error> {
     let mut outputs = Vec::new();
     outputs.extend(args.report.as_deref().map(|dir| (dir, true, "report folder")));
     outputs.extend(args.junit.as_deref().map(|file| (file, false, "JUnit file")));
+    outputs.extend(args.report_single_file.as_deref().map(|file| (file, false, "one-file report")));
     output::check_distinct(&outputs, inputs)?;
-    // The same, for a report folder not made yet: its path alone says the file would be in it.
-    if let (Some(report), Some(junit)) = (&args.report, &args.junit)
-        && let (Ok(folder), Ok(file)) = (std::path::absolute(report), std::path::absolute(junit))
-        && file.starts_with(&folder)
+    // The same, for a report folder not made yet: its path alone says a file would be in it.
+    if let Some(report) = &args.report
+        && let Ok(folder) = std::path::absolute(report)
     {
-        return Err(Error::usage(
-            format!(
-                "the JUnit file {} lies inside the report folder {}, which is written whole",
-                junit.display(),
-                report.display()
-            ),
-            Some("give each output its own path"),
-        ));
+        let files = [(&args.junit, "JUnit file"), (&args.report_single_file, "one-file report")];
+        for (file, what) in files.iter().filter_map(|(f, w)| f.as_ref().map(|f| (f, w))) {
+            if std::path::absolute(file).is_ok_and(|f| f.starts_with(&folder)) {
+                return Err(Error::usage(
+                    format!(
+                        "the {what} {} lies inside the report folder {}, which is written whole",
+                        file.display(),
+                        report.display()
+                    ),
+                    Some("give each output its own path"),
+                ));
+            }
+        }
     }
-    let report = args.report.as_deref().map(|dir| Staged::begin(dir, Policy::Report, inputs)).transpose()?;
-    let junit =
-        args.junit.as_deref().map(|file| Staged::begin(file, Policy::File { force: true }, inputs)).transpose()?;
-    Ok((report, junit))
+    let file = |path: &Option<PathBuf>| {
+        path.as_deref().map(|file| Staged::begin(file, Policy::File { force: true }, inputs)).transpose()
+    };
+    Ok(Outputs {
+        report: args.report.as_deref().map(|dir| Staged::begin(dir, Policy::Report, inputs)).transpose()?,
+        junit: file(&args.junit)?,
+        single: file(&args.report_single_file)?,
+    })
 }
 
 /// Says what was found: the page, JUnit, the job summary, JSON or lines, and the exit code.
 fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
-    let Found { mut outcomes, options, refs, shard, scenes_given, scene_set, seconds, staged, junit, unreferenced } =
-        found;
+    let Found {
+        mut outcomes,
+        options,
+        refs,
+        shard,
+        scenes_given,
+        scene_set,
+        seconds,
+        staged,
+        junit,
+        single,
+        unreferenced,
+    } = found;
     let (gone, gone_fails) = unreferenced;
     let deleted = args.unreferenced == "delete";
     for path in &gone {
@@ -317,8 +426,10 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
     let refs = refs.as_path();
     let tally = Tally::of(&outcomes);
     let report_page = staged.as_ref().map(|s| s.target().join("index.html"));
-    if let Some(staged) = staged {
-        // The outcomes, for a merge of shards: written before the entries take the pictures.
+    if let Some(staged) = &staged {
+        // The would-be references (a merge copies the shards'), and the outcomes for a merge of
+        // shards: written before the entries take the pictures.
+        check::keep_pending(&mut outcomes, &staged.path().join(check::PENDING))?;
         let record = shard::Record {
             shard,
             scenes_given,
@@ -334,22 +445,26 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
         let path = staged.path().join(shard::RECORD);
         let text = serde_json::to_string_pretty(&record).map_err(|e| Error::io(&path, e.into()))? + "\n";
         std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
-        let mut entries: Vec<Entry> = outcomes.iter_mut().map(Outcome::entry).collect();
-        // Blessed scenes still show what changed: that is what a reviewer blesses.
-        for (entry, outcome) in entries.iter_mut().zip(&outcomes) {
-            if let Some(blessed) = outcome.blessed {
-                entry.line += match blessed {
-                    Blessed::New => "; blessed: reference written",
-                    Blessed::Refreshed => "; blessed: reference replaced",
-                };
-            }
-        }
+    }
+    let pending = outcomes.iter().filter(|o| o.pending.is_some()).count();
+    if staged.is_some() || single.is_some() {
+        let entries = page_entries(&mut outcomes, args.report.as_deref());
         let mut title = format!("ripple-render check: {}", tally.headline());
         if let Some(shard) = shard {
             title += &format!(" (shard {}/{})", shard.index, shard.count);
         }
-        page::write(staged.path(), &title, &tally.summary(options, refs, seconds), tally.fails(), &entries)?;
-        staged.commit()?;
+        let summary = tally.summary(options, refs, seconds);
+        if let Some(staged) = staged {
+            page::write(staged.path(), &title, &summary, tally.fails(), &entries)?;
+            staged.commit()?;
+        }
+        if let Some(staged) = single {
+            let mut file = staged.file()?;
+            std::io::Write::write_all(&mut file, page::single(&title, &summary, tally.fails(), &entries).as_bytes())
+                .map_err(|e| Error::io(staged.target(), e))?;
+            drop(file);
+            staged.commit()?;
+        }
     }
     if let Some(staged) = junit {
         let mut file = staged.file()?;
@@ -391,6 +506,15 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
             if let Some(what) = what {
                 let _ = writeln!(text, "hint: {what}: ripple-render check SCENE… --refs {} --bless", refs.display());
             }
+            if pending > 0
+                && let Some(dir) = &args.report
+            {
+                let _ = writeln!(
+                    text,
+                    "hint: or accept them from the report, without rendering again: ripple-render check --accept-from {} [SCENE…]",
+                    dir.display()
+                );
+            }
             if tally.unreadable > 0 {
                 text.push_str("hint: a reference that cannot be used is never blessed over: restore it (`git lfs pull` for LFS pointers)\n");
             }
@@ -398,6 +522,29 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
         super::print_out(&text)?;
     }
     Ok(ExitCode::from(if tally.fails() || (gone_fails && !deleted && !gone.is_empty()) { 1 } else { 0 }))
+}
+
+/// The page's entries: blessed scenes still show what changed (that is what a reviewer
+/// blesses), and a scene whose would-be reference the report folder `report` keeps says how to
+/// accept it.
+fn page_entries(outcomes: &mut [Outcome], report: Option<&Path>) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = outcomes.iter_mut().map(Outcome::entry).collect();
+    for (entry, outcome) in entries.iter_mut().zip(outcomes.iter()) {
+        if let Some(blessed) = outcome.blessed {
+            entry.line += match blessed {
+                Blessed::New => "; blessed: reference written",
+                Blessed::Refreshed => "; blessed: reference replaced",
+            };
+        }
+        if let (Some(_), Some(dir)) = (&outcome.pending, report) {
+            entry.accept = Some(format!(
+                "ripple-render check --accept-from {} {}",
+                ripple_render::base::text::shell_word(&dir.to_string_lossy()),
+                ripple_render::base::text::shell_word(&outcome.scene.to_string_lossy())
+            ));
+        }
+    }
+    entries
 }
 
 /// A scene's line after `scene NAME ...`.

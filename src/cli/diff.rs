@@ -104,6 +104,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
                 .map(|r| FrameFigure { differs: r.differs(), pixels: r.differing_pixels })
                 .collect(),
             shots: stretch.map(Stretch::finish).unwrap_or_default(),
+            accept: None,
         };
         let title = format!("ripple-render diff: {}", if summary.same() { "the same" } else { "different" });
         let verdict = human(&summary, None, None).lines().next().unwrap_or_default().to_string();

@@ -174,9 +174,10 @@ enum Command {
     ///
     /// A reference (DIR/NAME.gif for NAME.toml) is a small GIF of the render carrying the hashes
     /// of its exact frames; `--bless` writes or replaces the references of the scenes that
-    /// differ or have none, and nothing else ever does. One line per scene and a summary; a
-    /// report page (--report), JUnit XML (--junit), JSON (--json), and a Markdown summary
-    /// appended to $GITHUB_STEP_SUMMARY when it is set.
+    /// differ or have none, and `--accept-from REPORT` writes those a CI job's report kept
+    /// (byte for byte the same); nothing else ever does. One line per scene and a summary; a
+    /// report page (--report, or one file with --report-single-file), JUnit XML (--junit), JSON
+    /// (--json), and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set.
     Check(check::CheckArgs),
     /// Put the parts of a render split with --frames A..B back together: GIF, APNG and WebP
     /// parts chunk by chunk, MP4 and WebM through ffmpeg without re-encoding.

@@ -175,6 +175,17 @@ pub struct Entry {
     pub frames: Vec<FrameFigure>,
     /// Pictures of the differing stretch.
     pub shots: Vec<Shot>,
+    /// A command that accepts this pair's change, shown under its verdict.
+    pub accept: Option<String>,
+}
+
+/// Where the page's pictures are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pictures {
+    /// Files beside the page, by [`picture_name`].
+    Beside,
+    /// Inside the page, as `data:` URIs.
+    Inside,
 }
 
 /// Escapes text for HTML.
@@ -196,10 +207,27 @@ fn esc(text: &str) -> String {
 /// Writes `index.html` and the entries' pictures into `dir`: `title` heads the page and
 /// `summary` says the verdict over all entries.
 pub fn write(dir: &Path, title: &str, summary: &str, failed: bool, entries: &[Entry]) -> Result<()> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source: std::io::Error| Error::io(&path, source)
-    };
+    for (n, entry) in entries.iter().enumerate().filter(|(_, e)| e.status != Status::Same) {
+        for shot in &entry.shots {
+            for (side, bytes) in [("a", &shot.a), ("b", &shot.b), ("heat", &shot.heat)] {
+                let path = dir.join(picture_name(n, shot.frame, side));
+                std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+            }
+        }
+    }
+    let path = dir.join("index.html");
+    let html = page(title, summary, failed, entries, Pictures::Beside);
+    std::fs::write(&path, html).map_err(|e| Error::io(&path, e))
+}
+
+/// The page [`write`] writes, as one self-contained file: every picture inside it as a
+/// `data:` URI, the scripts looking each up by its file name.
+pub fn single(title: &str, summary: &str, failed: bool, entries: &[Entry]) -> String {
+    page(title, summary, failed, entries, Pictures::Inside)
+}
+
+/// The page's HTML, its pictures where `pictures` says.
+fn page(title: &str, summary: &str, failed: bool, entries: &[Entry], pictures: Pictures) -> String {
     let mut html = String::new();
     let _ = write!(
         html,
@@ -212,12 +240,18 @@ pub fn write(dir: &Path, title: &str, summary: &str, failed: bool, entries: &[En
         esc(summary)
     );
     let (failing, passing): (Vec<_>, Vec<_>) = entries.iter().enumerate().partition(|(_, e)| e.status != Status::Same);
+    let mut inside = Vec::new();
     for (n, entry) in &failing {
-        section(&mut html, *n, entry);
-        for shot in &entry.shots {
-            for (side, bytes) in [("a", &shot.a), ("b", &shot.b), ("heat", &shot.heat)] {
-                let path = dir.join(picture_name(*n, shot.frame, side));
-                std::fs::write(&path, bytes).map_err(io(&path))?;
+        let src = |frame: u64, side: &str| match pictures {
+            Pictures::Beside => picture_name(*n, frame, side),
+            Pictures::Inside => data_uri(shot_bytes(entry, frame, side)),
+        };
+        section(&mut html, *n, entry, &src);
+        if pictures == Pictures::Inside {
+            for shot in &entry.shots {
+                for side in ["a", "b", "heat"] {
+                    inside.push(format!("\"{}\":\"{}\"", picture_name(*n, shot.frame, side), src(shot.frame, side)));
+                }
             }
         }
     }
@@ -228,10 +262,40 @@ pub fn write(dir: &Path, title: &str, summary: &str, failed: bool, entries: &[En
         }
         html.push_str("</ul>\n</section>\n");
     }
+    if pictures == Pictures::Inside {
+        // Names and base64 only: nothing in it can end the script element.
+        let _ = writeln!(html, "<script type=\"application/json\" id=\"pictures\">{{{}}}</script>", inside.join(","));
+    }
     let _ = write!(html, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
-    let path = dir.join("index.html");
-    std::fs::write(&path, html).map_err(io(&path))?;
-    Ok(())
+    html
+}
+
+/// The PNG of `entry`'s picture of `frame` on `side`.
+fn shot_bytes<'a>(entry: &'a Entry, frame: u64, side: &str) -> &'a [u8] {
+    let Some(shot) = entry.shots.iter().find(|s| s.frame == frame) else { return &[] };
+    match side {
+        "a" => &shot.a,
+        "b" => &shot.b,
+        _ => &shot.heat,
+    }
+}
+
+/// A PNG as a `data:` URI (standard base64, padded).
+fn data_uri(png: &[u8]) -> String {
+    const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(22 + png.len().div_ceil(3) * 4);
+    out.push_str("data:image/png;base64,");
+    for chunk in png.chunks(3) {
+        let bits = chunk.iter().enumerate().fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(DIGITS[(bits >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// The file name of a picture of pair `n`, frame `frame`, side `side` (`a`, `b`, `heat`).
@@ -239,8 +303,9 @@ pub fn picture_name(n: usize, frame: u64, side: &str) -> String {
     format!("s{n:02}-f{frame:04}-{side}.png")
 }
 
-/// One differing pair: its verdict, the viewer over its pictures, the scrubber and the plot.
-fn section(html: &mut String, n: usize, entry: &Entry) {
+/// One differing pair: its verdict, the viewer over its pictures (each picture's address from
+/// `src`), the scrubber and the plot.
+fn section(html: &mut String, n: usize, entry: &Entry, src: &dyn Fn(u64, &str) -> String) {
     let badge = match entry.status {
         Status::Missing => "no reference",
         Status::Unreadable => "reference unusable",
@@ -259,6 +324,9 @@ fn section(html: &mut String, n: usize, entry: &Entry) {
         esc(&entry.name),
         esc(&entry.line)
     );
+    if let Some(command) = &entry.accept {
+        let _ = writeln!(html, "<p class=\"accept\">accept this change: <code>{}</code></p>", esc(command));
+    }
     let Some(first) = entry.shots.first() else {
         html.push_str("</section>\n");
         return;
@@ -267,7 +335,7 @@ fn section(html: &mut String, n: usize, entry: &Entry) {
     let img = |class: &str, side: &str| {
         format!(
             "<img class=\"{class}\" src=\"{}\" width=\"{show_w}\" height=\"{show_h}\" alt=\"{side} of frame {}\">",
-            picture_name(n, first.frame, side),
+            src(first.frame, side),
             first.frame
         )
     };
@@ -360,19 +428,24 @@ figcaption { color: #bbb; font-size: .85em; } img { image-rendering: pixelated; 
 .slider label { display: block; margin-top: .3em; } .split { width: 240px; vertical-align: middle; }
 .scrub input { width: 320px; vertical-align: middle; } .span { color: #999; margin-left: .6em; }
 .plot svg { background: #262628; max-width: 100%; height: auto; } .bar { fill: #ff7043; cursor: pointer; }
-.now { fill: #4fc3f7; } #passed li { color: #9be79b; } #passed code { color: #eee; }
+.now { fill: #4fc3f7; } .accept { color: #bbb; } .accept code { user-select: all; } #passed li { color: #9be79b; } #passed code { color: #eee; }
 "#;
 
 const SCRIPT: &str = r#"
 (function () {
   function pad(v, n) { v = String(v); while (v.length < n) v = "0" + v; return v; }
+  // A one-file page holds its pictures by name; a folder's page names its files.
+  var held = document.getElementById("pictures"), inside = held ? JSON.parse(held.textContent) : null;
   document.querySelectorAll("section.pair").forEach(function (sec) {
     var data = sec.querySelector("script.shots");
     if (!data) return;
     var frames = JSON.parse(data.textContent), n = sec.dataset.n, at = 0, showingB = false;
     var view = sec.querySelector(".view"), scrub = sec.querySelector("input.frame");
     var out = sec.querySelector("output.at"), now = sec.querySelector("rect.now");
-    function src(side) { return "s" + n + "-f" + pad(frames[at], 4) + "-" + side + ".png"; }
+    function src(side) {
+      var name = "s" + n + "-f" + pad(frames[at], 4) + "-" + side + ".png";
+      return inside ? inside[name] : name;
+    }
     function show(i) {
       at = Math.max(0, Math.min(frames.length - 1, i));
       scrub.value = at;
@@ -434,6 +507,17 @@ mod tests {
             assert!(crate::output::is_report_name(&picture_name(3, 30, side)));
         }
         assert!(crate::output::is_report_name("index.html"));
+    }
+
+    #[test]
+    fn pictures_inside_are_base64_as_rfc_4648_gives_it() {
+        // RFC 4648 section 10's vectors.
+        for (raw, coded) in
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("foobar", "Zm9vYmFy")]
+        {
+            assert_eq!(data_uri(raw.as_bytes()), format!("data:image/png;base64,{coded}"));
+        }
+        assert_eq!(data_uri(&[0xfb, 0xff]), "data:image/png;base64,+/8=");
     }
 
     #[test]

@@ -228,16 +228,35 @@ fn is_frame_name(name: &str) -> bool {
 /// The first entry of a folder that is not a regular file with an `ours` name, if any: such a
 /// folder is not ours to replace.
 fn foreign_entry(dir: &Path, ours: fn(&str) -> bool) -> Option<String> {
+    foreign_entry_but(dir, ours, false)
+}
+
+/// [`foreign_entry`], where `pending` also allows a `pending/` folder of GIFs (a check's
+/// report keeps would-be references there).
+fn foreign_entry_but(dir: &Path, ours: fn(&str) -> bool, pending: bool) -> Option<String> {
     let entries = fs::read_dir(dir).ok()?;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-        if !(is_file && ours(&name)) {
-            return Some(name);
+        let kind = entry.file_type();
+        let is_file = kind.as_ref().is_ok_and(fs::FileType::is_file);
+        // A check's report keeps would-be references in `pending/`: GIFs, nothing else.
+        let is_pending = pending
+            && name == REPORT_PENDING
+            && kind.is_ok_and(|t| t.is_dir())
+            && foreign_entry(&entry.path(), |n| n.ends_with(".gif")).is_none();
+        if !(is_pending || is_file && ours(&name)) {
+            return Some(if pending && name == REPORT_PENDING {
+                format!("{name}/ (with more than would-be references)")
+            } else {
+                name
+            });
         }
     }
     None
 }
+
+/// The folder of a check's report that holds would-be references.
+pub const REPORT_PENDING: &str = "pending";
 
 /// Refuses to replace an existing regular file or folder that the policy does not allow.
 pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, policy: Policy) -> Result<()> {
@@ -293,7 +312,7 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
             format!("the report folder {} is a file, not a folder", given.display()),
             Some("name a new or empty folder for the report, or the folder of an earlier report"),
         )),
-        Policy::Report => match foreign_entry(target, is_report_name) {
+        Policy::Report => match foreign_entry_but(target, is_report_name, true) {
             None => Ok(()),
             Some(entry) => Err(Error::usage(
                 format!(

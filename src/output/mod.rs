@@ -6,7 +6,7 @@ mod format;
 pub mod seal;
 mod sys;
 
-pub use checks::{Identity, Policy, check_distinct, follow_links, is_report_name};
+pub use checks::{Identity, Policy, REPORT_PENDING, check_distinct, follow_links, is_report_name};
 pub use format::{Format, Named, every_format, folder_named_as_file, is_stdout, resolve};
 
 use std::fs;

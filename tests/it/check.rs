@@ -3,9 +3,8 @@
 //! summary, JSON and report page (loaded in a real headless browser when one is installed).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::support::{bundled_copy, root, scratch};
+use crate::support::{browser, bundled_copy, dump_dom, regex_value, root, scratch};
 use crate::support::{ripple, ripple_with};
 
 /// Frames each scene copy is cut to (a whole second, as the seamless loop needs).
@@ -168,33 +167,6 @@ fn a_moved_stone_is_found_at_its_frame_and_shown_in_a_browser() {
     assert!(dom.contains("<output class=\"at\">frame 30 (the first that differs)</output>"), "{dom}");
     let dom = dump_dom(&browser, &dir.join("report/index.html"), "#picture=2");
     assert!(dom.contains("<output class=\"at\">frame 32</output>"), "{dom}");
-}
-
-/// The text after `prefix` up to the next quote.
-fn regex_value(text: &str, prefix: &str) -> String {
-    let start = text.find(prefix).unwrap_or_else(|| panic!("{prefix} in {text}")) + prefix.len();
-    text[start..].split('"').next().unwrap().to_string()
-}
-
-/// A headless Chromium, if installed.
-fn browser() -> Option<String> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
-        .map(str::to_string)
-}
-
-/// The page's DOM after its scripts ran and it loaded.
-fn dump_dom(browser: &str, page: &Path, fragment: &str) -> String {
-    let url = format!("file://{}{fragment}", page.canonicalize().unwrap().display());
-    let profile = scratch("check-browser-profile");
-    let out = Command::new(browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000"])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(["--dump-dom", &url])
-        .output()
-        .expect("run chromium");
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

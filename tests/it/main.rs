@@ -2,6 +2,7 @@
 //! hostile input, SIGKILL, property tests and the fuzzers' kept inputs.
 
 mod check;
+mod check_accept;
 mod check_modes;
 mod check_names;
 mod check_outputs;

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{read_png, ripple, scene_dir};
+use crate::support::{browser, read_png, ripple, scene_dir};
 
 const SCENE: &str = "[video]\nwidth = 48\nheight = 32\nframes = 12\n[background]\npattern = \"tiles\"\n\
     [[stone]]\nat = 0.04\nx = 20\ny = 16\nradius = 4\n[[swipe]]\nfrom = 0.1\nuntil = 0.3\npath = [[4, 4], [40, 28]]\n";
@@ -218,13 +218,11 @@ fn fnv(rgb: &[u8]) -> String {
 
 #[test]
 fn the_page_draws_the_exact_pixels_of_a_frame_in_a_real_browser() {
-    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
-    else {
+    let Some(browser) = browser() else {
         eprintln!("skipped: no headless browser (chromium) is installed; .ci/run installs one");
         return;
     };
+    let browser = browser.as_str();
     let dir = scene_dir("serve-browser", SCENE);
     assert_eq!(ripple(&["scene.toml", "-o", "frames/", "-q"], &dir).code, 0);
     let server = start(&dir);

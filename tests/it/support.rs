@@ -259,3 +259,30 @@ pub fn small_scenes(dir: &Path, folder: &str, count: usize) -> Vec<String> {
         })
         .collect()
 }
+
+/// The text after `prefix` up to the next quote.
+pub fn regex_value(text: &str, prefix: &str) -> String {
+    let start = text.find(prefix).unwrap_or_else(|| panic!("{prefix} in {text}")) + prefix.len();
+    text[start..].split('"').next().unwrap().to_string()
+}
+
+/// A headless Chromium, if installed.
+pub fn browser() -> Option<String> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .map(str::to_string)
+}
+
+/// The page's DOM after its scripts ran and it loaded.
+pub fn dump_dom(browser: &str, page: &Path, fragment: &str) -> String {
+    let url = format!("file://{}{fragment}", page.canonicalize().unwrap().display());
+    let profile = scratch("check-browser-profile");
+    let out = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--dump-dom", &url])
+        .output()
+        .expect("run chromium");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
