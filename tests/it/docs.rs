@@ -78,7 +78,10 @@ const TILES: &str = "[video]\nwidth = 40\nheight = 30\nframes = 5\n[background]\
 fn the_ci_commands_as_printed_fail_without_references_bless_and_catch_a_change() {
     let section = ci_section();
     let checks = commands(&section, "sh", "ripple-render check");
-    let [job, look, bless] = &checks[..] else { panic!("expected the job, a look and a bless: {checks:?}") };
+    let [job, look, bless, accept, accept_one] = &checks[..] else {
+        panic!("expected the job, a look, a bless and two accepts: {checks:?}")
+    };
+    assert!(accept.contains("--accept-from report") && accept_one.starts_with(accept.as_str()), "{checks:?}");
     assert!(bless.ends_with("--bless") && !job.contains("--bless"), "{checks:?}");
     // The GitHub Actions and GitLab CI jobs (two YAML blocks) run the same command as printed.
     assert_eq!(commands(&section, "yaml", "ripple-render check"), [job.clone(), job.clone()]);
@@ -119,6 +122,13 @@ fn the_ci_commands_as_printed_fail_without_references_bless_and_catch_a_change()
     assert!(page.contains("scenes/tiles.toml") && page.contains("-f0001-heat.png"), "{page}");
     assert_eq!(run_printed(&project, look).code, 1);
     assert_eq!(run_printed(&project, bless).code, 0);
+    assert_eq!(run_printed(&project, job).code, 0);
+
+    // Another change, accepted from the job's report as printed: the job then passes.
+    std::fs::write(project.join("scenes/tiles.toml"), TILES.replace("x = 20", "x = 26")).unwrap();
+    assert_eq!(run_printed(&project, job).code, 1);
+    let run = run_printed(&project, accept);
+    assert!(run.code == 0 && run.stdout.contains("accepted scenes/tiles.toml: refs/tiles.gif replaced"), "{}", run.stdout);
     assert_eq!(run_printed(&project, job).code, 0);
 }
 

@@ -26,6 +26,7 @@ mod newcomer;
 mod outputs;
 mod parts;
 mod properties;
+mod release;
 mod seamless;
 mod serve;
 mod shores;
