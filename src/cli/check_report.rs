@@ -246,6 +246,9 @@ struct JsonScene<'a> {
     reference_frames: Option<u64>,
     notes: &'a [String],
     blessed: Option<&'static str>,
+    /// The would-be reference the report keeps, for `--accept-from`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pending: Option<String>,
     seconds: f64,
 }
 
@@ -282,6 +285,12 @@ pub(super) fn json(
                 reference_frames: o.reference_frames,
                 notes: &o.notes,
                 blessed: o.blessed.map(|b| if b == Blessed::New { "new" } else { "replaced" }),
+                pending: o.pending.as_ref().zip(report.and_then(Path::parent)).map(|(p, dir)| {
+                    dir.join(ripple_render::check::PENDING)
+                        .join(p.path.file_name().unwrap_or_default())
+                        .display()
+                        .to_string()
+                }),
                 seconds: o.seconds,
             }
         })

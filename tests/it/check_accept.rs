@@ -77,6 +77,13 @@ fn accepting_from_a_report_writes_what_a_local_bless_writes() {
     // Accepting again changes nothing and says so.
     let run = ripple(&["check", "--accept-from", "report"], &dir);
     assert!(run.code == 0 && run.stdout.contains("(0 written)"), "{}", run.stdout);
+    // JSON names each kept file, for scripts.
+    let edited = dir.join("s/s0.toml");
+    std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("radius = 3", "radius = 4")).unwrap();
+    let run = check(&dir, &scenes, &["--refs", "refs", "--report", "report", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["scenes"][0]["pending"], "report/pending/s0.gif");
+    assert!(json["scenes"][1].get("pending").is_none() && dir.join("report/pending/s0.gif").is_file());
 }
 
 #[test]

@@ -128,7 +128,11 @@ fn the_ci_commands_as_printed_fail_without_references_bless_and_catch_a_change()
     std::fs::write(project.join("scenes/tiles.toml"), TILES.replace("x = 20", "x = 26")).unwrap();
     assert_eq!(run_printed(&project, job).code, 1);
     let run = run_printed(&project, accept);
-    assert!(run.code == 0 && run.stdout.contains("accepted scenes/tiles.toml: refs/tiles.gif replaced"), "{}", run.stdout);
+    assert!(
+        run.code == 0 && run.stdout.contains("accepted scenes/tiles.toml: refs/tiles.gif replaced"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(run_printed(&project, job).code, 0);
 }
 
