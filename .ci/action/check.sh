@@ -8,7 +8,9 @@
 # Inputs (environment): SCENES (glob patterns, `**` allowed, one or more separated by spaces or
 # lines), REFS, REPORT (the folder), ARGS (more options for check), GITHUB_OUTPUT.
 set -euo pipefail
-shopt -s globstar nullglob
+# (bash 3.2, macOS's own, has no globstar: `**` is then `*`.)
+shopt -s nullglob
+shopt -s globstar 2>/dev/null || true
 
 report=${REPORT:-ripple-render-report}
 refs=${REFS:-refs}
@@ -29,7 +31,7 @@ done
 read -r -a more <<<"${ARGS:-}"
 
 set +e
-ripple-render check "${scenes[@]}" --refs "$refs" --report "$report" --junit "$report.junit.xml" "${more[@]}"
+ripple-render check "${scenes[@]}" --refs "$refs" --report "$report" --junit "$report.junit.xml" ${more[@]+"${more[@]}"}
 code=$?
 set -e
 case $code in

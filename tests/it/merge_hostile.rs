@@ -122,23 +122,43 @@ fn files_out_of_the_folder_pipes_and_huge_files_are_never_read() {
     std::fs::copy(dir.join(&report).join("check.json"), dir.join("outside.json")).unwrap();
     let name = picture.file_name().unwrap().to_owned();
     type Spoil = fn(&Path, &Path);
-    let cases: [(&str, Spoil, &str); 5] = [
+    // The would-be reference the report keeps for the edited scene.
+    let kept = std::fs::read_dir(dir.join(&report).join("pending")).unwrap().next().unwrap().unwrap().file_name();
+    let cases: [(&str, Spoil, &str); 8] = [
         ("a picture", |d, p| link(&d.join("outside.png"), p), "leads out of the report folder"),
         ("a picture", |_, p| mkfifo(p), "named pipe"),
         ("a picture", |_, p| std::fs::File::create(p).unwrap().set_len(1 << 30).unwrap(), "more than"),
         ("check.json", |d, p| link(&d.join("outside.json"), p), "leads out of the report folder"),
         ("check.json", |_, p| mkfifo(p), "named pipe"),
+        ("kept", |d, p| link(&d.join("outside.png"), p), "leads out of the report folder"),
+        ("kept", |_, p| mkfifo(p), "named pipe"),
+        ("kept", |_, p| std::fs::File::create(p).unwrap().set_len(1 << 30).unwrap(), "more than"),
     ];
     for (what, spoil, needle) in cases {
         let _ = std::fs::remove_dir_all(dir.join("x"));
         copy_dir(&dir.join(&report), &dir.join("x"));
-        let spoilt = if what == "check.json" { dir.join("x/check.json") } else { dir.join("x").join(&name) };
+        let spoilt = match what {
+            "check.json" => dir.join("x/check.json"),
+            "kept" => dir.join("x/pending").join(&kept),
+            _ => dir.join("x").join(&name),
+        };
         std::fs::remove_file(&spoilt).unwrap();
         spoil(&dir, &spoilt);
         let started = std::time::Instant::now();
         refused(&dir, &given, &[needle]);
         assert!(started.elapsed().as_secs() < 20, "{what}: took {:?}", started.elapsed());
     }
+    // A kept file's name in the record that leads elsewhere.
+    let _ = std::fs::remove_dir_all(dir.join("x"));
+    copy_dir(&dir.join(&report), &dir.join("x"));
+    edit_record(&dir, "x", |r| {
+        for scene in r["scenes"].as_array_mut().unwrap() {
+            if scene.get("pending").is_some() {
+                scene["pending"] = serde_json::json!("../../outside.gif");
+            }
+        }
+    });
+    refused(&dir, &given, &["no reference's file name"]);
     // A check.json past the limit is refused by its length.
     let _ = std::fs::remove_dir_all(dir.join("x"));
     copy_dir(&dir.join(&report), &dir.join("x"));
@@ -150,7 +170,11 @@ fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
     }
 }
 

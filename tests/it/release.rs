@@ -378,14 +378,14 @@ fn the_actions_steps_install_the_release_then_check_and_keep_the_report() {
     let edited = project.join("s/s1.toml");
     std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("radius = 3", "radius = 5")).unwrap();
     let (outputs, summary) = (dir.join("github-output"), dir.join("step-summary"));
-    let check = |scenes: &str| {
+    let check = |scenes: &str, args: &str| {
         let _ = std::fs::remove_file(&outputs);
         let _ = std::fs::remove_file(&summary);
         let env = [
             ("SCENES", scenes.to_string()),
             ("REFS", "refs".to_string()),
             ("REPORT", "rendered".to_string()),
-            ("ARGS", "--threads 1".to_string()),
+            ("ARGS", args.to_string()),
             ("GITHUB_OUTPUT", outputs.display().to_string()),
             ("GITHUB_STEP_SUMMARY", summary.display().to_string()),
             ("GITHUB_ACTIONS", "true".to_string()),
@@ -394,7 +394,7 @@ fn the_actions_steps_install_the_release_then_check_and_keep_the_report() {
         ];
         run(&root().join(".ci/action/check.sh"), &[], &project, &env)
     };
-    let failed = check("s/*.toml");
+    let failed = check("s/*.toml", "--threads 1");
     assert!(failed.status.success(), "the step passes so that the report is uploaded: {}", said(&failed));
     let out = std::fs::read_to_string(&outputs).unwrap();
     assert!(out.contains("result=failed\n") && out.contains("report=rendered\n"), "{out}");
@@ -404,11 +404,11 @@ fn the_actions_steps_install_the_release_then_check_and_keep_the_report() {
     assert!(project.join("rendered/index.html").is_file() && project.join("rendered/pending/s1.gif").is_file());
     assert!(project.join("rendered.junit.xml").is_file());
     // Patterns split at spaces, `**` reaching into folders: the unchanged scenes pass.
-    let passed = check("s/s0.toml   **/s2.toml");
+    let passed = check("s/s0.toml   **/s2.toml", "");
     assert!(passed.status.success(), "{}", said(&passed));
     assert!(std::fs::read_to_string(&outputs).unwrap().contains("result=passed\n"));
     // A pattern that matches nothing is named by check, and the step fails at once.
-    let bad = check("nothing/*.toml");
+    let bad = check("nothing/*.toml", "");
     assert_eq!(bad.status.code(), Some(2), "{}", said(&bad));
     assert!(said(&bad).contains("nothing/*.toml"), "{}", said(&bad));
     assert!(std::fs::read_to_string(&outputs).unwrap().contains("result=error\n"));
