@@ -121,6 +121,7 @@ impl Recorder {
             comment: comment.to_string(),
             effort: Effort::Default,
             part: None,
+            quality: None,
         };
         let mut histogram = Histogram::default();
         let per_frame = SAMPLE / self.frames.len().max(1);

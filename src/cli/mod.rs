@@ -158,6 +158,13 @@ struct Cli {
     /// at every level, only the size and the time differ (docs/cli.md, Effort).
     #[arg(long, value_name = "LEVEL", default_value = "default", value_parser = effort_parser())]
     effort: Effort,
+
+    /// Write a lossy WebP at quality Q (1–100, libwebp's scale; 75 when Q is left out): a file
+    /// for a web page, several times smaller than the exact one, whose frames are no longer the
+    /// render's exact pixels. Only with a .webp output.
+    #[arg(long, value_name = "Q", num_args = 0..=1, require_equals = true, default_missing_value = "75",
+          value_parser = clap::value_parser!(u8).range(1..=100))]
+    quality: Option<u8>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -445,6 +452,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 dither: cli.dither,
                 max_size: cli.max_size,
                 effort: cli.effort,
+                quality: cli.quality,
             };
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }

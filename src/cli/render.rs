@@ -48,6 +48,8 @@ pub struct Request<'a> {
     pub max_size: Option<u64>,
     /// `--effort`: how hard the encoder works for a smaller file.
     pub effort: Effort,
+    /// `--quality`: a lossy WebP's quality.
+    pub quality: Option<u8>,
 }
 
 /// `--frames` as given: `A..B` with either end open (the first frame, the end), or `K/N`, the
@@ -154,6 +156,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
         max_size: request.max_size,
         hashes: request.hashes.is_some(),
         frames: frames.clone(),
+        quality: request.quality,
     };
     let ffmpeg = formats::check(&scene, format, &asked)?;
     // Standard output is written in place, as a stream.
@@ -289,6 +292,7 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
             max_size: request.max_size,
             effort: request.effort,
             frames: job.frames.clone(),
+            quality: request.quality,
         }),
         _ => None,
     };

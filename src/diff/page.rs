@@ -220,7 +220,7 @@ pub fn write(dir: &Path, title: &str, summary: &str, failed: bool, entries: &[En
     std::fs::write(&path, html).map_err(|e| Error::io(&path, e))
 }
 
-/// The page [`write`] writes, as one self-contained file: every picture inside it as a
+/// The page [`write()`] writes, as one self-contained file: every picture inside it as a
 /// `data:` URI, the scripts looking each up by its file name.
 pub fn single(title: &str, summary: &str, failed: bool, entries: &[Entry]) -> String {
     page(title, summary, failed, entries, Pictures::Inside)

@@ -21,10 +21,16 @@ pub struct Rung {
     /// The encoder's effort, when not the one asked for (the `max` effort, tried before anything
     /// is given up).
     pub effort: Option<Effort>,
+    /// A WebP written lossy at this quality (tried before frames or the canvas are given up).
+    pub quality: Option<u8>,
 }
 
 const fn rung(entries: usize, step: u32, scale: u32) -> Rung {
-    Rung { entries, step, scale, effort: None }
+    Rung { entries, step, scale, effort: None, quality: None }
+}
+
+const fn lossy(quality: u8, step: u32, scale: u32) -> Rung {
+    Rung { entries: 256, step, scale, effort: None, quality: Some(quality) }
 }
 
 /// Nothing given up, at the `max` effort: the smallest file of the render as asked.
@@ -55,11 +61,26 @@ pub const GIF: [Rung; 10] = [
 /// rung is smaller than the one before).
 pub const EXACT: [Rung; 5] = [AS_ASKED, rung(256, 2, 1), rung(256, 3, 1), rung(256, 2, 2), rung(256, 3, 2)];
 
-/// The ladder of a GIF (`gif`) or of an APNG or WebP rendered at `effort`: the rungs tried with
-/// the budget as the limit (after the render as asked, the same at the `max` effort, unless that
-/// was asked), then the last, which is finished whatever its size.
-pub fn ladder(gif: bool, effort: Effort) -> (Vec<Rung>, Rung) {
-    let rungs: &[Rung] = if gif { &GIF } else { &EXACT };
+/// The WebP ladder, best first: lossy at falling qualities with every frame and the whole canvas
+/// (a lossy WebP is a fraction of the exact one's size: pond at quality 75 is 0.13 of it), then
+/// at the lowest quality the APNG ladder's frames and canvas.
+pub const WEBP: [Rung; 9] = [
+    AS_ASKED,
+    lossy(90, 1, 1),
+    lossy(75, 1, 1),
+    lossy(50, 1, 1),
+    lossy(30, 1, 1),
+    lossy(30, 2, 1),
+    lossy(30, 3, 1),
+    lossy(30, 2, 2),
+    lossy(30, 3, 2),
+];
+
+/// The ladder of a GIF, an APNG or a WebP (`rungs`: [`GIF`], [`EXACT`] or [`WEBP`]) rendered at
+/// `effort`: the rungs tried with the budget as the limit (after the render as asked, the same
+/// at the `max` effort, unless that was asked), then the last, which is finished whatever its
+/// size.
+pub fn ladder(rungs: &[Rung], effort: Effort) -> (Vec<Rung>, Rung) {
     let mut tried = vec![AS_ASKED];
     if effort != Effort::Max {
         tried.push(AT_MAX);
@@ -69,9 +90,10 @@ pub fn ladder(gif: bool, effort: Effort) -> (Vec<Rung>, Rung) {
 }
 
 impl Rung {
-    /// Whether this rung gives nothing up (whatever its effort): the frames as asked.
+    /// Whether this rung keeps the frames as asked (whatever its effort or quality): every
+    /// frame, the whole canvas, every colour.
     pub fn as_asked(self) -> bool {
-        Rung { effort: None, ..self } == AS_ASKED
+        Rung { effort: None, quality: None, ..self } == AS_ASKED
     }
 
     /// What it gives up, in words: "64 colours, every other frame, half the canvas".
@@ -91,6 +113,9 @@ impl Rung {
         }
         if let Some(effort) = self.effort {
             parts.push(format!("--effort {}", effort.name()));
+        }
+        if let Some(quality) = self.quality {
+            parts.insert(0, format!("lossy at --quality={quality}"));
         }
         if parts.is_empty() { "as asked".to_string() } else { parts.join(", ") }
     }
@@ -185,6 +210,8 @@ mod tests {
         assert_eq!(GIF[8].describe(), "32 colours, every other frame, half the canvas");
         assert_eq!(EXACT[3].describe(), "every other frame, half the canvas");
         assert_eq!(EXACT[4].describe(), "every third frame, half the canvas");
+        assert_eq!(WEBP[2].describe(), "lossy at --quality=75");
+        assert_eq!(WEBP[7].describe(), "lossy at --quality=30, every other frame, half the canvas");
         // Each rung gives up at least as much as the one before it in one respect.
         for ladder in [&GIF[..], &EXACT[..]] {
             assert!(ladder[0].as_asked() && ladder[1..].iter().all(|r| !r.as_asked()));

@@ -17,6 +17,7 @@ pub mod quantize;
 pub mod rect;
 pub mod reduce;
 pub mod video;
+pub mod vp8;
 pub mod vp8l;
 pub mod webp;
 pub mod workers;
@@ -88,6 +89,8 @@ pub struct Stream {
     /// The output frames this file holds when it is a part of a render split by frame range
     /// (`--frames A..B`), numbered as in the whole render; `None`: every frame.
     pub part: Option<std::ops::Range<u64>>,
+    /// A lossy WebP's quality, 1–100 (`--quality`; recorded in `comment`); `None`: exact.
+    pub quality: Option<u8>,
 }
 
 impl Stream {
@@ -115,6 +118,13 @@ impl Stream {
             other => format!("{base} effort={}", other.name()),
         };
         Stream { comment, effort, ..self.clone() }
+    }
+
+    /// This stream written lossy at `quality` (a WebP's, 1–100), which its comment then records
+    /// (` quality=Q`), so that a file says it is not the exact render.
+    pub fn lossy(&self, quality: u8) -> Stream {
+        let base: Vec<&str> = self.comment.split(' ').filter(|w| !w.starts_with("quality=")).collect();
+        Stream { comment: format!("{} quality={quality}", base.join(" ")), quality: Some(quality), ..self.clone() }
     }
 
     /// Output frames `range` of this stream alone, as one part of a render split by frame range.

@@ -373,6 +373,7 @@ mod tests {
             comment,
             effort: Effort::Default,
             part: None,
+            quality: None,
         }
     }
 

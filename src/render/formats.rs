@@ -17,6 +17,7 @@ use crate::encode::palette::Palette;
 use crate::encode::png::{PngSequence, Still};
 use crate::encode::reduce::Reduced;
 use crate::encode::video::{self, Codec, Video};
+use crate::encode::vp8::WebpLossy;
 use crate::encode::webp::Webp;
 use crate::encode::{Discard, Effort, Encoder, Stream};
 use crate::output::{Format, Staged, scratch_file, seal};
@@ -35,12 +36,16 @@ pub fn stream_of(scene: &Scene, inputs: &Inputs) -> Stream {
         comment: inputs.provenance.to_text(),
         effort: Effort::Default,
         part: None,
+        quality: None,
     }
 }
 
 /// What `out` writes of `scene`: the whole render's stream, or the part `--frames` asks for.
 fn stream_for(scene: &Scene, inputs: &Inputs, out: &Output<'_>) -> Stream {
-    let whole = stream_of(scene, inputs).at(out.effort);
+    let mut whole = stream_of(scene, inputs).at(out.effort);
+    if let Some(quality) = out.quality {
+        whole = whole.lossy(quality);
+    }
     match &out.frames {
         Some(range) => whole.part(range.clone()),
         None => whole,
@@ -73,6 +78,8 @@ pub struct Output<'a> {
     /// Output frames `A..B` alone (`--frames`), as the whole render makes them: a part of a
     /// render split by frame range, for `join` (a PNG sequence's part is its files).
     pub frames: Option<std::ops::Range<u64>>,
+    /// A lossy WebP's quality (`--quality`).
+    pub quality: Option<u8>,
 }
 
 /// What writing a render made: its stats, the rung of the size ladder it took (with
@@ -97,6 +104,8 @@ pub struct Asked {
     pub hashes: bool,
     /// `--frames A..B`, its open ends filled in.
     pub frames: Option<std::ops::Range<u64>>,
+    /// `--quality`: a lossy WebP.
+    pub quality: Option<u8>,
 }
 
 /// Refuses, before anything is staged, what `format` cannot make of `scene`: a GIF's frame
@@ -107,6 +116,9 @@ pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Opt
     let Asked { frame, max_size, hashes, .. } = *asked;
     if let Some(range) = &asked.frames {
         check_part(scene, format, asked, range)?;
+    }
+    if let Some(quality) = asked.quality {
+        check_lossy(format, asked, quality)?;
     }
     if max_size.is_some() {
         if !matches!(format, Some(Format::Gif | Format::Apng | Format::Webp)) {
@@ -145,6 +157,32 @@ pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Opt
         _ => {}
     }
     Ok(None)
+}
+
+/// Refuses a lossy output (`--quality`) other than a whole WebP.
+fn check_lossy(format: Option<Format>, asked: &Asked, quality: u8) -> Result<()> {
+    if format != Some(Format::Webp) {
+        let what = format.map_or("no output", Format::name);
+        return Err(Error::usage(
+            format!("--quality={quality} makes a lossy WebP, and the output is {what}"),
+            Some("write a .webp (or --format webp); every other format is exact"),
+        ));
+    }
+    if asked.frames.is_some() {
+        return Err(Error::usage(
+            "--frames renders a part for `join`, which puts exact frames back together, and --quality makes \
+             lossy ones",
+            Some("render the lossy WebP whole, or join exact parts and make the lossy file from the scene"),
+        ));
+    }
+    if asked.max_size.is_some() {
+        return Err(Error::usage(
+            "--max-size chooses the quality itself (its WebP ladder goes lossy before it gives up frames), and \
+             --quality asks for one",
+            Some("give --max-size alone, or pick a lower --quality for a smaller file"),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a part (`--frames A..B`) the render cannot make, or `join` could not put back.
@@ -300,10 +338,13 @@ fn animate<W: Write + Seek>(
 ) -> Result<Stats> {
     let (inputs, threads) = (run.inputs, run.pool.threads());
     let background = &inputs.background;
-    let stream = match rung.effort {
+    let mut stream = match rung.effort {
         Some(effort) => stream_for(scene, inputs, out).at(effort),
         None => stream_for(scene, inputs, out),
     };
+    if let Some(quality) = rung.quality {
+        stream = stream.lossy(quality);
+    }
     if rung.as_asked() {
         return match out.format {
             Format::Gif => {
@@ -324,6 +365,9 @@ fn animate<W: Write + Seek>(
                     render_with(scene, apng, run, progress)
                 }
             },
+            _ if stream.quality.is_some() => {
+                render_with(scene, WebpLossy::new(writer, &stream, background.pixels.clone())?, run, progress)
+            }
             _ => render_with(scene, Webp::new(writer, &stream, background.pixels.clone()), run, progress),
         };
     }
@@ -340,6 +384,9 @@ fn animate<W: Write + Seek>(
         }
         Format::Apng => {
             render_with(scene, reduced(Apng::rgb(writer, &stream, Vec::new()), inputs, rung), run, progress)
+        }
+        _ if stream.quality.is_some() => {
+            render_with(scene, reduced(WebpLossy::new(writer, &stream, Vec::new())?, inputs, rung), run, progress)
         }
         _ => render_with(scene, reduced(Webp::new(writer, &stream, Vec::new()), inputs, rung), run, progress),
     }
@@ -368,7 +415,12 @@ fn fit(
     limit: u64,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Fitted> {
-    let (rungs, last) = fit::ladder(out.format == Format::Gif, out.effort);
+    let rungs: &[Rung] = match out.format {
+        Format::Gif => &fit::GIF,
+        Format::Webp => &fit::WEBP,
+        _ => &fit::EXACT,
+    };
+    let (rungs, last) = fit::ladder(rungs, out.effort);
     let attempt = |rung: Rung, cap: u64, progress: &mut dyn FnMut(Progress)| {
         let mut capped = Capped::new(cap);
         let run = Run {

@@ -21,6 +21,7 @@ mod install;
 mod kill;
 mod layers;
 mod looks;
+mod lossy;
 mod merge_hostile;
 mod newcomer;
 mod outputs;

@@ -1,0 +1,264 @@
+//! Lossy animated WebP (`--quality`), through libwebp itself: its animation encoder
+//! (`WebPAnimEncoder`, what gif2webp and ffmpeg's libwebp_anim use), built from libwebp's source
+//! by the `libwebp-sys` crate, so no system library is needed. It is fed the render's exact
+//! frames and their times, and chooses per frame what to code: the changed rectangle, blended or
+//! not, lossy (VP8 with a lossless alpha plane) at the quality asked, with pixels that barely
+//! changed left as they were shown. Everything runs on one thread (`thread_level` 0), so the
+//! bytes depend on the frames and the settings alone: the same on every run and for any number
+//! of the render's threads.
+//!
+//! This is the crate's one use of `unsafe`: the calls below, each given what libwebp's headers
+//! say it wants, every struct made by libwebp's own init function, every allocation freed.
+
+#![allow(unsafe_code)]
+
+use std::io::Write;
+use std::time::Instant;
+
+use libwebp_sys as webp;
+
+use super::{EncodeTimes, Stream};
+use crate::base::error::{Error, Result};
+
+/// The quality a bare `--quality` asks for: cwebp's and gif2webp's default.
+pub const DEFAULT_QUALITY: u8 = 75;
+
+/// libwebp's encoder, owned: deleted when dropped.
+struct AnimEncoder(*mut webp::WebPAnimEncoder);
+
+impl Drop for AnimEncoder {
+    fn drop(&mut self) {
+        // SAFETY: made by WebPAnimEncoderNewInternal, deleted once.
+        unsafe { webp::WebPAnimEncoderDelete(self.0) }
+    }
+}
+
+/// Writes a lossy animated WebP of the frames it is given into `out`, when finished.
+pub struct WebpLossy<W: Write> {
+    out: W,
+    background: Vec<[u8; 3]>,
+    stream: Stream,
+    encoder: AnimEncoder,
+    config: webp::WebPConfig,
+    /// Output frames added so far.
+    added: u64,
+    /// When the next frame starts, in milliseconds.
+    at_ms: i64,
+    times: EncodeTimes,
+}
+
+impl<W: Write> WebpLossy<W> {
+    /// A lossy WebP of `stream` (at `stream.quality`, 75 if none), whose frames are gathered
+    /// from `background` or given whole in RGB.
+    pub fn new(out: W, stream: &Stream, background: Vec<[u8; 3]>) -> Result<Self> {
+        let failed = |what: &str| Error::Encode(format!("libwebp could not {what}"));
+        let quality = stream.quality.unwrap_or(DEFAULT_QUALITY);
+        let (width, height) = (
+            i32::try_from(stream.width).map_err(|_| failed("take so wide a canvas"))?,
+            i32::try_from(stream.height).map_err(|_| failed("take so tall a canvas"))?,
+        );
+        // SAFETY: each struct is initialised by its init function before it is read; the
+        // encoder is owned by `AnimEncoder`, which deletes it.
+        unsafe {
+            let mut config = std::mem::MaybeUninit::<webp::WebPConfig>::uninit();
+            let abi = webp::WEBP_ENCODER_ABI_VERSION as i32;
+            let preset = webp::WebPPreset::WEBP_PRESET_DEFAULT;
+            if webp::WebPConfigInitInternal(config.as_mut_ptr(), preset, f32::from(quality), abi) == 0 {
+                return Err(failed("set up its encoder (a version mismatch)"));
+            }
+            let mut config = config.assume_init();
+            config.lossless = 0;
+            config.method = 4;
+            config.thread_level = 0;
+            if webp::WebPValidateConfig(&config) == 0 {
+                return Err(failed("accept its settings"));
+            }
+            let mut options = std::mem::MaybeUninit::<webp::WebPAnimEncoderOptions>::uninit();
+            let mux_abi = webp::WEBP_MUX_ABI_VERSION as i32;
+            if webp::WebPAnimEncoderOptionsInitInternal(options.as_mut_ptr(), mux_abi) == 0 {
+                return Err(failed("set up its animation encoder (a version mismatch)"));
+            }
+            let mut options = options.assume_init();
+            // 0 plays forever; 1 plays once. A white background hint, as the exact WebP's.
+            options.anim_params.loop_count = i32::from(!stream.looping);
+            options.anim_params.bgcolor = 0xffff_ffff;
+            options.allow_mixed = 0;
+            options.minimize_size = 0;
+            let encoder = webp::WebPAnimEncoderNewInternal(width, height, &options, mux_abi);
+            if encoder.is_null() {
+                return Err(failed("make an animation encoder (out of memory)"));
+            }
+            Ok(WebpLossy {
+                out,
+                background,
+                stream: stream.clone(),
+                encoder: AnimEncoder(encoder),
+                config,
+                added: 0,
+                at_ms: 0,
+                times: EncodeTimes::default(),
+            })
+        }
+    }
+
+    /// The libwebp encoder's last error, in words.
+    fn error(&self, what: &str) -> Error {
+        // SAFETY: the encoder is alive; the string it returns is its own, read at once.
+        let said = unsafe {
+            let text = webp::WebPAnimEncoderGetError(self.encoder.0);
+            if text.is_null() { String::new() } else { std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned() }
+        };
+        Error::Encode(format!("libwebp could not {what}: {said}"))
+    }
+
+    /// Adds the next frame (RGB, the whole canvas) at its time.
+    fn add(&mut self, rgb: &[u8]) -> Result<()> {
+        let started = Instant::now();
+        let (width, height) = (self.stream.width as i32, self.stream.height as i32);
+        if rgb.len() != self.stream.width as usize * self.stream.height as usize * 3 {
+            return Err(Error::Encode("a frame of another size than the WebP's canvas".into()));
+        }
+        let timestamp = i32::try_from(self.at_ms)
+            .map_err(|_| Error::usage("the WebP is longer than 24 days, which its timestamps cannot hold", None))?;
+        // SAFETY: the picture is initialised by libwebp, imports (copies) `rgb`, which outlives
+        // the call, and is freed on every path after its init.
+        let added = unsafe {
+            let mut picture = std::mem::MaybeUninit::<webp::WebPPicture>::uninit();
+            if webp::WebPPictureInitInternal(picture.as_mut_ptr(), webp::WEBP_ENCODER_ABI_VERSION as i32) == 0 {
+                return Err(Error::Encode("libwebp could not set up a picture (a version mismatch)".into()));
+            }
+            let mut picture = picture.assume_init();
+            picture.use_argb = 1;
+            picture.width = width;
+            picture.height = height;
+            let ok = webp::WebPPictureImportRGB(&mut picture, rgb.as_ptr(), width * 3) != 0
+                && webp::WebPAnimEncoderAdd(self.encoder.0, &mut picture, timestamp, &self.config) != 0;
+            webp::WebPPictureFree(&mut picture);
+            ok
+        };
+        if !added {
+            return Err(self.error("encode a frame"));
+        }
+        self.at_ms += i64::from(self.stream.duration_ms(self.added));
+        self.added += 1;
+        self.times.encode += started.elapsed();
+        Ok(())
+    }
+}
+
+/// `file` (a WebP libwebp assembled) with `label` (the provenance, ` quality=Q` among it) in a
+/// chunk of its own at the end, which decoders pass over, as a part's label is carried; the RIFF
+/// size grows to hold it.
+fn labelled(mut file: Vec<u8>, label: &str) -> Result<Vec<u8>> {
+    let text = label.as_bytes();
+    file.extend_from_slice(super::webp::PART_CHUNK);
+    file.extend((text.len() as u32).to_le_bytes());
+    file.extend_from_slice(text);
+    if text.len() % 2 == 1 {
+        file.push(0);
+    }
+    let size = u32::try_from(file.len() - 8).map_err(|_| {
+        Error::usage("the WebP is larger than 4 GiB, which RIFF cannot hold", Some(super::webp::RIFF_HINT))
+    })?;
+    file[4..8].copy_from_slice(&size.to_le_bytes());
+    Ok(file)
+}
+
+impl<W: Write> super::Encoder for WebpLossy<W> {
+    type Pixel = [u8; 3];
+
+    fn background(&self) -> &[[u8; 3]] {
+        &self.background
+    }
+
+    fn write_frame(&mut self, pixels: &[[u8; 3]]) -> Result<()> {
+        self.add(pixels.as_flattened())
+    }
+
+    fn write_rgb(&mut self, rgb: &[[u8; 3]]) -> Result<()> {
+        self.add(rgb.as_flattened())
+    }
+
+    fn finish(mut self) -> Result<EncodeTimes> {
+        let started = Instant::now();
+        let end = i32::try_from(self.at_ms)
+            .map_err(|_| Error::usage("the WebP is longer than 24 days, which its timestamps cannot hold", None))?;
+        // SAFETY: a null frame marks the end; the assembled data is libwebp's allocation, copied
+        // out before it is freed.
+        let bytes = unsafe {
+            if webp::WebPAnimEncoderAdd(self.encoder.0, std::ptr::null_mut(), end, std::ptr::null()) == 0 {
+                return Err(self.error("end the animation"));
+            }
+            let mut data = webp::WebPData { bytes: std::ptr::null(), size: 0 };
+            if webp::WebPAnimEncoderAssemble(self.encoder.0, &mut data) == 0 {
+                return Err(self.error("assemble the animation"));
+            }
+            let bytes = std::slice::from_raw_parts(data.bytes, data.size).to_vec();
+            webp::WebPFree(data.bytes.cast_mut().cast());
+            bytes
+        };
+        let bytes = labelled(bytes, &self.stream.label())?;
+        self.times.encode += started.elapsed();
+        let started = Instant::now();
+        self.out.write_all(&bytes).and_then(|()| self.out.flush()).map_err(Error::output)?;
+        self.times.write += started.elapsed();
+        Ok(self.times)
+    }
+
+    fn exact_rgb<'a>(&self, pixels: &'a [[u8; 3]], _scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        Some(pixels.as_flattened())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{Effort, Encoder};
+
+    fn stream(quality: u8) -> Stream {
+        Stream {
+            width: 48,
+            height: 32,
+            fps: 25,
+            step: 1,
+            render_frames: 6,
+            looping: true,
+            comment: "made by a test".into(),
+            effort: Effort::Default,
+            part: None,
+            quality: None,
+        }
+        .lossy(quality)
+    }
+
+    /// Six frames of a gradient with a moving square.
+    fn encoded(quality: u8) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut encoder = WebpLossy::new(&mut out, &stream(quality), Vec::new()).unwrap();
+        for k in 0..6 {
+            let frame: Vec<[u8; 3]> = (0..48 * 32)
+                .map(|i| {
+                    let (x, y) = (i % 48, i / 48);
+                    let inside = (k * 5..k * 5 + 10).contains(&x) && (8..18).contains(&y);
+                    if inside { [250, 40, 30] } else { [(x * 5) as u8, (y * 7) as u8, 120] }
+                })
+                .collect();
+            encoder.write_frame(&frame).unwrap();
+        }
+        encoder.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn an_animation_is_the_same_bytes_every_time_and_smaller_at_lower_quality() {
+        let file = encoded(75);
+        assert!(file.starts_with(b"RIFF") && &file[8..12] == b"WEBP", "{:?}", &file[..16]);
+        assert!(file.windows(4).any(|w| w == b"ANMF") && file.windows(4).any(|w| w == b"VP8 "));
+        assert!(!file.windows(4).any(|w| w == b"VP8L"), "lossy frames only");
+        // The RIFF size is the file's, its label chunk included.
+        assert_eq!(u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize, file.len() - 8);
+        assert!(file.ends_with(b"RIPL\x19\0\0\0made by a test quality=75\0"), "{:?}", &file[file.len() - 34..]);
+        assert_eq!(encoded(75), file);
+        assert!(encoded(20).len() < file.len());
+    }
+}

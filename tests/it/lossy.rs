@@ -1,0 +1,102 @@
+//! Web-sized outputs (issue #42): `--quality Q` writes a lossy animated WebP through libwebp's
+//! animation encoder: far smaller than the GIF, close to the exact frames, the same bytes on
+//! every run and thread count, and refused where it cannot be what was asked.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{bundled_copy, ripple, scratch};
+
+/// The PSNR (dB) of the WebP `lossy` against the WebP `exact`, each frame as libwebp's decoder
+/// (through Pillow) shows it at each exact frame's time: an encoder may merge equal frames. `None`
+/// without python3 and Pillow's WebP support.
+fn psnr(exact: &Path, lossy: &Path) -> Option<f64> {
+    let script = "import sys, math\nfrom PIL import Image, ImageSequence, features\nassert features.check('webp')\n\
+                  def frames(p):\n    out, t = [], 0\n    for f in ImageSequence.Iterator(Image.open(p)):\n        \
+                  out.append((t, f.convert('RGB').tobytes())); t += f.info.get('duration', 0)\n    return out\n\
+                  a, b = frames(sys.argv[1]), frames(sys.argv[2])\n\
+                  def at(t):\n    cur = b[0][1]\n    for s, f in b:\n        if s > t: break\n        cur = f\n    return cur\n\
+                  total = n = 0\n\
+                  for t, f in a:\n    g = at(t)\n    total += sum((x - y) ** 2 for x, y in zip(f, g)); n += len(f)\n\
+                  print(10 * math.log10(255 ** 2 / max(total / n, 1e-12)))\n";
+    let out = Command::new("python3").args(["-c", script]).arg(exact).arg(lossy).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+#[test]
+fn a_lossy_webp_is_small_close_to_the_render_and_the_same_on_every_thread_count() {
+    let dir = scratch("lossy-webp");
+    let scene = bundled_copy("pond", &dir, 20);
+    for args in [
+        &["-o", "exact.webp"][..],
+        &["-o", "plain.gif"],
+        &["-o", "q.webp", "--quality"],
+        &["-o", "q1.webp", "--quality", "--threads", "1"],
+    ] {
+        let run = ripple(&[&[scene.as_str()][..], args, &["-q"]].concat(), &dir);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    }
+    let lossy = std::fs::read(dir.join("q.webp")).unwrap();
+    assert_eq!(lossy, std::fs::read(dir.join("q1.webp")).unwrap(), "the thread count changed the bytes");
+    assert_eq!(ripple(&[&scene, "-o", "again.webp", "--quality=75", "-q"], &dir).code, 0);
+    assert_eq!(lossy, std::fs::read(dir.join("again.webp")).unwrap(), "a bare --quality is 75, and runs agree");
+    // Lossy frames, and a label that says so.
+    assert!(lossy.windows(4).any(|w| w == b"VP8 ") && !lossy.windows(4).any(|w| w == b"VP8L"));
+    let text = String::from_utf8_lossy(&lossy);
+    assert!(text.contains("ripple-render ") && text.contains(" quality=75"), "no label");
+    // The issue's aim: at most 0.4 of the GIF on a pond-like scene.
+    let gif = std::fs::metadata(dir.join("plain.gif")).unwrap().len();
+    assert!((lossy.len() as f64) < 0.4 * gif as f64, "{} bytes against the GIF's {gif}", lossy.len());
+    let lower = ripple(&[&scene, "-o", "q30.webp", "--quality=30", "-q"], &dir);
+    assert_eq!(lower.code, 0, "{}", lower.stderr);
+    assert!(std::fs::metadata(dir.join("q30.webp")).unwrap().len() < lossy.len() as u64);
+    let Some(db) = psnr(&dir.join("exact.webp"), &dir.join("q.webp")) else {
+        eprintln!("skipped the PSNR: python3 with Pillow's WebP support is missing");
+        return;
+    };
+    // Quality 75 keeps the picture: over 30 dB against the exact frames (pond measures 32.8).
+    assert!(db > 30.0, "{db} dB");
+    let worse = psnr(&dir.join("exact.webp"), &dir.join("q30.webp")).unwrap();
+    assert!(worse < db, "{worse} dB at 30 against {db} dB at 75");
+}
+
+#[test]
+fn quality_is_refused_where_the_output_cannot_be_lossy() {
+    let dir = scratch("lossy-refused");
+    let scene = bundled_copy("pond", &dir, 6);
+    let refused = |args: &[&str], says: &str| {
+        let run = ripple(&[&[scene.as_str()][..], args].concat(), &dir);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+    };
+    refused(&["-o", "out.gif", "--quality"], "--quality=75 makes a lossy WebP, and the output is GIF");
+    refused(&["-o", "out.apng", "--quality=50"], "the output is APNG");
+    refused(&["-o", "out.webp", "--quality=50", "--frames", "0..3"], "--frames renders a part for `join`");
+    refused(&["-o", "out.webp", "--quality=50", "--max-size", "100K"], "--max-size chooses the quality itself");
+    refused(&["-o", "out.webp", "--quality=0"], "0 is not in 1..=100");
+    refused(&["-o", "out.webp", "--quality=101"], "101 is not in 1..=100");
+    assert!(!dir.join("out.webp").exists() && !dir.join("out.gif").exists());
+}
+
+#[test]
+fn max_size_goes_lossy_before_it_drops_frames_or_the_canvas() {
+    let dir = scratch("lossy-max-size");
+    let scene = bundled_copy("pond", &dir, 20);
+    assert_eq!(ripple(&[&scene, "-o", "exact.webp", "-q"], &dir).code, 0);
+    let exact = std::fs::metadata(dir.join("exact.webp")).unwrap().len();
+    // Two fifths of the exact WebP: no exact rung fits, a lossy one with every frame does.
+    let budget = (exact * 2 / 5).to_string();
+    let run = ripple(&[&scene, "-o", "fit.webp", "--max-size", &budget], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("20 frames, 360×240") && run.stderr.contains(": lossy at --quality="),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("every other frame"), "{}", run.stderr);
+    let fitted = std::fs::read(dir.join("fit.webp")).unwrap();
+    assert!(fitted.len() as u64 <= exact * 2 / 5 && String::from_utf8_lossy(&fitted).contains(" quality="));
+}
