@@ -122,6 +122,7 @@ impl Recorder {
             effort: Effort::Default,
             part: None,
             quality: None,
+            lossy: None,
         };
         let mut histogram = Histogram::default();
         let per_frame = SAMPLE / self.frames.len().max(1);

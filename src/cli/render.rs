@@ -50,6 +50,8 @@ pub struct Request<'a> {
     pub effort: Effort,
     /// `--quality`: a lossy WebP's quality.
     pub quality: Option<u8>,
+    /// `--lossy`: a lossy GIF's level.
+    pub lossy: Option<u8>,
 }
 
 /// `--frames` as given: `A..B` with either end open (the first frame, the end), or `K/N`, the
@@ -157,6 +159,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
         hashes: request.hashes.is_some(),
         frames: frames.clone(),
         quality: request.quality,
+        lossy: request.lossy,
     };
     let ffmpeg = formats::check(&scene, format, &asked)?;
     // Standard output is written in place, as a stream.
@@ -293,6 +296,7 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
             effort: request.effort,
             frames: job.frames.clone(),
             quality: request.quality,
+            lossy: request.lossy,
         }),
         _ => None,
     };

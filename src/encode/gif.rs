@@ -82,6 +82,7 @@ impl<W: Write> GifEncoder<W> {
         let code_size = super::lzw::min_code_size(colors);
         let size = (width, height);
         let effort = stream.effort;
+        let lossy = stream.lossy.map(|level| (level, Arc::new(palette.colors.clone())));
         let workers = Workers::new(move |job: Job| {
             let started = Instant::now();
             let Job { previous, pixels, delay, transparent_whole, mut cut, mut data } = job;
@@ -95,10 +96,20 @@ impl<W: Write> GifEncoder<W> {
                     ::gif::Frame { width, height, delay, transparent, buffer: cut.into(), ..Default::default() }
                 }
             };
-            // Unchanged pixels are runs of the transparent index.
-            super::lzw::compress_into(&frame.buffer, code_size, frame.transparent, &mut data);
-            if let (Effort::Max, Some(previous)) = (effort, &previous) {
-                choose_smaller(&mut data, &frame, (previous, &pixels), size.0, code_size);
+            if let Some((level, colours)) = &lossy {
+                compress_lossy(
+                    &mut data,
+                    &frame,
+                    previous.as_deref().map(Vec::as_slice),
+                    size.0,
+                    (code_size, colours, *level),
+                );
+            } else {
+                // Unchanged pixels are runs of the transparent index.
+                super::lzw::compress_into(&frame.buffer, code_size, frame.transparent, &mut data);
+                if let (Effort::Max, Some(previous)) = (effort, &previous) {
+                    choose_smaller(&mut data, &frame, (previous, &pixels), size.0, code_size);
+                }
             }
             let cut = std::mem::replace(&mut frame.buffer, data.into()).into_owned();
             Ok(Compressed { frame, cut, previous, took: started.elapsed() })
@@ -226,6 +237,38 @@ fn choose_smaller(
     if choosing.len() < data.len() {
         *data = choosing;
     }
+}
+
+/// `--lossy`: `data`, the LZW stream of `frame` (the difference from `previous`, if any, on a
+/// canvas `width` wide) that takes near colours for changed pixels (`palette` at `level`).
+fn compress_lossy(
+    data: &mut Vec<u8>,
+    frame: &::gif::Frame<'_>,
+    previous: Option<&[u8]>,
+    width: u16,
+    (code_size, palette, level): (u8, &[[u8; 3]], u8),
+) {
+    let rect = super::rect::Rect {
+        x: u32::from(frame.left),
+        y: u32::from(frame.top),
+        width: u32::from(frame.width),
+        height: u32::from(frame.height),
+    };
+    // Unchanged pixels stay the transparent index: their own colour could differ from what an
+    // earlier lossy frame left showing there, and would change it. (Without a transparent
+    // index they are their own colour, as the frame before had it.)
+    let mut before = Vec::new();
+    if let (Some(previous), None) = (previous, frame.transparent) {
+        super::rect::cut_into(previous, previous, usize::from(width), rect, None, &mut before);
+    }
+    let lossy = super::lzw_lossy::Lossy {
+        data: &frame.buffer,
+        transparent: frame.transparent,
+        before: (!before.is_empty()).then_some(&before[..]),
+        palette,
+        level,
+    };
+    *data = super::lzw_lossy::compress(&lossy, code_size);
 }
 
 /// The bytes a GIF encoder writes for the frame `pixels` (palette indices) after `previous`,

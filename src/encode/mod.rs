@@ -9,6 +9,7 @@ pub mod fit;
 pub mod gif;
 pub mod lzw;
 pub mod lzw_choosing;
+pub mod lzw_lossy;
 pub mod manifest;
 pub mod palette;
 pub mod png;
@@ -91,6 +92,9 @@ pub struct Stream {
     pub part: Option<std::ops::Range<u64>>,
     /// A lossy WebP's quality, 1–100 (`--quality`; recorded in `comment`); `None`: exact.
     pub quality: Option<u8>,
+    /// A lossy GIF's level (`--lossy N`: how far a pixel may stray; recorded in `comment`);
+    /// `None`: every pixel its palette colour.
+    pub lossy: Option<u8>,
 }
 
 impl Stream {
@@ -122,9 +126,21 @@ impl Stream {
 
     /// This stream written lossy at `quality` (a WebP's, 1–100), which its comment then records
     /// (` quality=Q`), so that a file says it is not the exact render.
-    pub fn lossy(&self, quality: u8) -> Stream {
-        let base: Vec<&str> = self.comment.split(' ').filter(|w| !w.starts_with("quality=")).collect();
-        Stream { comment: format!("{} quality={quality}", base.join(" ")), quality: Some(quality), ..self.clone() }
+    pub fn with_quality(&self, quality: u8) -> Stream {
+        Stream { comment: self.recording("quality", quality), quality: Some(quality), ..self.clone() }
+    }
+
+    /// This stream written as a lossy GIF at `level` (`--lossy N`), which its comment then
+    /// records (` lossy=N`).
+    pub fn with_lossy(&self, level: u8) -> Stream {
+        Stream { comment: self.recording("lossy", level), lossy: Some(level), ..self.clone() }
+    }
+
+    /// The comment with ` KEY=VALUE` in place of any value of `key` recorded before.
+    fn recording(&self, key: &str, value: u8) -> String {
+        let prefix = format!("{key}=");
+        let base: Vec<&str> = self.comment.split(' ').filter(|w| !w.starts_with(&prefix)).collect();
+        format!("{} {key}={value}", base.join(" "))
     }
 
     /// Output frames `range` of this stream alone, as one part of a render split by frame range.

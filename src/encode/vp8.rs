@@ -227,8 +227,9 @@ mod tests {
             effort: Effort::Default,
             part: None,
             quality: None,
+            lossy: None,
         }
-        .lossy(quality)
+        .with_quality(quality)
     }
 
     /// Six frames of a gradient with a moving square.

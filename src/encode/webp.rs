@@ -374,6 +374,7 @@ mod tests {
             effort: Effort::Default,
             part: None,
             quality: None,
+            lossy: None,
         }
     }
 

@@ -37,6 +37,7 @@ pub fn stream_of(scene: &Scene, inputs: &Inputs) -> Stream {
         effort: Effort::Default,
         part: None,
         quality: None,
+        lossy: None,
     }
 }
 
@@ -44,7 +45,10 @@ pub fn stream_of(scene: &Scene, inputs: &Inputs) -> Stream {
 fn stream_for(scene: &Scene, inputs: &Inputs, out: &Output<'_>) -> Stream {
     let mut whole = stream_of(scene, inputs).at(out.effort);
     if let Some(quality) = out.quality {
-        whole = whole.lossy(quality);
+        whole = whole.with_quality(quality);
+    }
+    if let Some(level) = out.lossy {
+        whole = whole.with_lossy(level);
     }
     match &out.frames {
         Some(range) => whole.part(range.clone()),
@@ -80,6 +84,8 @@ pub struct Output<'a> {
     pub frames: Option<std::ops::Range<u64>>,
     /// A lossy WebP's quality (`--quality`).
     pub quality: Option<u8>,
+    /// A lossy GIF's level (`--lossy`).
+    pub lossy: Option<u8>,
 }
 
 /// What writing a render made: its stats, the rung of the size ladder it took (with
@@ -106,6 +112,8 @@ pub struct Asked {
     pub frames: Option<std::ops::Range<u64>>,
     /// `--quality`: a lossy WebP.
     pub quality: Option<u8>,
+    /// `--lossy`: a lossy GIF.
+    pub lossy: Option<u8>,
 }
 
 /// Refuses, before anything is staged, what `format` cannot make of `scene`: a GIF's frame
@@ -118,7 +126,10 @@ pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Opt
         check_part(scene, format, asked, range)?;
     }
     if let Some(quality) = asked.quality {
-        check_lossy(format, asked, quality)?;
+        check_lossy(format, asked, ("--quality", quality, Format::Webp))?;
+    }
+    if let Some(level) = asked.lossy {
+        check_lossy(format, asked, ("--lossy", level, Format::Gif))?;
     }
     if max_size.is_some() {
         if !matches!(format, Some(Format::Gif | Format::Apng | Format::Webp)) {
@@ -159,27 +170,36 @@ pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Opt
     Ok(None)
 }
 
-/// Refuses a lossy output (`--quality`) other than a whole WebP.
-fn check_lossy(format: Option<Format>, asked: &Asked, quality: u8) -> Result<()> {
-    if format != Some(Format::Webp) {
+/// Refuses a lossy output (`--quality` or `--lossy`, given as `option` at `value`) other than a
+/// whole file of its format (`wanted`).
+fn check_lossy(format: Option<Format>, asked: &Asked, (option, value, wanted): (&str, u8, Format)) -> Result<()> {
+    if format != Some(wanted) {
         let what = format.map_or("no output", Format::name);
-        return Err(Error::usage(
-            format!("--quality={quality} makes a lossy WebP, and the output is {what}"),
-            Some("write a .webp (or --format webp); every other format is exact"),
-        ));
+        let (makes, hint) = if wanted == Format::Webp {
+            ("a lossy WebP", "write a .webp (or --format webp); for a smaller GIF, --lossy")
+        } else {
+            ("a lossy GIF", "write a .gif (or --format gif); for a smaller WebP, --quality")
+        };
+        return Err(Error::usage(format!("{option}={value} makes {makes}, and the output is {what}"), Some(hint)));
     }
     if asked.frames.is_some() {
         return Err(Error::usage(
-            "--frames renders a part for `join`, which puts exact frames back together, and --quality makes \
-             lossy ones",
-            Some("render the lossy WebP whole, or join exact parts and make the lossy file from the scene"),
+            format!(
+                "--frames renders a part for `join`, which puts exact frames back together, and {option} makes lossy ones"
+            ),
+            Some("render the lossy file whole, or join exact parts and make the lossy file from the scene"),
         ));
     }
     if asked.max_size.is_some() {
         return Err(Error::usage(
-            "--max-size chooses the quality itself (its WebP ladder goes lossy before it gives up frames), and \
-             --quality asks for one",
-            Some("give --max-size alone, or pick a lower --quality for a smaller file"),
+            format!(
+                "--max-size chooses how lossy to be itself (its ladder goes lossy before it gives up frames), and {option} asks for a setting"
+            ),
+            Some(if wanted == Format::Webp {
+                "give --max-size alone, or pick a lower --quality for a smaller file"
+            } else {
+                "give --max-size alone, or a higher --lossy for a smaller file"
+            }),
         ));
     }
     Ok(())
@@ -343,7 +363,7 @@ fn animate<W: Write + Seek>(
         None => stream_for(scene, inputs, out),
     };
     if let Some(quality) = rung.quality {
-        stream = stream.lossy(quality);
+        stream = stream.with_quality(quality);
     }
     if rung.as_asked() {
         return match out.format {
