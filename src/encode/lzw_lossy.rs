@@ -164,7 +164,7 @@ impl Parse<'_> {
     fn starts(&self, i: usize) -> Vec<u8> {
         let d = self.lossy.data[i];
         let mut out = vec![d];
-        if Some(d) != self.lossy.transparent && !self.lossy.before.is_some_and(|b| b[i] == d) {
+        if Some(d) != self.lossy.transparent && self.lossy.before.is_none_or(|b| b[i] != d) {
             out.extend_from_slice(&self.near[usize::from(d)]);
         }
         out
