@@ -23,14 +23,21 @@ pub struct Rung {
     pub effort: Option<Effort>,
     /// A WebP written lossy at this quality (tried before frames or the canvas are given up).
     pub quality: Option<u8>,
+    /// A GIF written lossy at this level (`--lossy N`, tried before frames or the canvas are
+    /// given up).
+    pub lossy: Option<u8>,
 }
 
 const fn rung(entries: usize, step: u32, scale: u32) -> Rung {
-    Rung { entries, step, scale, effort: None, quality: None }
+    Rung { entries, step, scale, effort: None, quality: None, lossy: None }
 }
 
 const fn lossy(quality: u8, step: u32, scale: u32) -> Rung {
-    Rung { entries: 256, step, scale, effort: None, quality: Some(quality) }
+    Rung { quality: Some(quality), ..rung(256, step, scale) }
+}
+
+const fn lossy_gif(level: u8, entries: usize, step: u32, scale: u32) -> Rung {
+    Rung { lossy: Some(level), ..rung(entries, step, scale) }
 }
 
 /// Nothing given up, at the `max` effort: the smallest file of the render as asked.
@@ -39,20 +46,24 @@ pub const AT_MAX: Rung = Rung { effort: Some(Effort::Max), ..AS_ASKED };
 /// Nothing given up: the render as asked.
 pub const AS_ASKED: Rung = rung(256, 1, 1);
 
-/// The GIF ladder, best first: the whole canvas as long as any rung of it fits (fewer colours,
-/// then every other frame with fewer colours, then every third), and only then half the canvas.
-/// Each rung gives up more than the one before it, so each is smaller.
-pub const GIF: [Rung; 10] = [
+/// The GIF ladder, best first: lossy at rising levels with every frame, every colour and the
+/// whole canvas (a lossy GIF is a fraction of the plain one: pond at 80 is 0.39 of it), then at
+/// the highest level fewer colours, then every other frame with fewer colours, then every third,
+/// and only then half the canvas. Each rung gives up more than the one before it, so each is
+/// smaller.
+pub const GIF: [Rung; 12] = [
     AS_ASKED,
-    rung(128, 1, 1),
-    rung(64, 1, 1),
-    rung(32, 1, 1),
-    rung(64, 2, 1),
-    rung(32, 2, 1),
-    rung(16, 2, 1),
-    rung(16, 3, 1),
-    rung(32, 2, 2),
-    rung(16, 3, 2),
+    lossy_gif(40, 256, 1, 1),
+    lossy_gif(80, 256, 1, 1),
+    lossy_gif(120, 256, 1, 1),
+    lossy_gif(200, 256, 1, 1),
+    lossy_gif(200, 64, 1, 1),
+    lossy_gif(200, 32, 1, 1),
+    lossy_gif(200, 32, 2, 1),
+    lossy_gif(200, 16, 2, 1),
+    lossy_gif(200, 16, 3, 1),
+    lossy_gif(200, 32, 2, 2),
+    lossy_gif(200, 16, 3, 2),
 ];
 
 /// The APNG and WebP ladder (their colours are exact), best first: every other frame, every
@@ -90,10 +101,10 @@ pub fn ladder(rungs: &[Rung], effort: Effort) -> (Vec<Rung>, Rung) {
 }
 
 impl Rung {
-    /// Whether this rung keeps the frames as asked (whatever its effort or quality): every
-    /// frame, the whole canvas, every colour.
+    /// Whether this rung keeps the frames as asked (whatever its effort, quality or lossy
+    /// level): every frame, the whole canvas, every colour.
     pub fn as_asked(self) -> bool {
-        Rung { effort: None, quality: None, ..self } == AS_ASKED
+        Rung { effort: None, quality: None, lossy: None, ..self } == AS_ASKED
     }
 
     /// What it gives up, in words: "64 colours, every other frame, half the canvas".
@@ -116,6 +127,9 @@ impl Rung {
         }
         if let Some(quality) = self.quality {
             parts.insert(0, format!("lossy at --quality={quality}"));
+        }
+        if let Some(level) = self.lossy {
+            parts.insert(0, format!("--lossy={level}"));
         }
         if parts.is_empty() { "as asked".to_string() } else { parts.join(", ") }
     }
@@ -205,16 +219,18 @@ mod tests {
     #[test]
     fn rungs_say_what_they_give_up() {
         assert_eq!(GIF[0].describe(), "as asked");
-        assert_eq!(GIF[4].describe(), "64 colours, every other frame");
-        assert_eq!(GIF[7].describe(), "16 colours, every third frame");
-        assert_eq!(GIF[8].describe(), "32 colours, every other frame, half the canvas");
+        assert_eq!(GIF[2].describe(), "--lossy=80");
+        assert_eq!(GIF[7].describe(), "--lossy=200, 32 colours, every other frame");
+        assert_eq!(GIF[9].describe(), "--lossy=200, 16 colours, every third frame");
+        assert_eq!(GIF[10].describe(), "--lossy=200, 32 colours, every other frame, half the canvas");
         assert_eq!(EXACT[3].describe(), "every other frame, half the canvas");
         assert_eq!(EXACT[4].describe(), "every third frame, half the canvas");
         assert_eq!(WEBP[2].describe(), "lossy at --quality=75");
         assert_eq!(WEBP[7].describe(), "lossy at --quality=30, every other frame, half the canvas");
-        // Each rung gives up at least as much as the one before it in one respect.
-        for ladder in [&GIF[..], &EXACT[..]] {
-            assert!(ladder[0].as_asked() && ladder[1..].iter().all(|r| !r.as_asked()));
+        // After the first, each rung gives up frames, canvas or colours, or goes lossy.
+        for ladder in [&GIF[..], &EXACT[..], &WEBP[..]] {
+            let lossy = |r: &Rung| r.lossy.is_some() || r.quality.is_some();
+            assert!(ladder[0].as_asked() && ladder[1..].iter().all(|r| !r.as_asked() || lossy(r)));
         }
     }
 }

@@ -51,6 +51,10 @@ pub struct GifEncoder<W: Write> {
     colour_index: OnceLock<Arc<ColourIndex>>,
     /// A buffer for such a frame's indices.
     indices: Vec<u8>,
+    /// `--lossy`: its level, and what the frames so far left showing (palette indices, the
+    /// whole canvas). Lossy frames are coded here, one after another, each against what the one
+    /// before left on the screen.
+    lossy: Option<(u8, Vec<u8>)>,
 }
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
@@ -82,10 +86,13 @@ impl<W: Write> GifEncoder<W> {
         let code_size = super::lzw::min_code_size(colors);
         let size = (width, height);
         let effort = stream.effort;
-        let lossy = stream.lossy.map(|level| (level, Arc::new(palette.colors.clone())));
         let workers = Workers::new(move |job: Job| {
             let started = Instant::now();
-            let Job { previous, pixels, delay, transparent_whole, mut cut, mut data } = job;
+            let Job { previous, pixels, delay, transparent_whole, mut cut, mut data, coded } = job;
+            if let Some(frame) = coded {
+                // A lossy frame, coded in order before it came here.
+                return Ok(Compressed { frame, cut, previous, took: started.elapsed() });
+            }
             let mut frame = match &previous {
                 Some(previous) => difference(previous, &pixels, size, transparent, delay, cut),
                 None => {
@@ -96,20 +103,10 @@ impl<W: Write> GifEncoder<W> {
                     ::gif::Frame { width, height, delay, transparent, buffer: cut.into(), ..Default::default() }
                 }
             };
-            if let Some((level, colours)) = &lossy {
-                compress_lossy(
-                    &mut data,
-                    &frame,
-                    previous.as_deref().map(Vec::as_slice),
-                    size.0,
-                    (code_size, colours, *level),
-                );
-            } else {
-                // Unchanged pixels are runs of the transparent index.
-                super::lzw::compress_into(&frame.buffer, code_size, frame.transparent, &mut data);
-                if let (Effort::Max, Some(previous)) = (effort, &previous) {
-                    choose_smaller(&mut data, &frame, (previous, &pixels), size.0, code_size);
-                }
+            // Unchanged pixels are runs of the transparent index.
+            super::lzw::compress_into(&frame.buffer, code_size, frame.transparent, &mut data);
+            if let (Effort::Max, Some(previous)) = (effort, &previous) {
+                choose_smaller(&mut data, &frame, (previous, &pixels), size.0, code_size);
             }
             let cut = std::mem::replace(&mut frame.buffer, data.into()).into_owned();
             Ok(Compressed { frame, cut, previous, took: started.elapsed() })
@@ -126,6 +123,7 @@ impl<W: Write> GifEncoder<W> {
             times: EncodeTimes::default(),
             colour_index: OnceLock::new(),
             indices: Vec::new(),
+            lossy: stream.lossy.map(|level| (level, Vec::new())),
         })
     }
 
@@ -151,6 +149,8 @@ impl<W: Write> GifEncoder<W> {
     /// the frame before and compress what changed.
     fn submit(&mut self, frame: Vec<u8>) -> Result<()> {
         let started = Instant::now();
+        let delay = self.stream.delay_cs(self.stream.held().start + self.written);
+        let coded = self.lossy.is_some().then(|| self.lossy_frame(&frame, delay));
         let frame = Arc::new(frame);
         let held = self.stream.held();
         let job = Job {
@@ -163,11 +163,77 @@ impl<W: Write> GifEncoder<W> {
             transparent_whole: self.transparent.filter(|_| held.start > 0),
             cut: self.spare.cuts.pop().unwrap_or_default(),
             data: self.spare.data.pop().unwrap_or_default(),
+            coded,
         };
         self.written += 1;
         self.times.encode += started.elapsed();
         let (encoder, times, spare) = (&mut self.encoder, &mut self.times, &mut self.spare);
         self.workers.submit(job, &mut |done| write_compressed(encoder, times, spare, done))
+    }
+
+    /// `--lossy`: the frame `pixels` coded against what the frames before left showing (which it
+    /// then updates): the rectangle where that differs from the render, near colours for the
+    /// pixels that change, what is shown kept where the render did not change.
+    fn lossy_frame(&mut self, pixels: &[u8], delay: u16) -> ::gif::Frame<'static> {
+        let Some((level, shown)) = &mut self.lossy else { unreachable!("lossy_frame without --lossy") };
+        let (width, height) = (self.stream.width as u16, self.stream.height as u16);
+        let colors = self.palette.colors.len() + usize::from(self.transparent.is_some());
+        let code_size = super::lzw::min_code_size(colors);
+        let transparent = self.transparent;
+        let frame = |left, top, width, height, transparent, buffer: Vec<u8>| ::gif::Frame {
+            left,
+            top,
+            width,
+            height,
+            delay,
+            transparent,
+            buffer: buffer.into(),
+            ..Default::default()
+        };
+        let Some(previous) = self.previous.as_deref() else {
+            // The first frame, whole.
+            let lossy = super::lzw_lossy::Lossy {
+                exact: pixels,
+                shown: None,
+                before: None,
+                transparent,
+                palette: &self.palette.colors,
+                level: *level,
+            };
+            let coded = super::lzw_lossy::compress(&lossy, code_size);
+            *shown = coded.indices;
+            return frame(0, 0, width, height, None, coded.stream);
+        };
+        let Some(rect) = super::rect::changed(shown, pixels, usize::from(width)) else {
+            // Nothing to show anew: one pixel, kept, carries the delay.
+            let pixel = transparent.unwrap_or(shown[0]);
+            return frame(0, 0, 1, 1, transparent, super::lzw::compress(&[pixel], code_size, None));
+        };
+        let cut = |from: &[u8]| {
+            let mut out = Vec::new();
+            super::rect::cut_into(from, from, usize::from(width), rect, None, &mut out);
+            out
+        };
+        let (exact, before, was) = (cut(pixels), cut(previous), cut(shown));
+        let lossy = super::lzw_lossy::Lossy {
+            exact: &exact,
+            shown: Some(&was),
+            before: Some(&before),
+            transparent,
+            palette: &self.palette.colors,
+            level: *level,
+        };
+        let coded = super::lzw_lossy::compress(&lossy, code_size);
+        let row = rect.width as usize;
+        for (y, line) in coded.indices.chunks_exact(row).enumerate() {
+            let at = (rect.y as usize + y) * usize::from(width) + rect.x as usize;
+            for (slot, &v) in shown[at..at + row].iter_mut().zip(line) {
+                if Some(v) != transparent {
+                    *slot = v;
+                }
+            }
+        }
+        frame(rect.x as u16, rect.y as u16, rect.width as u16, rect.height as u16, transparent, coded.stream)
     }
 
     /// The table frames drawn in RGB are mapped through, made the first time.
@@ -237,38 +303,6 @@ fn choose_smaller(
     if choosing.len() < data.len() {
         *data = choosing;
     }
-}
-
-/// `--lossy`: `data`, the LZW stream of `frame` (the difference from `previous`, if any, on a
-/// canvas `width` wide) that takes near colours for changed pixels (`palette` at `level`).
-fn compress_lossy(
-    data: &mut Vec<u8>,
-    frame: &::gif::Frame<'_>,
-    previous: Option<&[u8]>,
-    width: u16,
-    (code_size, palette, level): (u8, &[[u8; 3]], u8),
-) {
-    let rect = super::rect::Rect {
-        x: u32::from(frame.left),
-        y: u32::from(frame.top),
-        width: u32::from(frame.width),
-        height: u32::from(frame.height),
-    };
-    // Unchanged pixels stay the transparent index: their own colour could differ from what an
-    // earlier lossy frame left showing there, and would change it. (Without a transparent
-    // index they are their own colour, as the frame before had it.)
-    let mut before = Vec::new();
-    if let (Some(previous), None) = (previous, frame.transparent) {
-        super::rect::cut_into(previous, previous, usize::from(width), rect, None, &mut before);
-    }
-    let lossy = super::lzw_lossy::Lossy {
-        data: &frame.buffer,
-        transparent: frame.transparent,
-        before: (!before.is_empty()).then_some(&before[..]),
-        palette,
-        level,
-    };
-    *data = super::lzw_lossy::compress(&lossy, code_size);
 }
 
 /// The bytes a GIF encoder writes for the frame `pixels` (palette indices) after `previous`,
@@ -375,6 +409,8 @@ struct Job {
     transparent_whole: Option<u8>,
     cut: Vec<u8>,
     data: Vec<u8>,
+    /// A lossy frame, already coded (`--lossy`).
+    coded: Option<::gif::Frame<'static>>,
 }
 
 /// A frame compressed, the buffers it is done with given back, and the time it took.

@@ -365,6 +365,9 @@ fn animate<W: Write + Seek>(
     if let Some(quality) = rung.quality {
         stream = stream.with_quality(quality);
     }
+    if let Some(level) = rung.lossy {
+        stream = stream.with_lossy(level);
+    }
     if rung.as_asked() {
         return match out.format {
             Format::Gif => {

@@ -104,6 +104,13 @@ fn max_size_goes_lossy_before_it_drops_frames_or_the_canvas() {
     assert!(!run.stderr.contains("every other frame"), "{}", run.stderr);
     let fitted = std::fs::read(dir.join("fit.webp")).unwrap();
     assert!(fitted.len() as u64 <= exact * 2 / 5 && String::from_utf8_lossy(&fitted).contains(" quality="));
+    // A GIF at half its plain size: a --lossy rung, every frame, the whole canvas.
+    assert_eq!(ripple(&[&scene, "-o", "plain.gif", "-q"], &dir).code, 0);
+    let plain = std::fs::metadata(dir.join("plain.gif")).unwrap().len();
+    let run = ripple(&[&scene, "-o", "fit.gif", "--max-size", &(plain / 2).to_string()], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("20 frames, 360×240") && run.stderr.contains(": --lossy="), "{}", run.stderr);
+    assert!(!run.stderr.contains("colours") && !run.stderr.contains("frame,"), "{}", run.stderr);
 }
 
 #[test]
