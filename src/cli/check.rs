@@ -144,7 +144,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
 /// Checks the scenes (or the shard's slice of them) against their references.
 fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let started = Instant::now();
-    let options = Options { tolerance: args.tolerance, max_pixels: args.max_pixels };
+    let options = Options { tolerance: args.tolerance, max_pixels: args.max_pixels, min_psnr_tenths: None };
     let refs = args.refs.clone().unwrap_or_default();
     let scenes = match args.shard {
         Some(shard) => shard.slice(&args.scenes),
@@ -318,7 +318,7 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
         ));
     }
     let first = &records[0].1;
-    let options = Options { tolerance: first.tolerance, max_pixels: first.max_pixels };
+    let options = Options { tolerance: first.tolerance, max_pixels: first.max_pixels, min_psnr_tenths: None };
     // The shards ran side by side: the check took as long as the slowest.
     let seconds = records.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
     let inputs: Vec<&Path> = args.merge_reports.iter().map(PathBuf::as_path).collect();

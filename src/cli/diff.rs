@@ -33,6 +33,11 @@ pub struct DiffArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     max_pixels: u64,
 
+    /// A frame also passes when its PSNR is at least DB (to a tenth): for a lossy file
+    /// (--quality, --lossy) against its scene, or a video against its render.
+    #[arg(long, value_name = "DB", value_parser = min_psnr)]
+    min_psnr: Option<u32>,
+
     /// Print one JSON object: the verdict and, per frame, differing pixels, max delta and PSNR.
     #[arg(long)]
     json: bool,
@@ -49,8 +54,16 @@ pub struct DiffArgs {
     out: Option<PathBuf>,
 }
 
+/// `--min-psnr DB`: decibels from 0 to 100, kept in tenths.
+fn min_psnr(text: &str) -> std::result::Result<u32, String> {
+    match text.trim().parse::<f64>() {
+        Ok(db) if (0.0..=100.0).contains(&db) => Ok((db * 10.0).round() as u32),
+        _ => Err("expected decibels from 0 to 100, such as 30 or 32.5".into()),
+    }
+}
+
 pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
-    let options = Options { tolerance: args.tolerance, max_pixels: args.max_pixels };
+    let options = Options { tolerance: args.tolerance, max_pixels: args.max_pixels, min_psnr_tenths: args.min_psnr };
     // The report folder is checked and staged before any work: it may not be, hold or lie
     // inside an input, and it is replaced whole when the report is complete.
     let staged = args.out.as_deref().map(|dir| Staged::begin(dir, Policy::Report, &[&args.a, &args.b])).transpose()?;
@@ -220,7 +233,10 @@ fn name(info: &Info) -> String {
 /// The human verdict: one summary line naming A and B, then one line per run of alike
 /// differing frames, then notes that explain.
 fn human(s: &Summary, out: Option<&Path>, contents: Option<&Contents>) -> String {
-    let settings = format!("tolerance {}, max pixels {}", s.options.tolerance, s.options.max_pixels);
+    let mut settings = format!("tolerance {}, max pixels {}", s.options.tolerance, s.options.max_pixels);
+    if let Some(least) = s.options.min_psnr_tenths {
+        settings += &format!(", min PSNR {}.{} dB", least / 10, least % 10);
+    }
     let sides = format!("{} (A) and {} (B)", name(&s.a), name(&s.b));
     let differing: Vec<&FrameResult> = s.differing().collect();
     let mut text = if s.same() {

@@ -58,6 +58,9 @@ struct Report<'a> {
     first_differing_frame: Option<u64>,
     tolerance: u8,
     max_pixels: u64,
+    /// `--min-psnr`, in dB, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_psnr: Option<f64>,
     same_canvas: bool,
     timing_compared: bool,
     compared_by_hash: bool,
@@ -159,6 +162,7 @@ pub fn to_json(s: &Summary, contents: Option<&Contents>) -> String {
         first_differing_frame: s.differing().next().map(|r| r.frame),
         tolerance: s.options.tolerance,
         max_pixels: s.options.max_pixels,
+        min_psnr: s.options.min_psnr_tenths.map(|t| f64::from(t) / 10.0),
         same_canvas: s.same_canvas,
         timing_compared: s.timing_compared,
         compared_by_hash: s.by_hash,

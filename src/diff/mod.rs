@@ -24,6 +24,9 @@ pub struct Options {
     pub tolerance: u8,
     /// A frame passes with up to this many differing pixels.
     pub max_pixels: u64,
+    /// A frame also passes when its PSNR is at least this, in tenths of a dB (`--min-psnr`: a
+    /// lossy file against its render).
+    pub min_psnr_tenths: Option<u32>,
 }
 
 /// Which sides have a frame.
@@ -388,7 +391,11 @@ impl Comparison {
                 result.differing_pixels = Some(d.differing);
                 result.max_delta = Some(d.max_delta);
                 result.psnr = psnr(d.squares, self.channels);
-                result.pixels_pass = d.differing <= self.options.max_pixels;
+                let near_enough = self
+                    .options
+                    .min_psnr_tenths
+                    .is_some_and(|least| result.psnr.is_none_or(|p| p * 10.0 >= f64::from(least)));
+                result.pixels_pass = d.differing <= self.options.max_pixels || near_enough;
             }
             (x, y) => {
                 let hash = |p: &Pixels| match p {

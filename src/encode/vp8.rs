@@ -146,6 +146,63 @@ impl<W: Write> WebpLossy<W> {
     }
 }
 
+/// `file` (a WebP libwebp assembled) with a frame for every frame it was given, lasting
+/// `durations`: libwebp merges a frame the same as the one before into that one's time, and
+/// each such span is split again, its later frames one transparent pixel that changes nothing,
+/// as the exact WebP writes an unchanged frame. So a lossy file has the render's frame count and
+/// frame times, and `diff` compares it frame by frame. A file whose frames cannot be matched to
+/// `durations` is left as it is.
+fn every_frame(file: Vec<u8>, durations: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(file.len() + 64);
+    let mut at = 12;
+    let mut next = 0;
+    out.extend_from_slice(&file[..at.min(file.len())]);
+    let nothing = {
+        // One transparent pixel, blended: what the exact encoder writes for an unchanged frame.
+        let mut image = Vec::new();
+        super::webp::chunk(&mut image, b"VP8L", &super::vp8l::encode_fast(vec![0], 1, 1, true));
+        image
+    };
+    while at + 8 <= file.len() {
+        let size = u32::from_le_bytes([file[at + 4], file[at + 5], file[at + 6], file[at + 7]]) as usize;
+        let end = (at + 8 + size + (size & 1)).min(file.len());
+        let mut chunk = file[at..end].to_vec();
+        if &chunk[..4] == b"VP8X" && chunk.len() > 8 {
+            // The pixels that change nothing are transparent.
+            chunk[8] |= 0x10;
+        }
+        let mut split = Vec::new();
+        if &chunk[..4] == b"ANMF" && chunk.len() >= 24 {
+            let duration = u32::from_le_bytes([chunk[20], chunk[21], chunk[22], 0]);
+            let mut span = 0;
+            let first = next;
+            while next < durations.len() && span < duration {
+                span += durations[next];
+                next += 1;
+            }
+            if span != duration || next == first {
+                return file;
+            }
+            chunk[20..23].copy_from_slice(&durations[first].to_le_bytes()[..3]);
+            for &d in &durations[first + 1..next] {
+                let mut anmf = vec![0u8; 6];
+                anmf.extend([0u8; 6]);
+                anmf.extend_from_slice(&d.to_le_bytes()[..3]);
+                anmf.push(0);
+                anmf.extend_from_slice(&nothing);
+                super::webp::chunk(&mut split, b"ANMF", &anmf);
+            }
+        }
+        out.extend_from_slice(&chunk);
+        out.extend_from_slice(&split);
+        at = end;
+    }
+    if next != durations.len() {
+        return file;
+    }
+    out
+}
+
 /// `file` (a WebP libwebp assembled) with `label` (the provenance, ` quality=Q` among it) in a
 /// chunk of its own at the end, which decoders pass over, as a part's label is carried; the RIFF
 /// size grows to hold it.
@@ -197,7 +254,8 @@ impl<W: Write> super::Encoder for WebpLossy<W> {
             webp::WebPFree(data.bytes.cast_mut().cast());
             bytes
         };
-        let bytes = labelled(bytes, &self.stream.label())?;
+        let durations: Vec<u32> = (0..self.added).map(|i| self.stream.duration_ms(i)).collect();
+        let bytes = labelled(every_frame(bytes, &durations), &self.stream.label())?;
         self.times.encode += started.elapsed();
         let started = Instant::now();
         self.out.write_all(&bytes).and_then(|()| self.out.flush()).map_err(Error::output)?;
@@ -256,6 +314,8 @@ mod tests {
         assert!(file.starts_with(b"RIFF") && &file[8..12] == b"WEBP", "{:?}", &file[..16]);
         assert!(file.windows(4).any(|w| w == b"ANMF") && file.windows(4).any(|w| w == b"VP8 "));
         assert!(!file.windows(4).any(|w| w == b"VP8L"), "lossy frames only");
+        // Every frame is there (the six frames all differ here; merging is tested on renders).
+        assert_eq!(file.windows(4).filter(|w| *w == b"ANMF").count(), 6);
         // The RIFF size is the file's, its label chunk included.
         assert_eq!(u32::from_le_bytes(file[4..8].try_into().unwrap()) as usize, file.len() - 8);
         assert!(file.ends_with(b"RIPL\x19\0\0\0made by a test quality=75\0"), "{:?}", &file[file.len() - 34..]);

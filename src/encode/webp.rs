@@ -264,7 +264,7 @@ pub const RIFF_HINT: &str = "shorten the render or shrink the canvas, or write a
 pub const PART_CHUNK: &[u8; 4] = b"RIPL";
 
 /// Appends one RIFF chunk (type, little-endian size, data, a pad byte to an even length).
-fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+pub(crate) fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(kind);
     out.extend((data.len() as u32).to_le_bytes());
     out.extend_from_slice(data);
