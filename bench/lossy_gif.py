@@ -15,44 +15,14 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageSequence
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAM = ROOT / "target/release/ripple-render"
 LEVELS = [20, 40, 80, 120, 200]
 
 
-def frames(path):
-    """The frames as shown, each with when it starts (ms): gifsicle merges equal frames."""
-    out, start = [], 0
-    with Image.open(path) as image:
-        for f in ImageSequence.Iterator(image):
-            out.append((start, np.asarray(f.convert("RGB"), dtype=np.float64)))
-            start += f.info.get("duration", 0)
-    return out
-
-
-def shown_at(frames_, t):
-    current = frames_[0][1]
-    for start, frame in frames_:
-        if start > t:
-            break
-        current = frame
-    return current
-
-
-def psnr(exact, other):
-    """`exact` are (time, frame) pairs as `frames` gives them."""
-    mse = np.mean([np.mean((a - shown_at(other, t)) ** 2) for t, a in exact])
-    return float("inf") if mse == 0 else 10 * np.log10(255**2 / mse)
-
-
-def at_size(curve, size):
-    """Our PSNR at `size`, interpolated in log size, or None outside our curve's sizes."""
-    curve = sorted(curve)
-    if not curve[0][0] <= size <= curve[-1][0]:
-        return None
-    return float(np.interp(np.log(size), np.log([s for s, _ in curve]), [p for _, p in curve]))
+from lossy_webp import at_size, frames, psnr  # one reading of frames, times and PSNR for both
 
 
 def main():

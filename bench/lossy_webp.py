@@ -56,10 +56,12 @@ def fps_of(scene):
 
 
 def at_size(curve, size):
-    """Our PSNR at `size` bytes, interpolated (in log size) along `curve` [(size, psnr)]."""
+    """Our PSNR at `size` bytes, interpolated (in log size) along `curve` [(size, psnr)], or None
+    outside the curve's sizes."""
     curve = sorted(curve)
-    xs = np.log([s for s, _ in curve])
-    return float(np.interp(np.log(size), xs, [p for _, p in curve]))
+    if not curve[0][0] <= size <= curve[-1][0]:
+        return None
+    return float(np.interp(np.log(size), np.log([s for s, _ in curve]), [p for _, p in curve]))
 
 
 def main():
@@ -93,7 +95,9 @@ def main():
             print("|---|---|---|---|---|---|---|")
             curve = [(s, p) for s, p, _ in ours]
             for (s, p, q), (fs, fp, _) in zip(ours, theirs):
-                print(f"| {q} | {s / 1e3:.0f} | {p:.2f} dB | {s / gif:.2f} | {fs / 1e3:.0f} | {fp:.2f} dB | {at_size(curve, fs):.2f} dB |")
+                at = at_size(curve, fs)
+                shown = "—" if at is None else f"{at:.2f} dB"
+                print(f"| {q} | {s / 1e3:.0f} | {p:.2f} dB | {s / gif:.2f} | {fs / 1e3:.0f} | {fp:.2f} dB | {shown} |")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 /// GIF codes are at most 12 bits.
-const MAX_CODES: u32 = 4096;
+pub(super) const MAX_CODES: u32 = 4096;
 
 /// Dictionary nodes a longest-match search may visit (the search branches at every pixel that
 /// may be either; it keeps the longest found when it stops).
@@ -47,30 +47,17 @@ pub fn compress_choosing(data: &[u8], colours: &[u8], transparent: u8, min_code_
 /// The parse of `choices`, with the longest match at each code.
 fn compress_with(choices: &Choices<'_>, min_code_size: u8) -> Vec<u8> {
     let data = choices.data;
-    let m = u32::from(min_code_size);
-    let clear = 1u32 << m;
-    let end = clear + 1;
-    let mut out = vec![min_code_size];
-    let mut bits = Bits { out: &mut out, acc: 0, count: 0 };
+    let mut stream = CodeStream::new(min_code_size);
     let mut dictionary: HashMap<(u32, u8), u32> = HashMap::new();
-    let (mut next, mut size) = (clear + 2, m + 1);
-    bits.put(clear, size);
     let mut previous: Option<u32> = None;
     let mut i = 0;
     while i < data.len() {
         let (mut code, mut length, first) = longest(choices, &dictionary, i, None);
         if let Some(p) = previous {
             // The string before, extended by this one's first pixel: the decoder adds it now.
-            dictionary.insert((p, first), next);
-            next += 1;
-            if next > 1 << size && size < 12 {
-                size += 1;
-            }
-            if next == MAX_CODES {
-                bits.put(clear, size);
+            dictionary.insert((p, first), stream.next);
+            if stream.added() {
                 dictionary.clear();
-                next = clear + 2;
-                size = m + 1;
                 // The match was found in the dictionary just cleared: a single pixel now.
                 (code, length) = (u32::from(first), 1);
             } else {
@@ -78,13 +65,72 @@ fn compress_with(choices: &Choices<'_>, min_code_size: u8) -> Vec<u8> {
                 (code, length, _) = longest(choices, &dictionary, i, Some(first));
             }
         }
-        bits.put(code, size);
+        stream.put(code);
         previous = Some(code);
         i += length;
     }
-    bits.put(end, size);
-    bits.flush();
-    out
+    stream.end()
+}
+
+/// A GIF code stream as a parse writes it: its code size byte, then codes packed
+/// least-significant first, the code size growing as the dictionary does, a clear code when it
+/// is full, and the end code. (The parses of [`super::lzw_lossy`] and this module differ only in
+/// the strings they choose.)
+pub(super) struct CodeStream {
+    out: Vec<u8>,
+    acc: u64,
+    count: u32,
+    /// The next dictionary code.
+    pub(super) next: u32,
+    size: u32,
+    min: u32,
+}
+
+impl CodeStream {
+    /// A stream of `min_code_size`, begun with its clear code.
+    pub(super) fn new(min_code_size: u8) -> CodeStream {
+        let min = u32::from(min_code_size);
+        let mut stream =
+            CodeStream { out: vec![min_code_size], acc: 0, count: 0, next: (1 << min) + 2, size: min + 1, min };
+        stream.put(1 << min);
+        stream
+    }
+
+    /// Writes `code` at the current code size.
+    pub(super) fn put(&mut self, code: u32) {
+        self.acc |= u64::from(code) << self.count;
+        self.count += self.size;
+        while self.count >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.count -= 8;
+        }
+    }
+
+    /// Counts the code the decoder has just added (`next`); when the dictionary is then full,
+    /// writes a clear code and starts it again, and says so (the parse clears its own).
+    pub(super) fn added(&mut self) -> bool {
+        self.next += 1;
+        if self.next > 1 << self.size && self.size < 12 {
+            self.size += 1;
+        }
+        if self.next < MAX_CODES {
+            return false;
+        }
+        self.put(1 << self.min);
+        self.next = (1 << self.min) + 2;
+        self.size = self.min + 1;
+        true
+    }
+
+    /// The end code, and the stream's bytes.
+    pub(super) fn end(mut self) -> Vec<u8> {
+        self.put((1 << self.min) + 1);
+        if self.count > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
 }
 
 /// The longest string at `i` the dictionary holds, over every value each pixel may take (the
@@ -124,31 +170,6 @@ fn longest(
         }
     }
     best
-}
-
-/// Bits to a byte stream, least significant first.
-struct Bits<'a> {
-    out: &'a mut Vec<u8>,
-    acc: u64,
-    count: u32,
-}
-
-impl Bits<'_> {
-    fn put(&mut self, code: u32, size: u32) {
-        self.acc |= u64::from(code) << self.count;
-        self.count += size;
-        while self.count >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.count -= 8;
-        }
-    }
-
-    fn flush(&mut self) {
-        if self.count > 0 {
-            self.out.push(self.acc as u8);
-        }
-    }
 }
 
 #[cfg(test)]

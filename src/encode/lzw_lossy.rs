@@ -21,8 +21,7 @@
 //! The stream is a standard code stream, exactly as [`super::lzw`] writes one (code size growth,
 //! clear when the dictionary is full), so every decoder reads it; only the strings differ.
 
-/// GIF codes are at most 12 bits.
-const MAX_CODES: u32 = 4096;
+use super::lzw_choosing::{CodeStream, MAX_CODES};
 
 /// Dictionary nodes a longest-match search may visit at one code.
 const SEARCH_LIMIT: usize = 384;
@@ -58,47 +57,32 @@ pub fn compress(lossy: &Lossy<'_>, min_code_size: u8) -> Coded {
     let (step, sum) = (i32::from(lossy.level) / 10, i32::from(lossy.level));
     let parse = Parse { lossy, near: near_table(lossy.palette, lossy.transparent, step), step, sum };
     let count = lossy.exact.len();
-    let m = u32::from(min_code_size);
-    let clear = 1u32 << m;
-    let end = clear + 1;
-    let mut out = vec![min_code_size];
-    let mut bits = Bits { out: &mut out, acc: 0, count: 0 };
+    let mut stream = CodeStream::new(min_code_size);
     let mut trie = Trie::new();
-    let (mut next, mut size) = (clear + 2, m + 1);
-    bits.put(clear, size);
     let mut previous: Option<u32> = None;
     let mut indices = vec![0u8; count];
     let mut i = 0;
-    // The signed error, per channel, of every pixel coded so far.
+    // The signed error, per channel, the parse chose so far.
     let mut carried = [0i32; 3];
     while i < count {
         let mut found = parse.longest(&trie, i, None, carried);
         if let Some(p) = previous {
             // The string before, extended by this one's first pixel: the decoder adds it now.
-            trie.add(p, found.first, next);
-            next += 1;
-            if next > 1 << size && size < 12 {
-                size += 1;
-            }
-            if next == MAX_CODES {
-                bits.put(clear, size);
+            trie.add(p, found.first, stream.next);
+            if stream.added() {
                 trie.clear();
-                next = clear + 2;
-                size = m + 1;
             }
             // The string just added may extend this one (or, after a clear, the match was in
             // the dictionary just emptied): looked for again from its first pixel.
             found = parse.longest(&trie, i, Some(found.first), carried);
         }
-        bits.put(found.code, size);
+        stream.put(found.code);
         trie.spell(found.code, &mut indices[i..i + found.length]);
         previous = Some(found.code);
         carried = found.error;
         i += found.length;
     }
-    bits.put(end, size);
-    bits.flush();
-    Coded { stream: out, indices }
+    Coded { stream: stream.end(), indices }
 }
 
 /// The dictionary as a tree: each code's children by the value that extends it, and each code's
@@ -297,33 +281,6 @@ impl Parse<'_> {
         }
         let exact = self.lossy.exact[i];
         best.map_or(Found { code: u32::from(exact), length: 1, first: exact, error: carried }, |(f, _)| f)
-    }
-}
-
-/// Bits to a byte stream, least significant first.
-struct Bits<'a> {
-    out: &'a mut Vec<u8>,
-    acc: u64,
-    count: u32,
-}
-
-impl Bits<'_> {
-    fn put(&mut self, code: u32, size: u32) {
-        self.acc |= u64::from(code) << self.count;
-        self.count += size;
-        while self.count >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.count -= 8;
-        }
-    }
-
-    fn flush(&mut self) {
-        if self.count > 0 {
-            self.out.push(self.acc as u8);
-            self.acc = 0;
-            self.count = 0;
-        }
     }
 }
 

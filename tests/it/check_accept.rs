@@ -6,20 +6,7 @@
 
 use std::path::Path;
 
-use crate::support::{browser, dump_dom, regex_value, ripple, ripple_with, scratch, small_scenes};
-
-/// The files of `dir/sub` and their bytes, sorted by name.
-fn files(dir: &Path, sub: &str) -> Vec<(String, Vec<u8>)> {
-    let mut all: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(sub))
-        .map(|d| {
-            d.map(|e| e.unwrap())
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
-                .collect()
-        })
-        .unwrap_or_default();
-    all.sort();
-    all
-}
+use crate::support::{browser, dump_dom, files_in as files, regex_value, ripple, ripple_with, scratch, small_scenes};
 
 /// `check SCENE… REST…` run in `dir`.
 fn check(dir: &Path, scenes: &[String], rest: &[&str]) -> crate::support::Run {

@@ -4,19 +4,11 @@
 
 use std::path::Path;
 
-use crate::support::{ripple, ripple_with, scratch, small_scenes};
+use crate::support::{files_in, ripple, ripple_with, scratch, small_scenes};
 
 /// The references' files and their bytes.
 fn refs(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut all: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("refs"))
-        .map(|d| {
-            d.map(|e| e.unwrap())
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
-                .collect()
-        })
-        .unwrap_or_default();
-    all.sort();
-    all
+    files_in(dir, "refs")
 }
 
 /// `check SCENE… REST…` as owned words.

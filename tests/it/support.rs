@@ -286,3 +286,16 @@ pub fn dump_dom(browser: &str, page: &Path, fragment: &str) -> String {
         .expect("run chromium");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// The files of `dir/sub` and their bytes, sorted by name (none when it does not exist).
+pub fn files_in(dir: &Path, sub: &str) -> Vec<(String, Vec<u8>)> {
+    let mut all: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(sub))
+        .map(|d| {
+            d.map(|e| e.unwrap())
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    all.sort();
+    all
+}
