@@ -73,7 +73,7 @@ pub const GIF: [Rung; 12] = [
 pub const EXACT: [Rung; 5] = [AS_ASKED, rung(256, 2, 1), rung(256, 3, 1), rung(256, 2, 2), rung(256, 3, 2)];
 
 /// The WebP ladder, best first: lossy at falling qualities with every frame and the whole canvas
-/// (a lossy WebP is a fraction of the exact one's size: pond at quality 75 is 0.13 of it), then
+/// (a lossy WebP is a fraction of the exact one's size: pond at quality 75 is 0.14 of it), then
 /// at the lowest quality the APNG ladder's frames and canvas.
 pub const WEBP: [Rung; 9] = [
     AS_ASKED,
