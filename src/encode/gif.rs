@@ -150,7 +150,7 @@ impl<W: Write> GifEncoder<W> {
     fn submit(&mut self, frame: Vec<u8>) -> Result<()> {
         let started = Instant::now();
         let delay = self.stream.delay_cs(self.stream.held().start + self.written);
-        let coded = self.lossy.is_some().then(|| self.lossy_frame(&frame, delay));
+        let coded = self.lossy_frame(&frame, delay);
         let frame = Arc::new(frame);
         let held = self.stream.held();
         let job = Job {
@@ -171,11 +171,11 @@ impl<W: Write> GifEncoder<W> {
         self.workers.submit(job, &mut |done| write_compressed(encoder, times, spare, done))
     }
 
-    /// `--lossy`: the frame `pixels` coded against what the frames before left showing (which it
-    /// then updates): the rectangle where that differs from the render, near colours for the
-    /// pixels that change, what is shown kept where the render did not change.
-    fn lossy_frame(&mut self, pixels: &[u8], delay: u16) -> ::gif::Frame<'static> {
-        let Some((level, shown)) = &mut self.lossy else { unreachable!("lossy_frame without --lossy") };
+    /// With `--lossy`, the frame `pixels` coded against what the frames before left showing
+    /// (which it then updates): the rectangle where that differs from the render, near colours
+    /// for the pixels that change, what is shown kept where the render did not change.
+    fn lossy_frame(&mut self, pixels: &[u8], delay: u16) -> Option<::gif::Frame<'static>> {
+        let (level, shown) = self.lossy.as_mut()?;
         let (width, height) = (self.stream.width as u16, self.stream.height as u16);
         let colors = self.palette.colors.len() + usize::from(self.transparent.is_some());
         let code_size = super::lzw::min_code_size(colors);
@@ -202,12 +202,12 @@ impl<W: Write> GifEncoder<W> {
             };
             let coded = super::lzw_lossy::compress(&lossy, code_size);
             *shown = coded.indices;
-            return frame(0, 0, width, height, None, coded.stream);
+            return Some(frame(0, 0, width, height, None, coded.stream));
         };
         let Some(rect) = super::rect::changed(shown, pixels, usize::from(width)) else {
             // Nothing to show anew: one pixel, kept, carries the delay.
             let pixel = transparent.unwrap_or(shown[0]);
-            return frame(0, 0, 1, 1, transparent, super::lzw::compress(&[pixel], code_size, None));
+            return Some(frame(0, 0, 1, 1, transparent, super::lzw::compress(&[pixel], code_size, None)));
         };
         let cut = |from: &[u8]| {
             let mut out = Vec::new();
@@ -233,7 +233,7 @@ impl<W: Write> GifEncoder<W> {
                 }
             }
         }
-        frame(rect.x as u16, rect.y as u16, rect.width as u16, rect.height as u16, transparent, coded.stream)
+        Some(frame(rect.x as u16, rect.y as u16, rect.width as u16, rect.height as u16, transparent, coded.stream))
     }
 
     /// The table frames drawn in RGB are mapped through, made the first time.
