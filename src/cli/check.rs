@@ -123,12 +123,8 @@ struct Found {
     /// Which scenes were given ([`shard::scene_set`]).
     scene_set: Option<String>,
     seconds: f64,
-    /// The report folder, staged.
-    staged: Option<Staged>,
-    /// The JUnit file, staged.
-    junit: Option<Staged>,
-    /// The one-file report page, staged.
-    single: Option<Staged>,
+    /// The report folder, the JUnit file and the one-file page, staged.
+    outputs: Outputs,
     /// References whose scene was not given, and whether they fail the check.
     unreferenced: (Vec<String>, bool),
 }
@@ -165,12 +161,12 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     check::distinct_references(&args.scenes, &refs)?;
     let mut inputs: Vec<&Path> = args.scenes.iter().map(PathBuf::as_path).collect();
     inputs.push(&refs);
-    let Outputs { report: staged, junit, single } = stage_outputs(args, &inputs)?;
+    let outputs = stage_outputs(args, &inputs)?;
     let plan = Plan {
         options,
         bless: bless_mode(args)?,
-        pictures: staged.is_some() || single.is_some(),
-        pending: staged.as_ref().map(|s| s.path().join(check::PENDING)),
+        pictures: outputs.report.is_some() || outputs.single.is_some(),
+        pending: outputs.report.as_ref().map(|s| s.path().join(check::PENDING)),
     };
     let threads = args.threads.map_or_else(default_threads, usize::from);
     let lines = !args.json && !args.quiet;
@@ -186,11 +182,7 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let mut outcomes = Vec::new();
     check::check_all(&scenes, &refs, plan, threads, &mut |outcome| {
         if lines {
-            super::print_out(&format!(
-                "scene {} ... {}\n",
-                ripple_render::base::text::path(&outcome.scene),
-                status_line(&outcome)
-            ))?;
+            super::print_out(&scene_line(&outcome))?;
         }
         outcomes.push(outcome);
         Ok(())
@@ -198,19 +190,7 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let seconds = started.elapsed().as_secs_f64();
     let (scenes_given, scene_set) = (args.scenes.len(), Some(shard::scene_set(&args.scenes)));
     let unreferenced = unreferenced(args, &refs)?;
-    Ok(Found {
-        outcomes,
-        options,
-        refs,
-        shard: args.shard,
-        scenes_given,
-        scene_set,
-        seconds,
-        staged,
-        junit,
-        single,
-        unreferenced,
-    })
+    Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given, scene_set, seconds, outputs, unreferenced })
 }
 
 /// The references whose scene was not given, as `--unreferenced` says to treat them: found (by
@@ -322,14 +302,10 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
     // The shards ran side by side: the check took as long as the slowest.
     let seconds = records.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
     let inputs: Vec<&Path> = args.merge_reports.iter().map(PathBuf::as_path).collect();
-    let Outputs { report: staged, junit, single } = stage_outputs(args, &inputs)?;
+    let outputs = stage_outputs(args, &inputs)?;
     if !args.json && !args.quiet {
         for outcome in &outcomes {
-            super::print_out(&format!(
-                "scene {} ... {}\n",
-                ripple_render::base::text::path(&outcome.scene),
-                status_line(outcome)
-            ))?;
+            super::print_out(&scene_line(outcome))?;
         }
     }
     let (refs, scenes_given, scene_set) = (PathBuf::from(&first.refs), first.scenes_given, first.scene_set.clone());
@@ -337,19 +313,7 @@ fn merge(args: &CheckArgs) -> Result<Found, Error> {
         .iter()
         .find(|(_, r)| r.shard.is_some_and(|s| s.index == 1))
         .map_or_else(|| (Vec::new(), false), |(_, r)| (r.unreferenced.clone(), r.unreferenced_fail));
-    Ok(Found {
-        outcomes,
-        options,
-        refs,
-        shard: None,
-        scenes_given,
-        scene_set,
-        seconds,
-        staged,
-        junit,
-        single,
-        unreferenced,
-    })
+    Ok(Found { outcomes, options, refs, shard: None, scenes_given, scene_set, seconds, outputs, unreferenced })
 }
 
 /// A check's outputs, staged.
@@ -406,9 +370,7 @@ fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
         scenes_given,
         scene_set,
         seconds,
-        staged,
-        junit,
-        single,
+        outputs: Outputs { report: staged, junit, single },
         unreferenced,
     } = found;
     let (gone, gone_fails) = unreferenced;
@@ -545,6 +507,11 @@ fn page_entries(outcomes: &mut [Outcome], report: Option<&Path>) -> Vec<Entry> {
         }
     }
     entries
+}
+
+/// A scene's line, `scene NAME ... STATUS`.
+fn scene_line(outcome: &Outcome) -> String {
+    format!("scene {} ... {}\n", ripple_render::base::text::path(&outcome.scene), status_line(outcome))
 }
 
 /// A scene's line after `scene NAME ...`.
