@@ -267,8 +267,6 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: &Plan) -> Result<O
     let started = Instant::now();
     let (info, mut frames) = open_scene(scene, Through::Exact)?;
     let (width, height) = (info.width, info.height);
-    // The reference as read now: what a kept would-be reference may later replace.
-    let replaces = std::fs::read(reference_path).ok().map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes));
     let (mut against, mut unreadable) = match Against::open(reference_path, (width, height), plan) {
         Ok(against) => (against, None),
         Err(e) => (None, Some(unusable(reference_path, &e))),
@@ -310,7 +308,12 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: &Plan) -> Result<O
         (Some(recorder), Some(folder)) => {
             let path = folder.join(reference_path.file_name().unwrap_or_default());
             write_reference(recorder, scene, &path, provenance)?;
-            Some(Pending { path, replaces: replaces.filter(|_| verdict != Verdict::Missing) })
+            // The reference it may later replace, as it is (this check wrote nothing there).
+            let replaces = match verdict {
+                Verdict::Missing => None,
+                _ => std::fs::read(reference_path).ok().map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes)),
+            };
+            Some(Pending { path, replaces })
         }
         _ => None,
     };
