@@ -7,7 +7,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ripple_render::draw::look::{Backdrop, look_band};
 use ripple_render::draw::refract::refract;
-use ripple_render::encode::lzw::Lzw;
+use ripple_render::encode::gif::lzw::Lzw;
 use ripple_render::scene::{Edge, Look};
 use ripple_render::sim::water::Water;
 

@@ -27,7 +27,7 @@
 //! ```
 
 // Unsafe code is denied everywhere but the CPU-feature dispatch in `base::simd`, which allows it
-// for one call per kernel, and libwebp's calls in `encode::vp8` (lossy WebP), each with its
+// for one call per kernel, and libwebp's calls in `encode::webp::vp8` (lossy WebP), each with its
 // SAFETY reason.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -3,7 +3,8 @@
 # compares every output byte for byte: every bundled, golden and bench scene, and scenes with
 # walls, wrapped and absorbing edges, a mask, spring water in step mode and a seamless loop, in
 # GIF, APNG, WebP, a still, PNG folders (RGB and indexed), dithered GIF, manifests, standard
-# output, --max-size ladders, plan (text, events, JSON, walls), diff (text, JSON, reports),
+# output, --effort fast and max, lossy WebP (--quality) and GIF (--lossy), --frames parts joined,
+# check's blessed references and reports, serve's frames, --max-size ladders, plan (text, events, JSON, walls), diff (text, JSON, reports),
 # new, and about thirty refused inputs (stdout, stderr and exit codes; times in messages are
 # masked). For a change that must not change behaviour: exit 0 when every byte is the same.
 #
@@ -157,6 +158,59 @@ for s in scenes/pond.toml golden/lit.toml extra/plain.toml; do
       $BIN $s -o $name.max$lim.$fmt --max-size $lim 2>&1 | sed -E 's/in [0-9.]+ s/in X s/' > $name.max$lim.$fmt.err; echo "rc=$?" >> $name.max$lim.$fmt.err
     done
   done
+done
+# effort levels, lossy outputs and parts joined
+for s in scenes/pond.toml scenes/pool.toml golden/lit.toml extra/wrapspring.toml; do
+  name=$(echo $s | tr / _ | sed 's/.toml//')
+  for fmt in gif apng webp; do
+    for effort in fast max; do
+      $BIN $s -o $name.$effort.$fmt --effort $effort -q 2> $name.$effort.$fmt.err; echo "rc=$?" >> $name.$effort.$fmt.err
+    done
+  done
+  $BIN $s -o $name.still.max.png --frame 5 --effort max -q 2> $name.still.max.err; echo "rc=$?" >> $name.still.max.err
+  for q in 30 75 100; do
+    $BIN $s -o $name.q$q.webp --quality=$q -q 2> $name.q$q.err; echo "rc=$?" >> $name.q$q.err
+  done
+  $BIN $s -o $name.qdef.webp --quality -q 2> $name.qdef.err; echo "rc=$?" >> $name.qdef.err
+  for l in 20 80 200; do
+    $BIN $s -o $name.l$l.gif --lossy=$l -q 2> $name.l$l.err; echo "rc=$?" >> $name.l$l.err
+  done
+  $BIN $s -o $name.ldef.gif --lossy -q --threads 1 2> $name.ldef.err; echo "rc=$?" >> $name.ldef.err
+  for fmt in gif apng webp; do
+    mkdir -p $name.parts.$fmt
+    for k in 1 2 3; do
+      $BIN $s -o $name.parts.$fmt/p$k.$fmt --frames $k/3 -q 2>> $name.parts.$fmt.err; echo "rc=$?" >> $name.parts.$fmt.err
+    done
+    $BIN join $name.parts.$fmt/p1.$fmt $name.parts.$fmt/p2.$fmt $name.parts.$fmt/p3.$fmt -o $name.joined.$fmt 2>&1 | sed -E 's/in [0-9.]+ s/in X s/' >> $name.parts.$fmt.err
+  done
+  $BIN $s -o $name.parts.max.gif --frames 2/3 --effort max -q 2> $name.parts.max.err; echo "rc=$?" >> $name.parts.max.err
+done
+# check: blessed references, a clean check, and the report of an edited scene
+mkdir -p chk/scenes; cp scenes/*.png chk/scenes/; cp scenes/pond.toml scenes/rain.toml scenes/slit.toml chk/scenes/
+(cd chk && $BIN check scenes/*.toml --refs refs --bless=all --force > bless.txt 2>&1; echo "rc=$?" >> bless.txt
+ $BIN check scenes/*.toml --refs refs --json > clean.json 2>&1; echo "rc=$?" >> clean.json
+ sed -i 's/^weight = .*/weight = 444/' scenes/rain.toml
+ $BIN check scenes/*.toml --refs refs --report report --junit junit.xml > edited.txt 2>&1; echo "rc=$?" >> edited.txt
+ sed -E -i 's/[0-9]+\.[0-9]+ ?s\b/X s/g; s/"(seconds|time)": ?[0-9.e-]+/"\1":T/g; s/time="[0-9.]+"/time="T"/g' bless.txt clean.json edited.txt junit.xml report/check.json 2>/dev/null
+ rm -f report/*.html)
+# serve's frames: every frame of a render, fetched as the page fetches them
+for s in scenes/pond.toml golden/lit.toml; do
+  name=$(echo $s | tr / _ | sed 's/.toml//')
+  port=$((20000 + RANDOM % 20000))
+  $BIN serve $s --port $port > $name.serve.log 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do
+    curl -s "http://127.0.0.1:$port/state" 2>/dev/null | grep -q '"done":true' && break
+    sleep 0.1
+  done
+  frames=$(curl -s "http://127.0.0.1:$port/state" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["generation"], s["render"]["frames"])')
+  set -- $frames
+  mkdir -p $name.serve
+  for f in $(seq 0 $(($2 - 1))); do
+    curl -s -o $name.serve/$f.png "http://127.0.0.1:$port/frame/$1/$f.png"
+  done
+  kill $pid; wait $pid 2>/dev/null
+  sed -i -E 's/127\.0\.0\.1:[0-9]+/ADDR/' $name.serve.log
 done
 # diff reports with a change
 $BIN scenes/pond.toml -o pondA.gif -q; $BIN scenes/pond.toml --set 'stone[1].x=99' -o pondB.gif -q

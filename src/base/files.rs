@@ -102,3 +102,22 @@ pub fn read_regular_within(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> 
     }
     Ok(bytes)
 }
+
+/// Feeds what `reader` holds, to its end, into `hash` (XXH3-64, in 64 KiB reads), and says how
+/// many bytes that was. A caller that needs exactly `n` bytes hands `reader.take(n)` and checks
+/// the count.
+pub fn hash_into(hash: &mut xxhash_rust::xxh3::Xxh3, mut reader: impl std::io::Read) -> std::io::Result<u64> {
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut count = 0;
+    loop {
+        match reader.read(&mut buffer) {
+            Ok(0) => return Ok(count),
+            Ok(n) => {
+                hash.update(&buffer[..n]);
+                count += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}

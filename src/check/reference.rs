@@ -18,12 +18,12 @@ use std::path::Path;
 use crate::base::error::{Error, Result};
 use crate::decode::frames::FrameSource;
 use crate::decode::gif::Head;
-use crate::decode::palettes::PaletteMap;
+use crate::diff::palettes::PaletteMap;
 use crate::encode::gif::GifEncoder;
 use crate::encode::manifest::{self, Manifest};
+use crate::encode::palette::quantize::Histogram;
 use crate::encode::palette::{Palette, SAMPLE};
 use crate::encode::provenance::Provenance;
-use crate::encode::quantize::Histogram;
 use crate::encode::reduce::shrink;
 use crate::encode::{Effort, Encoder, Stream};
 

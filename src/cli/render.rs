@@ -204,7 +204,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     };
     if let (Some(staged), Some(format), Some(_)) = (&output, format, &frames)
         && staged.is_stream()
-        && output::seal::is_sealed(format)
+        && format.container().is_some()
     {
         return Err(Error::usage(
             format!("a part (--frames) cannot be written to {}, a stream", staged.target().display()),

@@ -1,6 +1,6 @@
-//! What each side of a `diff` yields, whatever it is read from: frames of RGB pixels (or a
-//! manifest's hashes) with their delays, and what is known of the side before its frames; and
-//! the checks and decoding every reader shares.
+//! A rendered file read back, whatever it is (a GIF, an APNG or WebP, a folder of PNGs, a
+//! manifest): its frames as RGB pixels (or a manifest's hashes) with their delays, what is known
+//! of it before its frames ([`Info`]), and the checks and decoding every reader shares.
 
 use std::fs::File;
 use std::io::BufReader;

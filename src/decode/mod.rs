@@ -2,15 +2,14 @@
 //! ([`sniff`]), and each kind read as frames of RGB pixels with their delays ([`frames`]): GIFs
 //! composed as a viewer shows them ([`gif`], with the head a reference is read from), APNGs,
 //! WebPs as libwebp composes them and PNG stills ([`animated`], [`webp`]), folders of PNG frames
-//! ([`folder`]), hash manifests ([`manifest`]); and how a GIF's palette shows a colour
-//! ([`palettes`]). `diff`, `check` and `join` read renders through here.
+//! ([`folder`]) and hash manifests ([`manifest`]). `diff`, `check` and `join` read renders
+//! through here.
 
 pub mod animated;
 pub mod folder;
 pub mod frames;
 pub mod gif;
 pub mod manifest;
-pub mod palettes;
 pub mod webp;
 
 /// What a file's first bytes say it is.

@@ -5,6 +5,7 @@ pub mod draw;
 pub mod input;
 pub mod json;
 pub mod page;
+pub mod palettes;
 pub mod report;
 pub mod scene;
 
@@ -13,7 +14,6 @@ use std::sync::mpsc;
 
 use crate::base::error::Result;
 use crate::decode::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
-use crate::decode::palettes;
 use crate::encode::manifest::{self, PixelKind};
 use scene::Through;
 

@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 use std::path::Path;
 
+use super::palettes::PaletteMap;
 use crate::base::error::Result;
 use crate::base::limits::DEFAULT_BUDGET;
 use crate::decode::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
-use crate::decode::palettes::PaletteMap;
 use crate::draw::background::image_header;
 use crate::encode::Effort;
 use crate::encode::manifest::PixelKind;

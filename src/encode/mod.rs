@@ -3,23 +3,16 @@
 //! refraction is a plain gather from the encoder's copy of the background; what an animation
 //! records beside its frames is a [`Stream`]. Nothing here knows of scenes, water or drawing.
 
-pub mod apng;
-pub mod filter;
 pub mod fit;
 pub mod gif;
-pub mod lzw;
-pub mod lzw_choosing;
-pub mod lzw_lossy;
 pub mod manifest;
 pub mod palette;
 pub mod png;
 pub mod provenance;
-pub mod quantize;
 pub mod rect;
 pub mod reduce;
+pub mod seal;
 pub mod video;
-pub mod vp8;
-pub mod vp8l;
 pub mod webp;
 pub mod workers;
 

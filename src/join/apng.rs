@@ -9,7 +9,7 @@ use std::path::Path;
 use super::{Again, Container, Out, Pictures, Source, unreadable};
 use crate::base::error::{Error, Result};
 use crate::encode::Effort;
-use crate::encode::apng::frame_after;
+use crate::encode::png::apng::frame_after;
 use crate::encode::png::write_chunk;
 
 /// What a part's frames are made of: RGB or palette samples, and the pixel that marks an

@@ -19,7 +19,8 @@ use crate::base::files::open_regular;
 use crate::decode::{Magic, read_head, sniff};
 use crate::encode::Effort;
 use crate::encode::provenance::Provenance;
-use crate::output::{Format, seal};
+use crate::encode::seal;
+use crate::output::Format;
 
 /// What a part says of itself: the render it belongs to and the frames it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,8 +314,8 @@ pub fn parts(paths: &[PathBuf], format: Format, ffmpeg: Option<&Path>) -> Result
                     Some("render the parts with --frames A..B, then join them"),
                 )
             })?;
-            if seal::is_sealed(format) {
-                seal::check(&mut open_part(path)?.0, format).map_err(|why| Error::input(path, why))?;
+            if let Some(container) = format.container() {
+                seal::check(&mut open_part(path)?.0, container).map_err(|why| Error::input(path, why))?;
             }
             Ok(Part { path: path.clone(), label })
         })

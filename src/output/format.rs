@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::base::error::{Error, Result};
+use crate::encode::seal::Container;
 
 /// The kind of output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +105,19 @@ impl Named {
 }
 
 impl Format {
+    /// The container a part of this format is sealed in (see [`crate::encode::seal`]); `None`
+    /// for PNG frames and stills, which are not sealed.
+    pub fn container(self) -> Option<Container> {
+        match self {
+            Format::Gif => Some(Container::Gif),
+            Format::Apng => Some(Container::Png),
+            Format::Webp => Some(Container::Webp),
+            Format::Mp4 => Some(Container::Mp4),
+            Format::Webm => Some(Container::Webm),
+            Format::PngSequence | Format::Still => None,
+        }
+    }
+
     /// Whether this format is written as a folder.
     pub fn is_folder(self) -> bool {
         self == Format::PngSequence

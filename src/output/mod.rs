@@ -3,7 +3,6 @@
 
 mod checks;
 mod format;
-pub mod seal;
 mod sys;
 
 pub use checks::{Identity, Policy, REPORT_PENDING, check_distinct, follow_links, is_report_name};

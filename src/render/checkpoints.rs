@@ -27,7 +27,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::Inputs;
 use crate::base::error::{Error, Result};
-use crate::base::files::open_regular;
+use crate::base::files::{hash_into, open_regular};
 use crate::output::{Policy, Staged, left_by_dead_run, sweep_dead_runs};
 use crate::sim::Surface;
 use crate::sim::water::Water;
@@ -199,15 +199,8 @@ impl Checkpoints {
         }
         let mut hash = Xxh3::new();
         hash.update(head);
-        let mut rest = (&mut input).take(length - 8 - head.len() as u64);
-        let mut buffer = vec![0u8; 1 << 16];
-        loop {
-            let n = rest.read(&mut buffer).map_err(|e| format!("it cannot be read ({e})"))?;
-            if n == 0 {
-                break;
-            }
-            hash.update(&buffer[..n]);
-        }
+        hash_into(&mut hash, (&mut input).take(length - 8 - head.len() as u64))
+            .map_err(|e| format!("it cannot be read ({e})"))?;
         let mut sum = [0u8; 8];
         input.read_exact(&mut sum).map_err(|e| format!("it cannot be read ({e})"))?;
         if u64::from_le_bytes(sum) != hash.digest() {
@@ -250,14 +243,8 @@ fn build() -> &'static str {
     BUILD.get_or_init(|| {
         let hashed = std::env::current_exe().and_then(|exe| {
             let mut hash = Xxh3::new();
-            let mut file = std::fs::File::open(exe)?;
-            let mut buffer = vec![0u8; 1 << 16];
-            loop {
-                match file.read(&mut buffer)? {
-                    0 => return Ok(format!("{:016x}", hash.digest())),
-                    n => hash.update(&buffer[..n]),
-                }
-            }
+            hash_into(&mut hash, std::fs::File::open(exe)?)?;
+            Ok(format!("{:016x}", hash.digest()))
         });
         hashed.unwrap_or_else(|_| "unknown".to_string())
     })

@@ -10,17 +10,18 @@ use super::{Inputs, Progress, Run, Stats, render_with};
 use crate::base::error::{Error, Result};
 use crate::base::pool::default_threads;
 use crate::base::units::show;
-use crate::encode::apng::Apng;
 use crate::encode::fit::{self, Capped, Rung};
 use crate::encode::gif::GifEncoder;
 use crate::encode::palette::Palette;
+use crate::encode::png::apng::Apng;
 use crate::encode::png::{PngSequence, Still};
 use crate::encode::reduce::Reduced;
+use crate::encode::seal;
 use crate::encode::video::{self, Codec, Video};
-use crate::encode::vp8::WebpLossy;
 use crate::encode::webp::Webp;
+use crate::encode::webp::vp8::WebpLossy;
 use crate::encode::{Discard, Effort, Encoder, Stream};
-use crate::output::{Format, Staged, scratch_file, seal};
+use crate::output::{Format, Staged, scratch_file};
 use crate::scene::Scene;
 
 /// What an animation of `scene` over `inputs` records beside its frames: the canvas, the
@@ -247,9 +248,11 @@ pub fn write(
 ) -> Result<Written> {
     let written = write_unsealed(scene, run, output, progress)?;
     // A part ends in its seal, for `join` to check it is whole.
-    if let Some(out) = output.filter(|out| out.frames.is_some() && seal::is_sealed(out.format)) {
+    if let Some((out, container)) =
+        output.filter(|out| out.frames.is_some()).and_then(|out| Some((out, out.format.container()?)))
+    {
         let io = |e| Error::io(out.staged.target(), e);
-        seal::seal(&mut out.staged.file()?, out.format).map_err(io)?;
+        seal::seal(&mut out.staged.file()?, container).map_err(io)?;
     }
     Ok(written)
 }

@@ -7,8 +7,8 @@ use std::borrow::Cow;
 
 use super::Inputs;
 use super::player::Player;
+use crate::encode::palette::quantize::Histogram;
 use crate::encode::palette::{Palette, SAMPLE};
-use crate::encode::quantize::Histogram;
 use crate::scene::Scene;
 
 /// Frames sampled over a render to choose a look's palette from.

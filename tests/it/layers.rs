@@ -12,7 +12,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("scene", &["base"]),
     ("sim", &["scene", "base"]),
     ("encode", &["base"]),
-    ("output", &["base"]),
+    ("output", &["encode", "base"]),
     ("decode", &["encode", "base"]),
     ("draw", &["sim", "scene", "base"]),
     ("join", &["decode", "encode", "output", "base"]),

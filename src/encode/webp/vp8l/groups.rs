@@ -9,6 +9,9 @@ const MAX_GROUPS: usize = 16;
 
 /// Rounds of sorting tiles into groups.
 const ROUNDS: usize = 3;
+/// A group tile's side is `1 << GROUP_TILE_BITS` pixels (8): each tile of the main image takes
+/// the codes of one group.
+const GROUP_TILE_BITS: u32 = 3;
 
 /// Tiles of a main image sorted into groups that share prefix codes.
 pub(super) struct Groups {
@@ -44,7 +47,7 @@ fn tile_of(p: usize, width: usize, tile_bits: u32, tiles_x: usize) -> usize {
 /// Lloyd's rounds on the bits a tile's symbols take under a group's counts (and a few bits for
 /// each symbol the group's code must newly describe). `None` when there are too few tiles.
 pub(super) fn groups(tokens: &[Token], width: usize, height: usize, cache_bits: u32) -> Option<Groups> {
-    let tile_bits = 3;
+    let tile_bits = GROUP_TILE_BITS;
     let (tiles_x, tiles_y) = (width.div_ceil(1 << tile_bits), height.div_ceil(1 << tile_bits));
     let tiles = tiles_x * tiles_y;
     if tiles < 4 {

@@ -13,12 +13,12 @@ use std::io::Write;
 use std::time::Instant;
 
 use super::filter::{self, Rows};
-use super::palette::Palette;
-use super::png::{PngPixel, write_chunk};
-use super::rect::{self, Rect};
-use super::workers::Workers;
-use super::{Effort, EncodeTimes, Stream};
+use super::{PngPixel, write_chunk};
 use crate::base::error::{Error, Result};
+use crate::encode::palette::Palette;
+use crate::encode::rect::{self, Rect};
+use crate::encode::workers::Workers;
+use crate::encode::{Effort, EncodeTimes, Stream};
 
 /// How a frame is laid over the canvas (the `fcTL` blend op).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -242,7 +242,7 @@ impl<W: Write> Chunks<W> {
     fn write_header(&mut self) -> Result<()> {
         let mut header = Vec::with_capacity(1024);
         header.extend_from_slice(b"\x89PNG\r\n\x1a\n");
-        let ihdr = super::png::header((self.stream.width, self.stream.height), self.palette.is_some());
+        let ihdr = super::header((self.stream.width, self.stream.height), self.palette.is_some());
         write_chunk(&mut header, b"IHDR", &ihdr)?;
         let held = self.stream.held();
         let frames = u32::try_from(held.end - held.start).unwrap_or(u32::MAX);
@@ -413,7 +413,7 @@ fn image_data(png: &[u8]) -> Vec<u8> {
     data
 }
 
-impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
+impl<W: Write, P: PngPixel + PartialEq> crate::encode::Encoder for Apng<W, P> {
     type Pixel = P;
 
     fn background(&self) -> &[P] {
@@ -458,7 +458,7 @@ impl<W: Write, P: PngPixel + PartialEq> super::Encoder for Apng<W, P> {
     fn exact_rgb<'a>(&self, pixels: &'a [P], scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
         // A palette APNG is made only from an exact palette.
         Some(match &self.chunks.palette {
-            Some(colors) => super::expand(P::bytes(pixels), colors, scratch),
+            Some(colors) => crate::encode::expand(P::bytes(pixels), colors, scratch),
             None => P::bytes(pixels),
         })
     }

@@ -2,12 +2,15 @@
 //! rectangle that changed (from even coordinates, as WebP requires), durations in whole
 //! milliseconds by the pinned rule.
 //!
-//! Each rectangle is compressed losslessly by our VP8L encoder (`vp8l.rs`) on a worker thread;
+//! Each rectangle is compressed losslessly by our VP8L encoder ([`vp8l`]) on a worker thread;
 //! the RIFF container around them is written here. The first frame replaces the canvas; each
 //! later one blends: a pixel it leaves unchanged is transparent (alpha 0, shows what was there),
 //! a changed one opaque (alpha 255, shows itself), which libwebp's animation decoder and
 //! browsers compose exactly. (image-webp composes a blended opaque pixel one level low, so
 //! `diff` composes WebP frames itself.)
+
+pub mod vp8;
+pub mod vp8l;
 
 use std::io::{Seek, SeekFrom, Write};
 use std::time::Instant;
@@ -279,16 +282,16 @@ fn compress(job: Job) -> Result<Compressed> {
     let Rect { x, y, width, height } = job.rect;
     let (w, h) = (width as usize, height as usize);
     let vp8l = match job.effort {
-        Effort::Fast => super::vp8l::encode_fast(job.pixels, w, h, job.blend),
+        Effort::Fast => vp8l::encode_fast(job.pixels, w, h, job.blend),
         effort => {
             // The blended pixels with gaps closed, or as they are: whichever looks smaller (by
             // default) or is (at max).
             let versions: Vec<&[u32]> =
                 [Some(&job.pixels), job.closed.as_ref()].into_iter().flatten().map(|v| &v[..]).collect();
             if effort == Effort::Max {
-                super::vp8l::encode_max(&versions, w, h, job.blend)
+                vp8l::encode_max(&versions, w, h, job.blend)
             } else {
-                super::vp8l::encode_smaller(&versions, w, h, job.blend)
+                vp8l::encode_smaller(&versions, w, h, job.blend)
             }
         }
     };

@@ -1,6 +1,9 @@
 //! PNG-sequence output (§6.2): `frame_0000.png`, … of 8-bit RGB in one folder, or, on
 //! request, of 8-bit palette indices where the background's colours fit a palette exactly.
 
+pub mod apng;
+pub mod filter;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -199,7 +202,7 @@ pub(crate) fn header((width, height): (u32, u32), indexed: bool) -> Vec<u8> {
 }
 
 /// The `max` effort's PNG (into `bytes`): the chunks of [`encode_png`]'s, with image data that
-/// tries every way of filtering at libdeflate's slowest level ([`super::filter::smallest`]).
+/// tries every way of filtering at libdeflate's slowest level ([`filter::smallest`]).
 fn smallest_png(
     bytes: &mut Vec<u8>,
     (width, height): (u32, u32),
@@ -208,7 +211,7 @@ fn smallest_png(
     comment: &str,
 ) -> Result<()> {
     let bpp = if palette.is_some() { 1 } else { 3 };
-    let data = super::filter::smallest(pixels, width as usize * bpp, bpp);
+    let data = filter::smallest(pixels, width as usize * bpp, bpp);
     bytes.extend_from_slice(b"\x89PNG\r\n\x1a\n");
     let chunk = write_chunk;
     chunk(bytes, b"IHDR", &header((width, height), palette.is_some()))?;

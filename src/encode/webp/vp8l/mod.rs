@@ -8,10 +8,10 @@
 //! is free, and is given the prediction's.
 //!
 //! The files follow the format's stages: `tokens` (the pixel stream as symbols), `predict`
-//! (the predictor transform), `groups` (tiles sorted into groups of codes), `coding` (an
-//! image's codes and symbols, and their size in bits), `prefix` (prefix codes and the bit
-//! writer) and `cheapest` (the parse of fewest bits); here, the ways a picture is coded and
-//! the choice among them.
+//! (the predictor transform), `cross` (the cross-colour transform, RFC 9649 §4.2), `groups`
+//! (tiles sorted into groups of codes), `coding` (an image's codes and symbols, and their size
+//! in bits), `prefix` (prefix codes and the bit writer) and `cheapest` (the parse of fewest
+//! bits); here, the ways a picture is coded and the choice among them.
 
 mod cheapest;
 mod coding;

@@ -2,14 +2,14 @@
 //! cleared (entries carry a generation), codes packed LSB-first into a 64-bit accumulator.
 //! The output is a standard GIF code stream, checked by decoding it with the gif crate.
 
+use super::code_stream::MAX_CODES;
+
 /// Bits of a slot's hash. A table 16 times the 4096 codes GIF allows keeps probe sequences
 /// short: against 2× (8192 slots), LZW of a differenced frame took 26% less time with 1 << 16
 /// slots, and 1 << 17 was no faster (`cargo bench --bench kernels -- lzw`).
 const HASH_BITS: u32 = 16;
 /// Dictionary slots.
 const SLOTS: usize = 1 << HASH_BITS;
-/// GIF codes are at most 12 bits.
-const MAX_CODES: u32 = 4096;
 
 /// A reusable LZW compressor (its dictionary is 512 KiB, kept between frames).
 pub struct Lzw {

@@ -1,4 +1,13 @@
-//! Animated GIF output (§6.1): one global palette from the background, exact delays.
+//! Animated GIF output (§6.1): one global palette from the background, exact delays. The frames'
+//! LZW code streams come from one of three parses: [`lzw`] (the fast one, every level's default),
+//! `choosing` (`--effort max`: unchanged pixels transparent or their own colour, whichever
+//! codes shorter) and `lossy` (`--lossy`: near colours where the water moves); the last two
+//! write through one `code_stream`.
+
+mod choosing;
+mod code_stream;
+mod lossy;
+pub mod lzw;
 
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
@@ -15,6 +24,12 @@ use crate::base::error::{Error, Result};
 pub fn delay_cs(i: u64, fps: u32) -> u16 {
     let c = |j: u64| (200 * j + u64::from(fps)) / (2 * u64::from(fps));
     (c(i + 1) - c(i)) as u16
+}
+
+/// A comment extension holding `text` (at most 255 bytes: one sub-block), as a GIF's blocks
+/// carry it: introducer, label, the sub-block, the terminator.
+pub(crate) fn comment_extension(text: &[u8]) -> Vec<u8> {
+    [&[0x21, 0xfe, text.len() as u8][..], text, &[0]].concat()
 }
 
 /// Bytes a GIF encoder on `threads` threads holds per canvas pixel: the palette indices of the
@@ -83,7 +98,7 @@ impl<W: Write> GifEncoder<W> {
         }
         encoder.write_raw_extension(::gif::AnyExtension(0xFE), &[stream.label().as_bytes()]).map_err(gif_error)?;
         let colors = palette.colors.len() + usize::from(transparent.is_some());
-        let code_size = super::lzw::min_code_size(colors);
+        let code_size = lzw::min_code_size(colors);
         let size = (width, height);
         let effort = stream.effort;
         let workers = Workers::new(move |job: Job| {
@@ -104,7 +119,7 @@ impl<W: Write> GifEncoder<W> {
                 }
             };
             // Unchanged pixels are runs of the transparent index.
-            super::lzw::compress_into(&frame.buffer, code_size, frame.transparent, &mut data);
+            lzw::compress_into(&frame.buffer, code_size, frame.transparent, &mut data);
             if let (Effort::Max, Some(previous)) = (effort, &previous) {
                 choose_smaller(&mut data, &frame, (previous, &pixels), size.0, code_size);
             }
@@ -178,7 +193,7 @@ impl<W: Write> GifEncoder<W> {
         let (level, shown) = self.lossy.as_mut()?;
         let (width, height) = (self.stream.width as u16, self.stream.height as u16);
         let colors = self.palette.colors.len() + usize::from(self.transparent.is_some());
-        let code_size = super::lzw::min_code_size(colors);
+        let code_size = lzw::min_code_size(colors);
         let transparent = self.transparent;
         let frame = |left, top, width, height, transparent, buffer: Vec<u8>| ::gif::Frame {
             left,
@@ -192,7 +207,7 @@ impl<W: Write> GifEncoder<W> {
         };
         let Some(previous) = self.previous.as_deref() else {
             // The first frame, whole.
-            let lossy = super::lzw_lossy::Lossy {
+            let lossy = lossy::Lossy {
                 exact: pixels,
                 shown: None,
                 before: None,
@@ -200,14 +215,14 @@ impl<W: Write> GifEncoder<W> {
                 palette: &self.palette.colors,
                 level: *level,
             };
-            let coded = super::lzw_lossy::compress(&lossy, code_size);
+            let coded = lossy::compress(&lossy, code_size);
             *shown = coded.indices;
             return Some(frame(0, 0, width, height, None, coded.stream));
         };
         let Some(rect) = super::rect::changed(shown, pixels, usize::from(width)) else {
             // Nothing to show anew: one pixel, kept, carries the delay.
             let pixel = transparent.unwrap_or(shown[0]);
-            return Some(frame(0, 0, 1, 1, transparent, super::lzw::compress(&[pixel], code_size, None)));
+            return Some(frame(0, 0, 1, 1, transparent, lzw::compress(&[pixel], code_size, None)));
         };
         let cut = |from: &[u8]| {
             let mut out = Vec::new();
@@ -215,7 +230,7 @@ impl<W: Write> GifEncoder<W> {
             out
         };
         let (exact, before, was) = (cut(pixels), cut(previous), cut(shown));
-        let lossy = super::lzw_lossy::Lossy {
+        let lossy = lossy::Lossy {
             exact: &exact,
             shown: Some(&was),
             before: Some(&before),
@@ -223,7 +238,7 @@ impl<W: Write> GifEncoder<W> {
             palette: &self.palette.colors,
             level: *level,
         };
-        let coded = super::lzw_lossy::compress(&lossy, code_size);
+        let coded = lossy::compress(&lossy, code_size);
         let row = rect.width as usize;
         for (y, line) in coded.indices.chunks_exact(row).enumerate() {
             let at = (rect.y as usize + y) * usize::from(width) + rect.x as usize;
@@ -299,7 +314,7 @@ fn choose_smaller(
     };
     let mut colours = Vec::new();
     super::rect::cut_into(pixels, previous, usize::from(width), rect, None, &mut colours);
-    let choosing = super::lzw_choosing::compress_choosing(&frame.buffer, &colours, transparent, code_size);
+    let choosing = choosing::compress_choosing(&frame.buffer, &colours, transparent, code_size);
     if choosing.len() < data.len() {
         *data = choosing;
     }
@@ -325,7 +340,7 @@ pub fn frame_after(
         return Err(Error::Encode("a frame of another size than the GIF's canvas".into()));
     }
     let mut frame = difference(previous, pixels, size, transparent, delay, Vec::new());
-    let mut data = super::lzw::compress(&frame.buffer, code_size, frame.transparent);
+    let mut data = lzw::compress(&frame.buffer, code_size, frame.transparent);
     if effort == Effort::Max {
         choose_smaller(&mut data, &frame, (previous, pixels), size.0, code_size);
     }

@@ -21,7 +21,26 @@ use std::io::{Read, Seek, SeekFrom, Write};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use super::Format;
+use super::gif::comment_extension;
+use super::png::write_chunk;
+use super::webp::chunk;
+use crate::base::files::hash_into;
+
+/// The files a part's seal goes in: each format of an output that `--frames` may split, by the
+/// blocks it is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    /// GIF: blocks and extensions.
+    Gif,
+    /// PNG (an APNG): chunks.
+    Png,
+    /// WebP: a RIFF of chunks.
+    Webp,
+    /// MP4: boxes (ffmpeg writes the file).
+    Mp4,
+    /// WebM: EBML elements (ffmpeg writes the file).
+    Webm,
+}
 
 /// What a seal's text starts with.
 const PREFIX: &[u8] = b"ripple-render seal=";
@@ -32,74 +51,74 @@ const KEYWORD: &[u8] = b"ripple-render seal\0";
 /// The WebM Segment element's ID.
 const SEGMENT: [u8; 4] = [0x18, 0x53, 0x80, 0x67];
 
-/// Whether parts of `format` carry a seal.
-pub fn is_sealed(format: Format) -> bool {
-    matches!(format, Format::Gif | Format::Apng | Format::Webp | Format::Mp4 | Format::Webm)
-}
-
 /// The seal's text for a file whose bytes before it hash to `hash`.
 fn text(hash: u64) -> Vec<u8> {
     [PREFIX, format!("{hash:016x}").as_bytes()].concat()
 }
 
-/// The bytes a format puts after the seal (its end), and the seal block's length.
-fn layout(format: Format) -> (&'static [u8], usize) {
-    const IEND: &[u8] = &[0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xae, 0x42, 0x60, 0x82];
-    match format {
-        Format::Gif => (&[0x3b], 2 + 1 + TEXT_LEN + 1),
-        Format::Apng => (IEND, 12 + KEYWORD.len() + TEXT_LEN),
-        Format::Webp => (&[], 8 + TEXT_LEN + (TEXT_LEN & 1)),
-        Format::Mp4 => (&[], 8 + TEXT_LEN),
-        _ => (&[], 2 + TEXT_LEN),
-    }
+/// The bytes a container puts after the seal (its end: GIF's trailer, PNG's `IEND`), and the
+/// seal block's length.
+fn layout(container: Container) -> (&'static [u8], usize) {
+    let end: &[u8] = match container {
+        Container::Gif => &[0x3b],
+        Container::Png => &[0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xae, 0x42, 0x60, 0x82],
+        _ => &[],
+    };
+    (end, block(container, &text(0)).len())
 }
 
-/// The seal block around `text`.
-fn block(format: Format, text: &[u8]) -> Vec<u8> {
-    match format {
-        Format::Gif => [&[0x21, 0xfe, text.len() as u8][..], text, &[0]].concat(),
-        Format::Apng => {
-            let data = [KEYWORD, text].concat();
-            let mut crc = crc32fast::Hasher::new();
-            crc.update(b"tEXt");
-            crc.update(&data);
-            [&(data.len() as u32).to_be_bytes()[..], b"tEXt", &data, &crc.finalize().to_be_bytes()].concat()
+/// The seal block around `text`, written by the codec's own block writer where there is one
+/// (ffmpeg writes MP4 and WebM, so their two blocks are made here).
+fn block(container: Container, text: &[u8]) -> Vec<u8> {
+    match container {
+        Container::Gif => comment_extension(text),
+        Container::Png => {
+            let mut out = Vec::new();
+            // Writing to memory cannot fail.
+            let _ = write_chunk(&mut out, b"tEXt", &[KEYWORD, text].concat());
+            out
         }
-        Format::Webp => [&b"RRSL"[..], &(text.len() as u32).to_le_bytes(), text, &[0][..text.len() & 1]].concat(),
-        Format::Mp4 => [&((8 + text.len()) as u32).to_be_bytes()[..], b"free", text].concat(),
-        _ => [&[0xec, 0x80 | text.len() as u8][..], text].concat(),
+        Container::Webp => {
+            let mut out = Vec::new();
+            chunk(&mut out, b"RRSL", text);
+            out
+        }
+        // An ISO BMFF `free` box: its size, its type, its bytes.
+        Container::Mp4 => [&((8 + text.len()) as u32).to_be_bytes()[..], b"free", text].concat(),
+        // An EBML `Void` element: its ID, its size in one byte (marker bit set), its bytes.
+        Container::Webm => [&[0xec, 0x80 | text.len() as u8][..], text].concat(),
     }
 }
 
-/// Seals the finished part `file` of `format` (see the module's docs).
-pub fn seal(file: &mut File, format: Format) -> std::io::Result<()> {
-    let (end, seal_len) = layout(format);
+/// Seals the finished part `file` of `container` (see the module's docs).
+pub fn seal(file: &mut File, container: Container) -> std::io::Result<()> {
+    let (end, seal_len) = layout(container);
     let len = file.seek(SeekFrom::End(0))?;
     let content = len.checked_sub(end.len() as u64).ok_or_else(|| std::io::Error::other("the part is empty"))?;
-    match format {
-        Format::Webp => grow_riff(file, seal_len as u64)?,
-        Format::Webm => grow_segment(file, seal_len as u64)?,
+    match container {
+        Container::Webp => grow_riff(file, seal_len as u64)?,
+        Container::Webm => grow_segment(file, seal_len as u64)?,
         _ => {}
     }
     let hash = hash_of(file, content)?;
     file.seek(SeekFrom::Start(content))?;
-    file.write_all(&block(format, &text(hash)))?;
+    file.write_all(&block(container, &text(hash)))?;
     file.write_all(end)?;
     file.flush()
 }
 
-/// Why the part `file` of `format` does not hold its seal, if it does not.
-pub fn check(file: &mut File, format: Format) -> Result<(), String> {
+/// Why the part `file` of `container` does not hold its seal, if it does not.
+pub fn check(file: &mut File, container: Container) -> Result<(), String> {
     let io = |e: std::io::Error| format!("cannot be read ({e})");
-    let (end, seal_len) = layout(format);
+    let (end, seal_len) = layout(container);
     let len = file.seek(SeekFrom::End(0)).map_err(io)?;
     let unsealed = "is not whole: it does not end in its seal (it was cut short, or written by another version)";
     let Some(content) = len.checked_sub((seal_len + end.len()) as u64) else { return Err(unsealed.into()) };
     let mut tail = vec![0u8; seal_len + end.len()];
     file.seek(SeekFrom::Start(content)).map_err(io)?;
     file.read_exact(&mut tail).map_err(io)?;
-    let found = text_in(format, &tail[..seal_len]).filter(|_| tail[seal_len..] == *end).ok_or(unsealed)?;
-    if format == Format::Webp && riff_size(file).map_err(io)? != len - 8 {
+    let found = text_in(container, &tail[..seal_len]).filter(|_| tail[seal_len..] == *end).ok_or(unsealed)?;
+    if container == Container::Webp && riff_size(file).map_err(io)? != len - 8 {
         return Err(unsealed.into());
     }
     if found != text(hash_of(file, content).map_err(io)?) {
@@ -110,31 +129,26 @@ pub fn check(file: &mut File, format: Format) -> Result<(), String> {
     Ok(())
 }
 
-/// The seal's text in `block`, if `block` is a seal block of `format`.
-fn text_in(format: Format, block: &[u8]) -> Option<Vec<u8>> {
-    let at = match format {
-        Format::Gif => 3,
-        Format::Apng => 8 + KEYWORD.len(),
-        Format::Webp | Format::Mp4 => 8,
-        _ => 2,
+/// The seal's text in `block`, if `block` is a seal block of `container`.
+fn text_in(container: Container, block: &[u8]) -> Option<Vec<u8>> {
+    let at = match container {
+        Container::Gif => 3,
+        Container::Png => 8 + KEYWORD.len(),
+        Container::Webp | Container::Mp4 => 8,
+        Container::Webm => 2,
     };
     let text = block.get(at..at + TEXT_LEN)?;
     let hex = text.strip_prefix(PREFIX)?;
     let hash = u64::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
-    (block == self::block(format, &self::text(hash))).then(|| text.to_vec())
+    (block == self::block(container, &self::text(hash))).then(|| text.to_vec())
 }
 
 /// The XXH3-64 of the first `len` bytes of `file`.
 fn hash_of(file: &mut File, len: u64) -> std::io::Result<u64> {
     file.seek(SeekFrom::Start(0))?;
     let mut hash = Xxh3::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut left = len;
-    while left > 0 {
-        let n = buffer.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        file.read_exact(&mut buffer[..n])?;
-        hash.update(&buffer[..n]);
-        left -= n as u64;
+    if hash_into(&mut hash, file.take(len))? != len {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
     }
     Ok(hash.digest())
 }

@@ -21,7 +21,7 @@
 //! The stream is a standard code stream, exactly as [`super::lzw`] writes one (code size growth,
 //! clear when the dictionary is full), so every decoder reads it; only the strings differ.
 
-use super::lzw_choosing::{CodeStream, MAX_CODES};
+use super::code_stream::{CodeStream, MAX_CODES};
 
 /// Dictionary nodes a longest-match search may visit at one code.
 const SEARCH_LIMIT: usize = 384;

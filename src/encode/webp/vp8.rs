@@ -8,8 +8,9 @@
 //! bytes depend on the frames and the settings alone: the same on every run and for any number
 //! of the render's threads.
 //!
-//! This is the crate's one use of `unsafe`: the calls below, each given what libwebp's headers
-//! say it wants, every struct made by libwebp's own init function, every allocation freed.
+//! The crate allows `unsafe` in two places, the CPU-feature dispatch of `base::simd` and here:
+//! the calls below, each given what libwebp's headers say it wants, every struct made by
+//! libwebp's own init function, every allocation freed.
 
 #![allow(unsafe_code)]
 
@@ -18,8 +19,8 @@ use std::time::Instant;
 
 use libwebp_sys as webp;
 
-use super::{EncodeTimes, Stream};
 use crate::base::error::{Error, Result};
+use crate::encode::{EncodeTimes, Stream};
 
 /// The quality a bare `--quality` asks for: cwebp's and gif2webp's default.
 pub const DEFAULT_QUALITY: u8 = 75;
@@ -165,7 +166,7 @@ fn every_frame(file: Vec<u8>, durations: &[u32]) -> Vec<u8> {
     let nothing = {
         // One transparent pixel, blended: what the exact encoder writes for an unchanged frame.
         let mut image = Vec::new();
-        super::webp::chunk(&mut image, b"VP8L", &super::vp8l::encode_fast(vec![0], 1, 1, true));
+        super::chunk(&mut image, b"VP8L", &super::vp8l::encode_fast(vec![0], 1, 1, true));
         image
     };
     while at + 8 <= file.len() {
@@ -195,7 +196,7 @@ fn every_frame(file: Vec<u8>, durations: &[u32]) -> Vec<u8> {
                 anmf.extend_from_slice(&d.to_le_bytes()[..3]);
                 anmf.push(0);
                 anmf.extend_from_slice(&nothing);
-                super::webp::chunk(&mut split, b"ANMF", &anmf);
+                super::chunk(&mut split, b"ANMF", &anmf);
             }
         }
         out.extend_from_slice(&chunk);
@@ -213,20 +214,19 @@ fn every_frame(file: Vec<u8>, durations: &[u32]) -> Vec<u8> {
 /// size grows to hold it.
 fn labelled(mut file: Vec<u8>, label: &str) -> Result<Vec<u8>> {
     let text = label.as_bytes();
-    file.extend_from_slice(super::webp::PART_CHUNK);
+    file.extend_from_slice(super::PART_CHUNK);
     file.extend((text.len() as u32).to_le_bytes());
     file.extend_from_slice(text);
     if text.len() % 2 == 1 {
         file.push(0);
     }
-    let size = u32::try_from(file.len() - 8).map_err(|_| {
-        Error::usage("the WebP is larger than 4 GiB, which RIFF cannot hold", Some(super::webp::RIFF_HINT))
-    })?;
+    let size = u32::try_from(file.len() - 8)
+        .map_err(|_| Error::usage("the WebP is larger than 4 GiB, which RIFF cannot hold", Some(super::RIFF_HINT)))?;
     file[4..8].copy_from_slice(&size.to_le_bytes());
     Ok(file)
 }
 
-impl<W: Write> super::Encoder for WebpLossy<W> {
+impl<W: Write> crate::encode::Encoder for WebpLossy<W> {
     type Pixel = [u8; 3];
 
     fn background(&self) -> &[[u8; 3]] {

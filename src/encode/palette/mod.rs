@@ -10,12 +10,14 @@
 //! - A frame drawn with a look is mapped colour by colour through a table that remembers each
 //!   colour's nearest palette entry once found.
 
+pub mod quantize;
+
 use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicU8;
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::quantize::{ColourMap, Histogram, Nearest, quantize};
+use quantize::{ColourMap, Histogram, Nearest, quantize};
 
 /// A palette for the background and each background pixel's index in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,7 +172,7 @@ impl ColourIndex {
     /// Remembers the nearest entries already known (from the quantizer) for these colours.
     pub fn learn(&mut self, keys: &[u32], nearest: &[u8]) {
         for (&key, &index) in keys.iter().zip(nearest) {
-            let (page, at) = slot(super::quantize::unkey(key));
+            let (page, at) = slot(quantize::unkey(key));
             self.page(page)[at].store(index + 1, Relaxed);
         }
     }
