@@ -7,12 +7,12 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use ripple_render::Scene;
+use ripple_render::base::threads::Bands;
 use ripple_render::draw::Lens;
 use ripple_render::draw::caustics::Caustics;
-use ripple_render::draw::look::{Backdrop, look_band};
+use ripple_render::draw::look::{Backdrop, Pen, look_band};
 use ripple_render::draw::refract::refract;
 use ripple_render::scene::{Edge, Glint, Look, Tone};
-use ripple_render::sim::field::Threads;
 use ripple_render::sim::seamless::{Crossfade, Seam};
 use ripple_render::sim::shore::Shore;
 use ripple_render::sim::smooth::Smoothing;
@@ -64,11 +64,17 @@ fn main() {
         for (name, edge) in [("absorb", Edge::Absorb), ("wrap", Edge::Wrap)] {
             let shore = common::shore(w, h, edge);
             let (mut open, mut walled) = (classic(w, h), common::classic_in(w, h, &shore));
-            let (a, b) = best_of_both(|| open.step(black_box(5), None), || walled.step(black_box(5), None));
+            let (a, b) = best_of_both(
+                || open.step(black_box(5), &Bands::default()),
+                || walled.step(black_box(5), &Bands::default()),
+            );
             report("classic step", a);
             report(&format!("classic step, walls, edges {name}: {:.2}x", b.as_secs_f64() / a.as_secs_f64()), b);
             let (mut open, mut walled) = (spring(w, h), common::spring_in(w, h, &shore));
-            let (a, b) = best_of_both(|| open.step(black_box(6), None), || walled.step(black_box(6), None));
+            let (a, b) = best_of_both(
+                || open.step(black_box(6), &Bands::default()),
+                || walled.step(black_box(6), &Bands::default()),
+            );
             report("spring step", a);
             report(&format!("spring step, walls, edges {name}: {:.2}x", b.as_secs_f64() / a.as_secs_f64()), b);
         }
@@ -79,11 +85,11 @@ fn main() {
         let mut rgb_out = vec![[0u8; 3]; w * h];
         let nearest = best_of(|| refract(water.heights(), w, black_box(256), &background, &mut out));
         report("nearest refraction to palette indices", nearest);
-        let classic_look =
-            || look_band(water.heights(), w, black_box(&LIT_CLASSIC), LIT_CLASSIC_R, &backdrop, &mut rgb_out, 0);
+        let (lit_classic, lit_spring) =
+            (Pen::new(&LIT_CLASSIC, LIT_CLASSIC_R, w, h), Pen::new(&LIT_SPRING, LIT_SPRING_R, w, h));
+        let classic_look = || look_band(water.heights(), w, black_box(&lit_classic), &backdrop, &mut rgb_out, 0);
         report("look, classic (bilinear, shading, highlight)", best_of(classic_look));
-        let spring_look =
-            || look_band(springs.heights(), w, black_box(&LIT_SPRING), LIT_SPRING_R, &backdrop, &mut rgb_out, 0);
+        let spring_look = || look_band(springs.heights(), w, black_box(&lit_spring), &backdrop, &mut rgb_out, 0);
         report("look, spring (bilinear, shading, highlight)", best_of(spring_look));
         water_look(w, h, &report);
         gain_look(w, h, &report);
@@ -98,9 +104,10 @@ fn water_look(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     let backdrop = Backdrop::new(&common::rgb(w, h), w);
     let (mut lit_out, mut water_out) = (vec![[0u8; 3]; w * h], vec![[0u8; 3]; w * h]);
     let terms = Look { tone: Tone::Soft, caustics: 256, reflection: 128, ..LIT_CLASSIC };
+    let (lit, terms) = (Pen::new(&LIT_CLASSIC, LIT_CLASSIC_R, w, h), Pen::new(&terms, LIT_CLASSIC_R, w, h));
     let (lit, with_terms) = best_of_both(
-        || look_band(water.heights(), w, black_box(&LIT_CLASSIC), LIT_CLASSIC_R, &backdrop, &mut lit_out, 0),
-        || look_band(water.heights(), w, black_box(&terms), LIT_CLASSIC_R, &backdrop, &mut water_out, 0),
+        || look_band(water.heights(), w, black_box(&lit), &backdrop, &mut lit_out, 0),
+        || look_band(water.heights(), w, black_box(&terms), &backdrop, &mut water_out, 0),
     );
     let extra = (with_terms.as_secs_f64() - lit.as_secs_f64()) * 1e9 / (w * h) as f64;
     report("look, classic, lit (paired with the next)", lit);
@@ -108,14 +115,14 @@ fn water_look(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     let scene = format!("[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[look]\nsmooth = 1\n");
     let scene = Scene::from_toml_str(&scene, std::path::Path::new("smooth.toml")).expect("scene");
     let shore = Shore::open(w, h);
-    let mut smoothing = Smoothing::<i16>::new(&scene, &shore, Threads::default()).expect("smoothing");
+    let mut smoothing = Smoothing::<i16>::new(&scene, &shore, Bands::default()).expect("smoothing");
     report(
         "smoothing, one pass, classic",
         best_of(|| {
             black_box(smoothing.run(water.heights()));
         }),
     );
-    let mut smoothing = Smoothing::<i32>::new(&scene, &shore, Threads::default()).expect("smoothing");
+    let mut smoothing = Smoothing::<i32>::new(&scene, &shore, Bands::default()).expect("smoothing");
     report(
         "smoothing, one pass, spring",
         best_of(|| {
@@ -135,14 +142,16 @@ fn gain_look(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     let source = format!("[video]\nwidth = {w}\nheight = {h}\nframes = 1\n[water]\nrefraction = 0.05\n");
     let scene = Scene::from_toml_str(&source, std::path::Path::new("gain.toml")).expect("scene");
     let shore = std::sync::Arc::new(Shore::open(w, h));
-    let lens = Lens::new(&scene, &shore, Threads::new(1));
+    let lens = Lens::new(&scene, &shore, Bands::new(1));
     let glint = Glint { peak: 200, ..Glint::NONE };
     let gain = Look { tone: Tone::Gain, shading: 64, highlight: 0, reflection: 1024, glint, ..LIT_CLASSIC };
     let caustics = Look { caustics: 96, caustics_depth_q8: Some(26), ..gain };
+    let lit = lens.pens(&LIT_CLASSIC);
     for (name, look) in [("gain tone, sky, glint", gain), ("gain tone, sky, glint, caustics", caustics)] {
+        let pens = lens.pens(&look);
         let (lit, with) = best_of_both(
-            || lens.look(water.heights(), black_box(&LIT_CLASSIC), &backdrop, &mut lit_out),
-            || lens.look(water.heights(), black_box(&look), &backdrop, &mut gain_out),
+            || lens.look(water.heights(), black_box(&lit), &backdrop, &mut lit_out),
+            || lens.look(water.heights(), black_box(&pens), &backdrop, &mut gain_out),
         );
         let extra = (with.as_secs_f64() - lit.as_secs_f64()) * 1e9 / (w * h) as f64;
         report("look, classic, lit, through the lens (paired)", lit);
@@ -168,7 +177,7 @@ fn time_and_loops(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     let (frames, steps) = (scene("steps_per_frame = 4"), scene("steps_per_second = 100"));
     let shore = Shore::open(w, h);
     let surface = |scene: &Scene| {
-        let water = Simulation::<Classic>::new(scene, Schedule::new(scene), &shore, Threads::default());
+        let water = Simulation::<Classic>::new(scene, Schedule::new(scene), &shore, Bands::default());
         Surface::new(scene, water, &shore)
     };
     let (mut a, mut b) = (surface(&frames), surface(&steps));
@@ -189,6 +198,6 @@ fn time_and_loops(w: usize, h: usize, report: &dyn Fn(&str, Duration)) {
     let last = frames.end_frame() - 1;
     report("crossfade blend of a frame (classic)", best_of(|| fade.take(black_box(last), water.heights())));
     let mut seam = Seam::new((w * h) as u64, 2 * RUNS as u64 + 1);
-    seam.add(water.heights(), None);
-    report("seam pass over a frame (classic)", best_of(|| seam.add(black_box(water.heights()), None)));
+    seam.add(water.heights(), &Bands::default());
+    report("seam pass over a frame (classic)", best_of(|| seam.add(black_box(water.heights()), &Bands::default())));
 }

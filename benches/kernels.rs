@@ -5,7 +5,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ripple_render::draw::look::{Backdrop, look_band};
+use ripple_render::base::threads::Bands;
+use ripple_render::draw::look::{Backdrop, Pen, look_band};
 use ripple_render::draw::refract::refract;
 use ripple_render::encode::gif::lzw::Lzw;
 use ripple_render::scene::{Edge, Look};
@@ -22,16 +23,20 @@ fn kernels(c: &mut Criterion) {
         group.sample_size(30);
 
         let mut water = classic(w, h);
-        group.bench_function("classic_step", |b| b.iter(|| water.step(black_box(5), None)));
+        group.bench_function("classic_step", |b| b.iter(|| water.step(black_box(5), &Bands::default())));
         let mut water = spring(w, h);
-        group.bench_function("spring_step", |b| b.iter(|| water.step(black_box(6), None)));
+        group.bench_function("spring_step", |b| b.iter(|| water.step(black_box(6), &Bands::default())));
         // Walls and edges (§8): the same steps, finished by the shore.
         for (name, edge) in [("absorb", Edge::Absorb), ("wrap", Edge::Wrap)] {
             let shore = common::shore(w, h, edge);
             let mut water = common::classic_in(w, h, &shore);
-            group.bench_function(format!("classic_step_walls_{name}"), |b| b.iter(|| water.step(black_box(5), None)));
+            group.bench_function(format!("classic_step_walls_{name}"), |b| {
+                b.iter(|| water.step(black_box(5), &Bands::default()))
+            });
             let mut water = common::spring_in(w, h, &shore);
-            group.bench_function(format!("spring_step_walls_{name}"), |b| b.iter(|| water.step(black_box(6), None)));
+            group.bench_function(format!("spring_step_walls_{name}"), |b| {
+                b.iter(|| water.step(black_box(6), &Bands::default()))
+            });
         }
 
         let background = common::background(w, h);
@@ -49,21 +54,22 @@ fn kernels(c: &mut Criterion) {
         // values `ripple-render new` writes (refraction 0.05 → R = 13 classic, 0.03 → R = 8
         // spring), and with R = 256 on the same water (every pixel moved far: a stress case).
         let backdrop = Backdrop::new(&rgb, w);
-        let lit = common::LIT_CLASSIC;
+        let lit = Pen::new(&common::LIT_CLASSIC, LIT_CLASSIC_R, w, h);
         group.bench_function("look_lit_classic", |b| {
-            b.iter(|| look_band(water.heights(), w, black_box(&lit), LIT_CLASSIC_R, &backdrop, &mut rgb_out, 0))
+            b.iter(|| look_band(water.heights(), w, black_box(&lit), &backdrop, &mut rgb_out, 0))
         });
+        let lit = Pen::new(&common::LIT_CLASSIC, 256, w, h);
         group.bench_function("look_lit_classic_r256", |b| {
-            b.iter(|| look_band(water.heights(), w, black_box(&lit), 256, &backdrop, &mut rgb_out, 0))
+            b.iter(|| look_band(water.heights(), w, black_box(&lit), &backdrop, &mut rgb_out, 0))
         });
-        let plain = Look::PLAIN;
+        let plain = Pen::new(&Look::PLAIN, 256, w, h);
         group.bench_function("look_plain_classic", |b| {
-            b.iter(|| look_band(water.heights(), w, black_box(&plain), 256, &backdrop, &mut rgb_out, 0))
+            b.iter(|| look_band(water.heights(), w, black_box(&plain), &backdrop, &mut rgb_out, 0))
         });
         let water = spring(w, h);
-        let lit = common::LIT_SPRING;
+        let lit = Pen::new(&common::LIT_SPRING, LIT_SPRING_R, w, h);
         group.bench_function("look_lit_spring", |b| {
-            b.iter(|| look_band(water.heights(), w, black_box(&lit), LIT_SPRING_R, &backdrop, &mut rgb_out, 0))
+            b.iter(|| look_band(water.heights(), w, black_box(&lit), &backdrop, &mut rgb_out, 0))
         });
         group.bench_function("refract_spring", |b| {
             b.iter(|| refract(water.heights(), w, black_box(26), &background, &mut out))

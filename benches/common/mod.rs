@@ -1,5 +1,6 @@
 //! The water the benchmarks run on: busy everywhere, at the sizes they measure.
 
+use ripple_render::base::threads::Bands;
 use ripple_render::scene::{Edge, Edges, Look, Obstacle, Sampling};
 use ripple_render::sim::shore::{Shore, Walls};
 use ripple_render::sim::timeline::{Drop, Source};
@@ -18,7 +19,7 @@ fn drops(w: usize, h: usize) -> impl Iterator<Item = Drop> {
 pub fn classic(w: usize, h: usize) -> Classic {
     let mut water = Classic::new(Basin::open(w, h));
     drops(w, h).for_each(|d| water.drop(&d));
-    (0..20).for_each(|_| water.step(5, None));
+    (0..20).for_each(|_| water.step(5, &Bands::default()));
     water
 }
 
@@ -39,7 +40,7 @@ pub fn shore(w: usize, h: usize, edges: Edge) -> Shore {
 pub fn classic_in(w: usize, h: usize, shore: &Shore) -> Classic {
     let mut water = Classic::new(Basin::within(shore));
     drops(w, h).for_each(|d| water.drop(&d));
-    (0..20).for_each(|_| water.step(5, None));
+    (0..20).for_each(|_| water.step(5, &Bands::default()));
     water
 }
 
@@ -47,14 +48,14 @@ pub fn classic_in(w: usize, h: usize, shore: &Shore) -> Classic {
 pub fn spring_in(w: usize, h: usize, shore: &Shore) -> Spring {
     let mut water = Spring::new(Basin::within(shore));
     drops(w, h).for_each(|d| water.drop(&d));
-    (0..20).for_each(|_| water.step(6, None));
+    (0..20).for_each(|_| water.step(6, &Bands::default()));
     water
 }
 
 pub fn spring(w: usize, h: usize) -> Spring {
     let mut water = Spring::new(Basin::open(w, h));
     drops(w, h).for_each(|d| water.drop(&d));
-    (0..20).for_each(|_| water.step(6, None));
+    (0..20).for_each(|_| water.step(6, &Bands::default()));
     water
 }
 

@@ -79,6 +79,10 @@ pub enum Error {
     #[error("encoding failed: {0}")]
     Ffmpeg(String),
 
+    /// The system would not start a thread.
+    #[error("cannot start a thread: {0}")]
+    Thread(std::io::Error),
+
     /// An encoder refused its input, or its threads stopped: a bug, not a user error, and never
     /// shown for anything a user can change.
     #[error("encoding failed: {0}")]

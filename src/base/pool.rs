@@ -86,7 +86,11 @@ impl Pool {
             let mut started = started.lock().unwrap_or_else(|e| e.into_inner());
             while started.len() + 1 < *threads {
                 let queue = queue.clone();
-                started.push(std::thread::spawn(move || queue.serve()));
+                let name = format!("worker-{}", started.len() + 1);
+                // A worker the system will not start leaves its tasks to the others and to the
+                // caller, which takes every task left waiting.
+                let Ok(worker) = super::threads::spawn(&name, move || queue.serve()) else { break };
+                started.push(worker);
             }
         }
         queue.lock().0.push_back(task);

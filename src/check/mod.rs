@@ -4,8 +4,11 @@
 //! render makes it.
 
 pub mod accept;
+mod found;
 pub mod reference;
 pub mod shard;
+
+pub use found::{Found, Leftover, Unreferenced, unreferenced};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -58,6 +61,19 @@ pub enum Bless {
 }
 
 impl Bless {
+    /// The levels `--bless=WHICH` names, fewest references first.
+    pub const CHOSEN: [Bless; 3] = [Bless::Missing, Bless::Changed, Bless::All];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bless::Never => "never",
+            Bless::Missing => "missing",
+            Bless::Changed => "changed",
+            Bless::All => "all",
+        }
+    }
+
     /// Whether a scene that came out as `verdict` gets its reference written. A reference that
     /// cannot be used is never written over: it may be the user's to restore.
     fn writes(self, verdict: &Verdict) -> bool {
@@ -203,21 +219,6 @@ pub struct Plan {
 pub fn reference_path(scene: &Path, refs: &Path) -> PathBuf {
     let stem = scene.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     refs.join(format!("{stem}.gif"))
-}
-
-/// The references in `refs` that no scene of `scenes` has: `NAME.gif` files whose scene is
-/// gone (or was renamed). Sorted; none when the folder does not exist.
-pub fn unreferenced(scenes: &[PathBuf], refs: &Path) -> Vec<PathBuf> {
-    let wanted: std::collections::HashSet<PathBuf> = scenes.iter().map(|s| reference_path(s, refs)).collect();
-    let Ok(entries) = std::fs::read_dir(refs) else { return Vec::new() };
-    let mut found: Vec<PathBuf> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| refs.join(e.file_name()))
-        .filter(|p| p.extension().is_some_and(|x| x == "gif") && !wanted.contains(p))
-        .collect();
-    found.sort();
-    found
 }
 
 /// Refuses two scenes that would share a reference (the same file name in two folders).

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Blessed, Outcome, PENDING, Pending, Verdict};
+use super::{Blessed, Found, Leftover, Outcome, PENDING, Pending, Unreferenced, Verdict};
 use crate::base::error::{Error, Result, os_reason};
 use crate::base::files::{file_kind, read_regular_within};
 use crate::base::limits::MAX_AREA;
 use crate::base::text::inert;
+use crate::diff::Options;
 use crate::diff::page::{FrameFigure, SHOTS, Shot, picture_name};
 
 /// The file in a report folder that holds its outcomes, for a merge.
@@ -107,6 +108,47 @@ pub struct Record {
     /// Whether they fail the check (`--unreferenced=reject`).
     #[serde(default)]
     pub unreferenced_fail: bool,
+    /// Whether shard 1 deleted them (`--unreferenced=delete`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreferenced_deleted: bool,
+}
+
+impl Record {
+    /// The record of what a check found.
+    pub fn of(found: &Found) -> Record {
+        Record {
+            shard: found.shard,
+            scenes_given: found.scenes_given,
+            scene_set: found.scene_set.clone(),
+            tolerance: found.options.tolerance,
+            max_pixels: found.options.max_pixels,
+            refs: found.refs.display().to_string(),
+            seconds: found.seconds,
+            scenes: found.outcomes.iter().map(SceneRecord::of).collect(),
+            unreferenced: found.unreferenced.references.clone(),
+            unreferenced_fail: found.unreferenced.how == Unreferenced::Reject,
+            unreferenced_deleted: found.unreferenced.how == Unreferenced::Delete,
+        }
+    }
+
+    /// Writes the record into the report folder `dir`, as [`RECORD`].
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let path = dir.join(RECORD);
+        let text = serde_json::to_string_pretty(self).map_err(|e| Error::io(&path, e.into()))? + "\n";
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))
+    }
+
+    /// What shard 1 found of references no scene has (every other shard leaves it to shard 1).
+    fn leftover(&self) -> Leftover {
+        let how = if self.unreferenced_deleted {
+            Unreferenced::Delete
+        } else if self.unreferenced_fail {
+            Unreferenced::Reject
+        } else {
+            Unreferenced::Warn
+        };
+        Leftover { references: self.unreferenced.clone(), how }
+    }
 }
 
 /// One scene's outcome, without its pictures (they are the folder's files).
@@ -321,6 +363,45 @@ pub fn read(dir: &Path) -> Result<(Record, Vec<Outcome>)> {
     let outcomes =
         scenes.into_iter().enumerate().map(|(n, s)| s.outcome(dir, &inside, n)).collect::<Result<Vec<_>>>()?;
     Ok((record, outcomes))
+}
+
+/// Reads the shards' report folders `dirs`, checks they are every slice of one check once, and
+/// puts their outcomes together as one check of every scene lists them.
+pub fn merge(dirs: &[PathBuf]) -> Result<Found> {
+    let mut records = Vec::new();
+    let mut outcomes = Vec::new();
+    for dir in dirs {
+        let (record, found) = read(dir)?;
+        records.push((dir.clone(), record));
+        outcomes.extend(found);
+    }
+    check_complete(&records)?;
+    outcomes.sort_by(|a, b| a.scene.as_os_str().cmp(b.scene.as_os_str()));
+    if let Some(twice) = outcomes.windows(2).find(|w| w[0].scene == w[1].scene) {
+        return Err(Error::usage(
+            format!("scene {} is in two shards' reports: they are not slices of one check", twice[0].scene.display()),
+            Some("give the report folder of every shard of one check, each once"),
+        ));
+    }
+    let Some((_, first)) = records.first() else {
+        return Err(Error::usage("no report folder to merge", Some("give the report folder of every shard")));
+    };
+    let unreferenced = records
+        .iter()
+        .find(|(_, r)| r.shard.is_some_and(|s| s.index == 1))
+        .map(|(_, r)| r.leftover())
+        .unwrap_or_default();
+    Ok(Found {
+        outcomes,
+        options: Options { tolerance: first.tolerance, max_pixels: first.max_pixels, min_psnr_tenths: None },
+        refs: PathBuf::from(&first.refs),
+        shard: None,
+        scenes_given: first.scenes_given,
+        scene_set: first.scene_set.clone(),
+        // The shards ran side by side: the check took as long as the slowest.
+        seconds: records.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max),
+        unreferenced,
+    })
 }
 
 /// Checks that `records` (each with its folder) are the N slices of one check, each once.

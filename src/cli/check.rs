@@ -10,14 +10,16 @@ use std::time::Instant;
 use ripple_render::Error;
 use ripple_render::base::pool::default_threads;
 use ripple_render::check::accept::How;
-use ripple_render::check::shard::{self, Shard};
-use ripple_render::check::{self, Bless, Blessed, Outcome, Plan, Verdict};
+use ripple_render::check::shard::{self, Record, Shard};
+use ripple_render::check::{self, Bless, Found, Leftover, Plan, Unreferenced};
 use ripple_render::diff::Options;
-use ripple_render::diff::page::{self, Entry};
+use ripple_render::diff::page;
 use ripple_render::output::{self, Policy, Staged};
 use ripple_render::scene::Scene;
 
-use super::check_report::{Tally, annotations, append_step_summary, json, junit_xml};
+use super::check_report::{Tally, annotations, append_step_summary, json, junit_xml, page_entries, scene_line};
+use super::choices;
+use super::say::{print_out, tell};
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
@@ -62,8 +64,8 @@ pub struct CheckArgs {
     /// those of scenes that differ or have none, `missing` only those that have none, `all`
     /// every scene's. Never done otherwise; refused where `CI` is set unless --force.
     #[arg(long, value_name = "WHICH", num_args = 0..=1, require_equals = true, default_missing_value = "changed",
-          value_parser = ["missing", "changed", "all"])]
-    bless: Option<String>,
+          value_parser = choices(&Bless::CHOSEN, Bless::name, |_| ""))]
+    bless: Option<Bless>,
 
     /// Bless (or delete unreferenced references) even where the environment variable CI is set.
     #[arg(long)]
@@ -72,8 +74,9 @@ pub struct CheckArgs {
     /// What to do with references in --refs whose scene was not given (gone, or renamed):
     /// `warn` (the default), `reject` (the check fails), or `delete` them. In a sharded check,
     /// shard 1 looks (every shard knows every scene given) and the merge repeats it.
-    #[arg(long, value_name = "WHAT", default_value = "warn", value_parser = ["warn", "reject", "delete"])]
-    unreferenced: String,
+    #[arg(long, value_name = "WHAT", default_value = "warn",
+          value_parser = choices(&Unreferenced::ALL, Unreferenced::name, |_| ""))]
+    unreferenced: Unreferenced,
 
     /// A pixel differs when one of its channels differs by more than N (judged on the
     /// reference's picture; 0: any change to the exact frame differs).
@@ -111,34 +114,16 @@ pub struct CheckArgs {
     threads: Option<u16>,
 }
 
-/// What a check found, checked here or merged from shards, and how it was asked.
-struct Found {
-    outcomes: Vec<Outcome>,
-    options: Options,
-    refs: PathBuf,
-    /// The slice checked, if one was.
-    shard: Option<Shard>,
-    /// The scenes given, before slicing.
-    scenes_given: usize,
-    /// Which scenes were given ([`shard::scene_set`]).
-    scene_set: Option<String>,
-    seconds: f64,
-    /// The report folder, the JUnit file and the one-file page, staged.
-    outputs: Outputs,
-    /// References whose scene was not given, and whether they fail the check.
-    unreferenced: (Vec<String>, bool),
-}
-
 pub fn run(args: &CheckArgs) -> Result<ExitCode, Error> {
     if let Some(dir) = &args.accept_from {
         return accept(args, dir);
     }
-    let found = if args.merge_reports.is_empty() { check_scenes(args)? } else { merge(args)? };
-    report(args, found)
+    let (found, outputs) = if args.merge_reports.is_empty() { check_scenes(args)? } else { merge(args)? };
+    report(args, found, outputs)
 }
 
 /// Checks the scenes (or the shard's slice of them) against their references.
-fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
+fn check_scenes(args: &CheckArgs) -> Result<(Found, Outputs), Error> {
     let started = Instant::now();
     let options = Options { tolerance: args.tolerance, max_pixels: args.max_pixels, min_psnr_tenths: None };
     let refs = args.refs.clone().unwrap_or_default();
@@ -171,7 +156,7 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let threads = args.threads.map_or_else(default_threads, usize::from);
     let lines = !args.json && !args.quiet;
     if lines && let Some(shard) = args.shard {
-        super::print_out(&format!(
+        print_out(&format!(
             "shard {}/{}: {} of {} scenes\n",
             shard.index,
             shard.count,
@@ -182,7 +167,7 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let mut outcomes = Vec::new();
     check::check_all(&scenes, &refs, plan, threads, &mut |outcome| {
         if lines {
-            super::print_out(&scene_line(&outcome))?;
+            print_out(&scene_line(&outcome))?;
         }
         outcomes.push(outcome);
         Ok(())
@@ -190,25 +175,22 @@ fn check_scenes(args: &CheckArgs) -> Result<Found, Error> {
     let seconds = started.elapsed().as_secs_f64();
     let (scenes_given, scene_set) = (args.scenes.len(), Some(shard::scene_set(&args.scenes)));
     let unreferenced = unreferenced(args, &refs)?;
-    Ok(Found { outcomes, options, refs, shard: args.shard, scenes_given, scene_set, seconds, outputs, unreferenced })
+    let found = Found { outcomes, options, refs, shard: args.shard, scenes_given, scene_set, seconds, unreferenced };
+    Ok((found, outputs))
 }
 
 /// The references whose scene was not given, as `--unreferenced` says to treat them: found (by
 /// shard 1 alone in a sharded check), deleted with `delete` (refused in CI unless forced, as
-/// blessing is); returns them and whether they fail the check.
-fn unreferenced(args: &CheckArgs, refs: &Path) -> Result<(Vec<String>, bool), Error> {
+/// blessing is).
+fn unreferenced(args: &CheckArgs, refs: &Path) -> Result<Leftover, Error> {
     if args.shard.is_some_and(|s| s.index != 1) {
-        return Ok((Vec::new(), false));
+        return Ok(Leftover::default());
     }
     let found = check::unreferenced(&args.scenes, refs);
-    if args.unreferenced == "delete" && !found.is_empty() {
+    if args.unreferenced == Unreferenced::Delete && !found.is_empty() {
         not_in_ci(args, "--unreferenced=delete")?;
-        for path in &found {
-            std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
-        }
     }
-    let shown = found.iter().map(|p| ripple_render::base::text::path(p)).collect();
-    Ok((shown, args.unreferenced == "reject"))
+    args.unreferenced.settle(found)
 }
 
 /// Whether the environment says this is a CI job.
@@ -264,56 +246,29 @@ fn accept(args: &CheckArgs, dir: &Path) -> Result<ExitCode, Error> {
             writeln!(text, "\naccepted {n} {noun} from {} ({written} written)", dir.display())
         }
     };
-    super::print_out(&text)?;
+    print_out(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `--bless[=WHICH]`, refused in CI unless forced.
 fn bless_mode(args: &CheckArgs) -> Result<Bless, Error> {
-    let Some(which) = args.bless.as_deref() else { return Ok(Bless::Never) };
+    let Some(bless) = args.bless else { return Ok(Bless::Never) };
     not_in_ci(args, "--bless")?;
-    Ok(match which {
-        "missing" => Bless::Missing,
-        "all" => Bless::All,
-        _ => Bless::Changed,
-    })
+    Ok(bless)
 }
 
-/// Reads the shards' report folders, checks they are every slice of one check once, and puts
-/// their outcomes together in the order one check of every scene lists them.
-fn merge(args: &CheckArgs) -> Result<Found, Error> {
-    let mut records = Vec::new();
-    let mut outcomes = Vec::new();
-    for dir in &args.merge_reports {
-        let (record, found) = shard::read(dir)?;
-        records.push((dir.clone(), record));
-        outcomes.extend(found);
-    }
-    shard::check_complete(&records)?;
-    outcomes.sort_by(|a, b| a.scene.as_os_str().cmp(b.scene.as_os_str()));
-    if let Some(twice) = outcomes.windows(2).find(|w| w[0].scene == w[1].scene) {
-        return Err(Error::usage(
-            format!("scene {} is in two shards' reports: they are not slices of one check", twice[0].scene.display()),
-            Some("give the report folder of every shard of one check, each once"),
-        ));
-    }
-    let first = &records[0].1;
-    let options = Options { tolerance: first.tolerance, max_pixels: first.max_pixels, min_psnr_tenths: None };
-    // The shards ran side by side: the check took as long as the slowest.
-    let seconds = records.iter().map(|(_, r)| r.seconds).fold(0.0, f64::max);
+/// Merges the shards' report folders into what one check of every scene found, and says each
+/// scene's line.
+fn merge(args: &CheckArgs) -> Result<(Found, Outputs), Error> {
+    let found = shard::merge(&args.merge_reports)?;
     let inputs: Vec<&Path> = args.merge_reports.iter().map(PathBuf::as_path).collect();
     let outputs = stage_outputs(args, &inputs)?;
     if !args.json && !args.quiet {
-        for outcome in &outcomes {
-            super::print_out(&scene_line(outcome))?;
+        for outcome in &found.outcomes {
+            print_out(&scene_line(outcome))?;
         }
     }
-    let (refs, scenes_given, scene_set) = (PathBuf::from(&first.refs), first.scenes_given, first.scene_set.clone());
-    let unreferenced = records
-        .iter()
-        .find(|(_, r)| r.shard.is_some_and(|s| s.index == 1))
-        .map_or_else(|| (Vec::new(), false), |(_, r)| (r.unreferenced.clone(), r.unreferenced_fail));
-    Ok(Found { outcomes, options, refs, shard: None, scenes_given, scene_set, seconds, outputs, unreferenced })
+    Ok((found, outputs))
 }
 
 /// A check's outputs, staged.
@@ -361,177 +316,134 @@ fn stage_outputs(args: &CheckArgs, inputs: &[&Path]) -> Result<Outputs, Error> {
 }
 
 /// Says what was found: the page, JUnit, the job summary, JSON or lines, and the exit code.
-fn report(args: &CheckArgs, found: Found) -> Result<ExitCode, Error> {
-    let Found {
-        mut outcomes,
-        options,
-        refs,
-        shard,
-        scenes_given,
-        scene_set,
-        seconds,
-        outputs: Outputs { report: staged, junit, single },
-        unreferenced,
-    } = found;
-    let (gone, gone_fails) = unreferenced;
-    let deleted = args.unreferenced == "delete";
-    for path in &gone {
-        let what = if deleted {
-            "deleted"
-        } else if gone_fails {
-            "FAILED:"
-        } else {
-            "warning:"
-        };
-        super::tell(&format!("{what} {path} is the reference of no scene given (its scene is gone or renamed)"));
+fn report(args: &CheckArgs, mut found: Found, outputs: Outputs) -> Result<ExitCode, Error> {
+    tell_unreferenced(&found.unreferenced);
+    let tally = Tally::of(&found.outcomes);
+    let page = write_outputs(args, &mut found, outputs, &tally)?;
+    tell_ci(args, &found, &tally, page.as_deref())?;
+    print_result(args, &found, &tally, page.as_deref())?;
+    Ok(exit_code(&tally, &found.unreferenced))
+}
+
+/// A line on stderr for each reference no scene given has.
+fn tell_unreferenced(leftover: &Leftover) {
+    let what = match leftover.how {
+        Unreferenced::Delete => "deleted",
+        Unreferenced::Reject => "FAILED:",
+        Unreferenced::Warn => "warning:",
+    };
+    for path in &leftover.references {
+        tell(&format!("{what} {path} is the reference of no scene given (its scene is gone or renamed)"));
     }
-    let refs = refs.as_path();
-    let tally = Tally::of(&outcomes);
-    let report_page = staged.as_ref().map(|s| s.target().join("index.html"));
+}
+
+/// Writes the check's files: the report folder (its record, kept would-be references and page),
+/// the one-file page and JUnit XML. Returns the page's path, if a report folder was asked for.
+fn write_outputs(
+    args: &CheckArgs,
+    found: &mut Found,
+    outputs: Outputs,
+    tally: &Tally,
+) -> Result<Option<PathBuf>, Error> {
+    let Outputs { report: staged, junit, single } = outputs;
+    let page = staged.as_ref().map(|s| s.target().join("index.html"));
     if let Some(staged) = &staged {
         // The would-be references (a merge copies the shards'), and the outcomes for a merge of
         // shards: written before the entries take the pictures.
-        check::keep_pending(&mut outcomes, &staged.path().join(check::PENDING))?;
-        let record = shard::Record {
-            shard,
-            scenes_given,
-            scene_set,
-            tolerance: options.tolerance,
-            max_pixels: options.max_pixels,
-            refs: refs.display().to_string(),
-            seconds,
-            scenes: outcomes.iter().map(shard::SceneRecord::of).collect(),
-            unreferenced: gone.clone(),
-            unreferenced_fail: gone_fails,
-        };
-        let path = staged.path().join(shard::RECORD);
-        let text = serde_json::to_string_pretty(&record).map_err(|e| Error::io(&path, e.into()))? + "\n";
-        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+        check::keep_pending(&mut found.outcomes, &staged.path().join(check::PENDING))?;
+        Record::of(found).write(staged.path())?;
     }
-    let pending = outcomes.iter().filter(|o| o.pending.is_some()).count();
     if staged.is_some() || single.is_some() {
-        let entries = page_entries(&mut outcomes, args.report.as_deref());
+        let entries = page_entries(&mut found.outcomes, args.report.as_deref());
         let mut title = format!("ripple-render check: {}", tally.headline());
-        if let Some(shard) = shard {
+        if let Some(shard) = found.shard {
             title += &format!(" (shard {}/{})", shard.index, shard.count);
         }
-        let summary = tally.summary(options, refs, seconds);
+        let summary = tally.summary(found.options, &found.refs, found.seconds);
         if let Some(staged) = staged {
             page::write(staged.path(), &title, &summary, tally.fails(), &entries)?;
             staged.commit()?;
         }
         if let Some(staged) = single {
-            let mut file = staged.file()?;
-            std::io::Write::write_all(&mut file, page::single(&title, &summary, tally.fails(), &entries).as_bytes())
-                .map_err(|e| Error::io(staged.target(), e))?;
-            drop(file);
-            staged.commit()?;
+            write_whole(staged, page::single(&title, &summary, tally.fails(), &entries).as_bytes())?;
         }
     }
     if let Some(staged) = junit {
-        let mut file = staged.file()?;
-        std::io::Write::write_all(&mut file, junit_xml(&outcomes, seconds).as_bytes())
-            .map_err(|e| Error::io(staged.target(), e))?;
-        drop(file);
-        staged.commit()?;
+        write_whole(staged, junit_xml(&found.outcomes, found.seconds).as_bytes())?;
     }
-    // Annotations on the scene files in a GitHub Actions job (on stderr beside --json, whose
-    // stdout is one object).
+    Ok(page)
+}
+
+/// Writes `bytes` as the whole of the staged file, and puts it in place.
+fn write_whole(staged: Staged, bytes: &[u8]) -> Result<(), Error> {
+    let mut file = staged.file()?;
+    std::io::Write::write_all(&mut file, bytes).map_err(|e| Error::io(staged.target(), e))?;
+    drop(file);
+    staged.commit()
+}
+
+/// In a GitHub Actions job: an annotation on each failing scene's file (on stderr beside
+/// --json, whose stdout is one object), and the job summary.
+fn tell_ci(args: &CheckArgs, found: &Found, tally: &Tally, page: Option<&Path>) -> Result<(), Error> {
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
-        let commands = annotations(&outcomes);
+        let commands = annotations(&found.outcomes);
         if commands.is_empty() {
+            // Nothing failed: nothing to annotate.
         } else if args.json {
-            super::tell(commands.trim_end());
+            tell(commands.trim_end());
         } else {
-            super::print_out(&commands)?;
+            print_out(&commands)?;
         }
     }
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
-        append_step_summary(Path::new(&summary), &outcomes, &tally, options, report_page.as_deref())?;
+        append_step_summary(Path::new(&summary), &found.outcomes, tally, found.options, page)?;
     }
+    Ok(())
+}
+
+/// The result on stdout: one JSON object, or the summary line with the report's path and the
+/// hints of what to do next.
+fn print_result(args: &CheckArgs, found: &Found, tally: &Tally, page: Option<&Path>) -> Result<(), Error> {
+    let refs = found.refs.as_path();
     if args.json {
-        let shard = shard.map(|s| format!("{}/{}", s.index, s.count));
-        super::print_out(&json(&outcomes, &tally, options, refs, report_page.as_deref(), seconds, shard))?;
-    } else if !args.quiet {
-        let mut text = format!("\ncheck result: {}\n", tally.summary(options, refs, seconds));
-        if let Some(page) = &report_page {
-            let _ = writeln!(text, "report: {}", page.display());
-        }
-        if tally.fails() {
-            let what = if tally.different > 0 {
-                Some("if the change is intended, bless it on purpose")
-            } else if tally.missing > 0 {
-                Some("write the missing references on purpose")
-            } else {
-                None
-            };
-            if let Some(what) = what {
-                let _ = writeln!(text, "hint: {what}: ripple-render check SCENE… --refs {} --bless", refs.display());
-            }
-            if pending > 0
-                && let Some(dir) = &args.report
-            {
-                let _ = writeln!(
-                    text,
-                    "hint: or accept them from the report, without rendering again: ripple-render check --accept-from {} [SCENE…]",
-                    dir.display()
-                );
-            }
-            if tally.unreadable > 0 {
-                text.push_str("hint: a reference that cannot be used is never blessed over: restore it (`git lfs pull` for LFS pointers)\n");
-            }
-        }
-        super::print_out(&text)?;
+        let shard = found.shard.map(|s| format!("{}/{}", s.index, s.count));
+        return print_out(&json(&found.outcomes, tally, found.options, refs, page, found.seconds, shard));
     }
-    Ok(ExitCode::from(if tally.fails() || (gone_fails && !deleted && !gone.is_empty()) { 1 } else { 0 }))
-}
-
-/// The page's entries: blessed scenes still show what changed (that is what a reviewer
-/// blesses), and a scene whose would-be reference the report folder `report` keeps says how to
-/// accept it.
-fn page_entries(outcomes: &mut [Outcome], report: Option<&Path>) -> Vec<Entry> {
-    let mut entries: Vec<Entry> = outcomes.iter_mut().map(Outcome::entry).collect();
-    for (entry, outcome) in entries.iter_mut().zip(outcomes.iter()) {
-        if let Some(blessed) = outcome.blessed {
-            entry.line += match blessed {
-                Blessed::New => "; blessed: reference written",
-                Blessed::Refreshed => "; blessed: reference replaced",
-            };
+    if args.quiet {
+        return Ok(());
+    }
+    let mut text = format!("\ncheck result: {}\n", tally.summary(found.options, refs, found.seconds));
+    if let Some(page) = page {
+        let _ = writeln!(text, "report: {}", page.display());
+    }
+    if tally.fails() {
+        let what = if tally.different > 0 {
+            Some("if the change is intended, bless it on purpose")
+        } else if tally.missing > 0 {
+            Some("write the missing references on purpose")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            let _ = writeln!(text, "hint: {what}: ripple-render check SCENE… --refs {} --bless", refs.display());
         }
-        if let (Some(_), Some(dir)) = (&outcome.pending, report) {
-            entry.accept = Some(format!(
-                "ripple-render check --accept-from {} {}",
-                ripple_render::base::text::shell_word(&dir.to_string_lossy()),
-                ripple_render::base::text::shell_word(&outcome.scene.to_string_lossy())
-            ));
+        let pending = found.outcomes.iter().any(|o| o.pending.is_some());
+        if pending && let Some(dir) = &args.report {
+            let _ = writeln!(
+                text,
+                "hint: or accept them from the report, without rendering again: ripple-render check --accept-from {} [SCENE…]",
+                dir.display()
+            );
+        }
+        if tally.unreadable > 0 {
+            text.push_str("hint: a reference that cannot be used is never blessed over: restore it (`git lfs pull` for LFS pointers)\n");
         }
     }
-    entries
+    print_out(&text)
 }
 
-/// A scene's line, `scene NAME ... STATUS`.
-fn scene_line(outcome: &Outcome) -> String {
-    format!("scene {} ... {}\n", ripple_render::base::text::path(&outcome.scene), status_line(outcome))
-}
-
-/// A scene's line after `scene NAME ...`.
-fn status_line(o: &Outcome) -> String {
-    match (&o.verdict, o.blessed) {
-        (Verdict::Same, _) => match o.drift {
-            Some(d) => format!(
-                "ok, drifting: {} frame(s) differ within the options (at most {} pixels beyond the tolerance)",
-                d.frames, d.most_pixels
-            ),
-            None => "ok".into(),
-        },
-        (Verdict::Missing, Some(_)) => format!("blessed (new reference {})", o.reference.display()),
-        (Verdict::Missing, None) => {
-            format!("FAILED: no reference {} (write it on purpose with --bless)", o.reference.display())
-        }
-        (Verdict::Different { .. }, Some(_)) => {
-            format!("blessed ({}; replaced {})", o.line(), o.reference.display())
-        }
-        (Verdict::Different { .. }, None) => format!("FAILED: {}", o.line()),
-        (Verdict::Unreadable { .. }, _) => format!("FAILED: {}", o.line()),
-    }
+/// 1 when a scene fails or a reference no scene has fails the check (`--unreferenced=reject`),
+/// else 0.
+fn exit_code(tally: &Tally, leftover: &Leftover) -> ExitCode {
+    ExitCode::from(u8::from(tally.fails() || leftover.fails()))
 }

@@ -10,6 +10,7 @@ use ripple_render::Error;
 use ripple_render::base::text::{self, inert, markdown_code, markdown_text};
 use ripple_render::check::{Blessed, Outcome, Verdict};
 use ripple_render::diff::Options;
+use ripple_render::diff::page::Entry;
 
 /// Rows of the GitHub job summary's table at most (the summary is capped at 1 MiB).
 const SUMMARY_ROWS: usize = 50;
@@ -313,4 +314,54 @@ pub(super) fn json(
         scenes,
     };
     serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+}
+
+/// The page's entries: blessed scenes still show what changed (that is what a reviewer
+/// blesses), and a scene whose would-be reference the report folder `report` keeps says how to
+/// accept it.
+pub(super) fn page_entries(outcomes: &mut [Outcome], report: Option<&Path>) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = outcomes.iter_mut().map(Outcome::entry).collect();
+    for (entry, outcome) in entries.iter_mut().zip(outcomes.iter()) {
+        if let Some(blessed) = outcome.blessed {
+            entry.line += match blessed {
+                Blessed::New => "; blessed: reference written",
+                Blessed::Refreshed => "; blessed: reference replaced",
+            };
+        }
+        if let (Some(_), Some(dir)) = (&outcome.pending, report) {
+            entry.accept = Some(format!(
+                "ripple-render check --accept-from {} {}",
+                ripple_render::base::text::shell_word(&dir.to_string_lossy()),
+                ripple_render::base::text::shell_word(&outcome.scene.to_string_lossy())
+            ));
+        }
+    }
+    entries
+}
+
+/// A scene's line, `scene NAME ... STATUS`.
+pub(super) fn scene_line(outcome: &Outcome) -> String {
+    format!("scene {} ... {}\n", ripple_render::base::text::path(&outcome.scene), status_line(outcome))
+}
+
+/// A scene's line after `scene NAME ...`.
+fn status_line(o: &Outcome) -> String {
+    match (&o.verdict, o.blessed) {
+        (Verdict::Same, _) => match o.drift {
+            Some(d) => format!(
+                "ok, drifting: {} frame(s) differ within the options (at most {} pixels beyond the tolerance)",
+                d.frames, d.most_pixels
+            ),
+            None => "ok".into(),
+        },
+        (Verdict::Missing, Some(_)) => format!("blessed (new reference {})", o.reference.display()),
+        (Verdict::Missing, None) => {
+            format!("FAILED: no reference {} (write it on purpose with --bless)", o.reference.display())
+        }
+        (Verdict::Different { .. }, Some(_)) => {
+            format!("blessed ({}; replaced {})", o.line(), o.reference.display())
+        }
+        (Verdict::Different { .. }, None) => format!("FAILED: {}", o.line()),
+        (Verdict::Unreadable { .. }, _) => format!("FAILED: {}", o.line()),
+    }
 }

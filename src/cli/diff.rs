@@ -129,9 +129,9 @@ pub fn run(args: &DiffArgs) -> Result<ExitCode, Error> {
         staged.commit()?;
     }
     if args.json {
-        super::print_out(&json::to_json(&summary, contents.as_ref()))?;
+        super::say::print_out(&json::to_json(&summary, contents.as_ref()))?;
     } else if !args.quiet {
-        super::print_out(&human(&summary, args.out.as_deref(), contents.as_ref()))?;
+        super::say::print_out(&human(&summary, args.out.as_deref(), contents.as_ref()))?;
     }
     Ok(ExitCode::from(if summary.same() { 0 } else { 1 }))
 }

@@ -81,7 +81,7 @@ pub fn run(args: &JoinArgs) -> Result<(), Error> {
             (0, 0) => String::new(),
             (w, h) => format!(", {w}×{h}"),
         };
-        super::tell(&format!(
+        super::say::tell(&format!(
             "joined {} parts into {}{size}: {} frames{canvas}, in {:.2} s",
             parts.len(),
             args.output.display(),

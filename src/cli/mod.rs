@@ -7,10 +7,10 @@ mod join;
 mod new;
 mod plan;
 mod render;
+mod say;
 mod serve;
 mod signals;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,6 +23,7 @@ use ripple_render::encode::Effort;
 use ripple_render::inspect::plan::Detail;
 use ripple_render::output::Named;
 use ripple_render::scene::Model;
+use say::{error_text, print_out, tell};
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -156,7 +157,7 @@ struct Cli {
 
     /// How hard a GIF, APNG, WebP or PNG encoder works for a smaller file: the frames are the same
     /// at every level, only the size and the time differ (docs/cli.md, Effort).
-    #[arg(long, value_name = "LEVEL", default_value = "default", value_parser = effort_parser())]
+    #[arg(long, value_name = "LEVEL", default_value = "default", value_parser = choices(&Effort::ALL, Effort::name, effort_help))]
     effort: Effort,
 
     /// Write a lossy WebP at quality Q (1–100, libwebp's scale; 75 when Q is left out): a file
@@ -257,7 +258,7 @@ enum Command {
         #[arg(short, long, value_name = "SCENE")]
         output: PathBuf,
         /// The water model.
-        #[arg(long, default_value = "classic", value_parser = model_parser())]
+        #[arg(long, default_value = "classic", value_parser = choices(&Model::ALL, Model::name, Model::help))]
         model: Model,
         /// Replace an existing scene file.
         #[arg(short, long)]
@@ -297,21 +298,30 @@ fn format_parser() -> impl TypedValueParser<Value = Named> {
     PossibleValuesParser::new(values).map(|flag| Named::from_flag(&flag).unwrap_or(Named::Gif))
 }
 
-/// `--effort`'s values: the encoders' levels, each with its help.
-fn effort_parser() -> impl TypedValueParser<Value = Effort> {
-    let help = |effort: Effort| match effort {
+/// A flag's values, the library's own choices (`Effort`, `Bless`, …): each by its `name`, with its
+/// `help` where that is not empty, in the order of `all`.
+fn choices<T: Copy + Send + Sync + 'static>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    help: fn(T) -> &'static str,
+) -> impl TypedValueParser<Value = T> {
+    let all = all.to_vec();
+    let values = all.iter().map(|&value| match help(value) {
+        "" => PossibleValue::new(name(value)),
+        text => PossibleValue::new(name(value)).help(text),
+    });
+    let values: Vec<PossibleValue> = values.collect();
+    // The parser offers only these names, so one of them is found.
+    PossibleValuesParser::new(values).map(move |text| all.iter().copied().find(|&v| name(v) == text).unwrap_or(all[0]))
+}
+
+/// `--effort`'s help for each level.
+fn effort_help(effort: Effort) -> &'static str {
+    match effort {
         Effort::Fast => "quickest: at most a few times the GIF's time, a file a little larger",
         Effort::Default => "the knee of speed against size",
         Effort::Max => "smallest file, however long it takes",
-    };
-    let values = Effort::ALL.map(|effort| PossibleValue::new(effort.name()).help(help(effort)));
-    PossibleValuesParser::new(values).map(|name| Effort::named(&name).unwrap_or_default())
-}
-
-/// `--model`'s values: the water models, each with its help.
-fn model_parser() -> impl TypedValueParser<Value = Model> {
-    let values = Model::ALL.map(|model| PossibleValue::new(model.name()).help(model.help()));
-    PossibleValuesParser::new(values).map(|name| Model::from_name(&name).unwrap_or(Model::Classic))
+    }
 }
 
 /// Runs the command line and returns the process exit code.
@@ -353,47 +363,9 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Writes `text` to standard output. A reader that stopped early (`| head`) ends the output
-/// quietly; any other failure (`> /dev/full`) is an I/O error.
-pub(crate) fn print_out(text: &str) -> Result<(), Error> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(source) => Err(Error::Io { target: Target::Stdout, source }),
-        Ok(()) => Ok(()),
-    }
-}
-
-/// Writes a line to stderr. A stderr that cannot be written (a closed pipe, a full disk) never
-/// turns a run into a crash: the line is dropped.
-pub(crate) fn tell(line: &str) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{line}");
-}
-
-/// Prints a warning line on stderr.
-pub(crate) fn warn(message: &str) {
-    tell(&format!("warning: {message}"));
-}
-
-/// Prints a hint line on stderr: a suggestion, not a problem.
-pub(crate) fn hint(message: &str) {
-    tell(&format!("hint: {message}"));
-}
-
 fn report(e: &Error) -> ExitCode {
     tell(&error_text(e));
     ExitCode::from(if e.is_input() { 2 } else { 3 })
-}
-
-/// An error as the command line prints it: `error: …`, then a `hint: …` line for each hint
-/// (`serve` shows the same text on its page).
-pub(crate) fn error_text(e: &Error) -> String {
-    let mut text = format!("error: {e}");
-    for hint in e.hints() {
-        text += &format!("\nhint: {hint}");
-    }
-    text
 }
 
 /// The command line's definition, with the version as this build and machine give it.

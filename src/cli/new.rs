@@ -24,7 +24,7 @@ pub fn run(picture: &Path, output: &Path, model: Model, force: bool) -> Result<(
     file.write_all(text.as_bytes()).map_err(|source| Error::io(output, source))?;
     staged.commit()?;
     let (w, h) = starter::canvas((header.width, header.height));
-    super::tell(&format!(
+    super::say::tell(&format!(
         "wrote {} ({w}×{h}, {} model); render it with: ripple-render {} -o out.gif",
         output.display(),
         if model == Model::Classic { "classic" } else { "spring" },

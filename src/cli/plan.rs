@@ -18,7 +18,7 @@ use ripple_render::render::budget::{Estimate, read_scene};
 use ripple_render::sim::shore::Shore;
 use ripple_render::{Error, Scene};
 
-use super::{hint, tell, warn};
+use super::say::{hint, tell, warn};
 
 /// Reads the scene at `path` (with its `--set` overrides) within `max_memory`, warns of what
 /// would show nothing, and prints its plan; with `walls`, writes the walls picture there.

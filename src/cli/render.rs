@@ -8,6 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use serde::Serialize;
 
 use ripple_render::base::json;
+use ripple_render::base::picture::ImageHeader;
 use ripple_render::base::pool::Pool;
 use ripple_render::base::units;
 use ripple_render::draw::background::image_header_within;
@@ -21,6 +22,8 @@ use ripple_render::render::checkpoints::Checkpoints;
 use ripple_render::render::formats::{self, Output, Written, stream_of};
 use ripple_render::render::{Inputs, Progress, Run};
 use ripple_render::{Error, Scene};
+
+use super::say::{hint, tell, warn};
 
 /// What to render, from the command line.
 pub struct Request<'a> {
@@ -106,18 +109,18 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let rendered = render(&job, request, &bar);
     bar.finish_and_clear();
     let written = rendered.map_err(|e| job.retarget(e))?;
-    written.notes.iter().chain(&written.stats.resumed.passed_over).for_each(|note| super::warn(note));
+    written.notes.iter().chain(&written.stats.resumed.passed_over).for_each(|note| warn(note));
     let started_commit = Instant::now();
     let files = job.commit()?;
     if request.stats {
-        super::tell(&stats_line(&written, started_commit, started, request.threads));
+        tell(&stats_line(&written, started_commit, started, request.threads));
     }
     if !request.quiet {
-        super::tell(&summary(&job, request, &written, &files, started));
+        tell(&summary(&job, request, &written, &files, started));
     }
     // Suggestions last, after what was made (none with --quiet).
     if !request.quiet {
-        advice::hints(&job.scene).iter().for_each(|h| super::hint(h));
+        advice::hints(&job.scene).iter().for_each(|h| hint(h));
     }
     Ok(())
 }
@@ -127,6 +130,43 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
 /// decodes the inputs and stages the outputs.
 fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     let scene = read_scene(request.scene, request.overrides, request.max_memory)?;
+    let (format, frames) = refuse_request(request, &scene)?;
+    let asked = formats::Asked {
+        frame: request.frame,
+        max_size: request.max_size,
+        hashes: request.hashes.is_some(),
+        frames: frames.clone(),
+        quality: request.quality,
+        lossy: request.lossy,
+    };
+    let ffmpeg = formats::check(&scene, format, &asked)?;
+    // Standard output is written in place, as a stream.
+    let stdout = request.output.is_some_and(output::is_stdout);
+    let output_path = request.output.map(|o| if stdout { Path::new(output::STDOUT) } else { o });
+    let mut inputs = vec![request.scene];
+    inputs.extend(scene.input_files().into_iter().skip(1));
+    // Nothing large is allocated before the estimate is within the budget.
+    let image = image_header_within(&scene, request.max_memory)?;
+    check_paths(request, output_path.zip(format), &inputs)?;
+    within_budget(request, &scene, image.as_ref(), format)?;
+    let decoded = Inputs::for_scene_within(&scene, request.max_memory)?;
+    let output = stage(request, &scene, output_path.zip(format), frames.as_ref(), &inputs)?;
+    let hashes =
+        request.hashes.map(|h| Staged::begin(h, Policy::File { force: request.force }, &inputs)).transpose()?;
+    warn_of(request, &scene, &decoded, image.as_ref(), format);
+    let checkpoints = match request.checkpoints {
+        Some(dir) => Some(checkpoints(dir, request, &decoded)?),
+        None => None,
+    };
+    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, frames, checkpoints })
+}
+
+/// Refuses what the request itself makes impossible (options of an output without one, an
+/// animation to a terminal, an empty chunk); the output's format and the frames meant.
+fn refuse_request(
+    request: &Request<'_>,
+    scene: &Scene,
+) -> Result<(Option<Format>, Option<std::ops::Range<u64>>), Error> {
     if request.output.is_none() && (request.frame.is_some() || request.format.is_some()) {
         return Err(Error::usage(
             "--frame and --format describe the output, and there is no -o",
@@ -134,8 +174,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
         ));
     }
     let format = request.output.map(|o| output::resolve(o, request.format, request.frame.is_some())).transpose()?;
-    let stdout = request.output.is_some_and(output::is_stdout);
-    if stdout && std::io::stdout().is_terminal() {
+    if request.output.is_some_and(output::is_stdout) && std::io::stdout().is_terminal() {
         return Err(Error::usage(
             "-o - writes to standard output, which is a terminal and cannot show an animation",
             Some("pipe it into another program, or redirect it into a file (> out.gif)"),
@@ -153,81 +192,86 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
             Some(&format!("split it into at most {} chunks", scene.frames)),
         ));
     }
-    let asked = formats::Asked {
-        frame: request.frame,
-        max_size: request.max_size,
-        hashes: request.hashes.is_some(),
-        frames: frames.clone(),
-        quality: request.quality,
-        lossy: request.lossy,
-    };
-    let ffmpeg = formats::check(&scene, format, &asked)?;
-    // Standard output is written in place, as a stream.
-    let output_path = request.output.map(|o| if stdout { Path::new(output::STDOUT) } else { o });
-    let mut inputs = vec![request.scene];
-    inputs.extend(scene.input_files().into_iter().skip(1));
-    // Nothing large is allocated before the estimate is within the budget.
-    let image = image_header_within(&scene, request.max_memory)?;
-    // Outputs that would land on one file, or on an input, are refused before any work (after
-    // the inputs themselves are checked, so a broken input is named as such).
+    Ok((format, frames))
+}
+
+/// Refuses outputs that would land on one file, or on an input, before any work (after the
+/// inputs themselves are checked, so a broken input is named as such); warns of a folder
+/// named as a file.
+fn check_paths(request: &Request<'_>, output: Option<(&Path, Format)>, inputs: &[&Path]) -> Result<(), Error> {
     let mut outputs = Vec::new();
-    if let (Some(path), Some(format)) = (output_path, format) {
+    if let Some((path, format)) = output {
         outputs.push((path, format.is_folder(), "output"));
         if let Some(named) = output::folder_named_as_file(path, format) {
             let why = if path.is_dir() { "an existing folder" } else { "a folder (it ends in /)" };
-            super::warn(&format!(
+            warn(&format!(
                 "{} is {why}, so the frames are written into it as a PNG sequence, although its name says {named}",
                 path.display()
             ));
         }
     }
     outputs.extend(request.hashes.map(|h| (h, false, "manifest")));
-    output::check_distinct(&outputs, &inputs)?;
-    let estimate = Estimate::for_render(&scene, image.as_ref(), (format, request.effort), request.threads);
+    output::check_distinct(&outputs, inputs)
+}
+
+/// Refuses a render whose memory estimate passes `--max-memory`.
+fn within_budget(
+    request: &Request<'_>,
+    scene: &Scene,
+    image: Option<&ImageHeader>,
+    format: Option<Format>,
+) -> Result<(), Error> {
+    let estimate = Estimate::for_render(scene, image, (format, request.effort), request.threads);
     // A rung's file is held in memory up to the size budget.
     let estimate = match request.max_size {
         Some(limit) => estimate.holding_file(limit),
         None => estimate,
     };
-    estimate.check(request.max_memory)?;
-    let decoded = Inputs::for_scene_within(&scene, request.max_memory)?;
-    let output = match (output_path, format) {
-        (Some(_), Some(_)) if stdout => Some(Staged::stdout()?),
-        // A part of a PNG sequence joins the other parts' frames in their folder.
-        (Some(path), Some(Format::PngSequence)) if frames.is_some() => {
-            let part = frames.clone().unwrap_or_default();
-            let names: Vec<String> = part.map(|i| frame_name(i, scene.frames)).collect();
-            Some(Staged::begin_part(path, &names, request.force, &inputs)?)
-        }
-        (Some(path), Some(format)) => Some(Staged::begin(path, Policy::for_format(format, request.force), &inputs)?),
-        _ => None,
+    estimate.check(request.max_memory)
+}
+
+/// Stages the output (standard output in place; a part of a PNG sequence beside the other
+/// parts' frames), refusing a sealed part to a stream.
+fn stage(
+    request: &Request<'_>,
+    scene: &Scene,
+    output: Option<(&Path, Format)>,
+    frames: Option<&std::ops::Range<u64>>,
+    inputs: &[&Path],
+) -> Result<Option<Staged>, Error> {
+    let Some((path, format)) = output else { return Ok(None) };
+    let staged = if request.output.is_some_and(output::is_stdout) {
+        Staged::stdout()?
+    } else if let (Format::PngSequence, Some(part)) = (format, frames) {
+        let names: Vec<String> = part.clone().map(|i| frame_name(i, scene.frames)).collect();
+        Staged::begin_part(path, &names, request.force, inputs)?
+    } else {
+        Staged::begin(path, Policy::for_format(format, request.force), inputs)?
     };
-    if let (Some(staged), Some(format), Some(_)) = (&output, format, &frames)
-        && staged.is_stream()
-        && format.container().is_some()
-    {
+    if frames.is_some() && staged.is_stream() && format.container().is_some() {
         return Err(Error::usage(
             format!("a part (--frames) cannot be written to {}, a stream", staged.target().display()),
             Some("a part ends in a seal written when it is finished, which needs a file: write it to a file and join"),
         ));
     }
-    let hashes =
-        request.hashes.map(|h| Staged::begin(h, Policy::File { force: request.force }, &inputs)).transpose()?;
-    // Advice only for a render that goes ahead: a refused one gets its one error alone.
-    let warnings = advice::for_scene(&scene).into_iter().chain(advice::for_background(
-        &scene,
-        &decoded.background,
-        image.as_ref(),
-    ));
-    warnings.chain(advice::for_shore(&scene, &decoded.shore)).for_each(|w| super::warn(&w));
-    if let Some(why) = request.dither.then(|| dither_ignored(&scene, format)).flatten() {
-        super::warn(&format!("--dither is ignored: {why}"));
+    Ok(Some(staged))
+}
+
+/// Warns of what the scene, its inputs or the options do that the user may not mean; only for
+/// a render that goes ahead (a refused one gets its one error alone).
+fn warn_of(
+    request: &Request<'_>,
+    scene: &Scene,
+    decoded: &Inputs,
+    image: Option<&ImageHeader>,
+    format: Option<Format>,
+) {
+    let warnings =
+        advice::for_scene(scene).into_iter().chain(advice::for_background(scene, &decoded.background, image));
+    warnings.chain(advice::for_shore(scene, &decoded.shore)).for_each(|w| warn(&w));
+    if let Some(why) = request.dither.then(|| dither_ignored(scene, format)).flatten() {
+        warn(&format!("--dither is ignored: {why}"));
     }
-    let checkpoints = match request.checkpoints {
-        Some(dir) => Some(checkpoints(dir, request, &decoded)?),
-        None => None,
-    };
-    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, frames, checkpoints })
 }
 
 /// The checkpoints in `dir`: made if they are to be written, and a warning when they would not
@@ -244,7 +288,7 @@ fn checkpoints(dir: &Path, request: &Request<'_>, inputs: &Inputs) -> Result<Che
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         checkpoints.sweep();
     } else if !request.frames.is_some_and(Span::starts_late) {
-        super::warn(&format!(
+        warn(&format!(
             "--checkpoints {} is read only by a part that starts after frame 0 (--frames A..B), and written only \
              with --checkpoint-every",
             dir.display()

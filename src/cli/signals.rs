@@ -35,7 +35,8 @@ pub fn watch() {
     // the render stops with a clear error (exit 3) like on a full disk.
     let _ = flag::register(SIGXFSZ, &FILE_TOO_LARGE);
     if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-        std::thread::spawn(move || {
+        // Without this thread a stuck run still ends by its first signal's stop flag.
+        let _ = ripple_render::base::threads::spawn("signals", move || {
             if signals.forever().next().is_some() {
                 end_when_stuck();
             }

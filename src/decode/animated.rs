@@ -34,74 +34,73 @@ fn limits() -> image::Limits {
 
 /// Opens an APNG, a WebP or a PNG still.
 pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
-    if kind == Kind::Png {
-        let (width, height, rgb, provenance) = decode_png(path, true)?;
-        let info = Info { path: path.into(), kind, width, height, provenance, colours: PixelKind::Rgb, palette: None };
-        let frame = Frame { pixels: Pixels::Rgb(rgb), delay: None };
-        return Ok((info, Box::new(Decoded::ready(vec![Ok(frame)]))));
+    match kind {
+        Kind::Png => open_png(path),
+        Kind::Apng => open_apng(path),
+        _ => open_webp(path),
     }
+}
+
+/// A PNG still: its one frame, decoded now.
+fn open_png(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
+    let (width, height, rgb, provenance) = decode_png(path, true)?;
+    let info =
+        Info { path: path.into(), kind: Kind::Png, width, height, provenance, colours: PixelKind::Rgb, palette: None };
+    let frame = Frame { pixels: Pixels::Rgb(rgb), delay: None };
+    Ok((info, Box::new(Decoded::ready(vec![Ok(frame)]))))
+}
+
+/// A WebP: its size now, its frames composed as libwebp composes them ([`WebpFrames`]) on a
+/// thread of their own.
+fn open_webp(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
+    let bytes = read_limited(path, MAX_WEBP_BYTES, "WebP files")
+        .map_err(|e| Error::input(path, format!("cannot read it: {}", os_reason(&e))))?;
+    let mut frames = WebpFrames::parse(path, bytes)?;
+    let (width, height) = frames.size();
+    check_size(path, (width, height))?;
+    let kind = Kind::Webp;
+    let info =
+        Info { path: path.into(), kind, width, height, provenance: None, colours: PixelKind::Rgb, palette: None };
+    let path = path.to_path_buf();
+    let rx = decoding("webp-frames", move |send| {
+        loop {
+            let frame = match frames.next_frame(&path) {
+                Ok(None) => return,
+                Ok(Some(c)) => Ok(Frame {
+                    pixels: Pixels::Rgb(visible(&c.rgba)),
+                    delay: Some(Delay::fraction(c.duration_ms, 1000)),
+                }),
+                Err(e) => Err(e),
+            };
+            let stop = frame.is_err();
+            if !send(frame) || stop {
+                return;
+            }
+        }
+    })?;
+    Ok((info, Box::new(Decoded { frames: Source::Thread(rx) })))
+}
+
+/// An APNG: its size and provenance now, its frames composed by the image crate on a thread
+/// of their own.
+fn open_apng(path: &Path) -> Result<(Info, Box<dyn FrameSource>)> {
     let reader = || {
         File::open(path)
             .map(BufReader::new)
             .map_err(|e| Error::input(path, format!("cannot read it: {}", os_reason(&e))))
     };
-    // The size and provenance first, then the frames on their own thread.
-    let (width, height, provenance) = if kind == Kind::Apng {
-        let decoder = png::Decoder::new(reader()?);
-        let png = decoder.read_info().map_err(|e| Error::input(path, format!("cannot decode it: {e}")))?;
-        let info = png.info();
-        let provenance = info.uncompressed_latin1_text.iter().find_map(|t| Provenance::parse(&t.text));
-        (info.width, info.height, provenance)
-    } else {
-        let bytes = read_limited(path, MAX_WEBP_BYTES, "WebP files")
-            .map_err(|e| Error::input(path, format!("cannot read it: {}", os_reason(&e))))?;
-        let frames = WebpFrames::parse(path, bytes)?;
-        let (w, h) = frames.size();
-        check_size(path, (w, h))?;
-        let info = Info {
-            path: path.into(),
-            kind,
-            width: w,
-            height: h,
-            provenance: None,
-            colours: PixelKind::Rgb,
-            palette: None,
-        };
-        let (tx, rx) = sync_channel(2);
-        let path = path.to_path_buf();
-        std::thread::spawn(move || {
-            let mut frames = frames;
-            loop {
-                let frame = match frames.next_frame(&path) {
-                    Ok(None) => return,
-                    Ok(Some(c)) => Ok(Frame {
-                        pixels: Pixels::Rgb(visible(&c.rgba)),
-                        delay: Some(Delay::fraction(c.duration_ms, 1000)),
-                    }),
-                    Err(e) => Err(e),
-                };
-                let stop = frame.is_err();
-                if tx.send(frame).is_err() || stop {
-                    return;
-                }
-            }
-        });
-        return Ok((info, Box::new(Decoded { frames: Source::Thread(rx) })));
-    };
+    let decoder = png::Decoder::new(reader()?);
+    let png = decoder.read_info().map_err(|e| Error::input(path, format!("cannot decode it: {e}")))?;
+    let (width, height) = (png.info().width, png.info().height);
+    let provenance = png.info().uncompressed_latin1_text.iter().find_map(|t| Provenance::parse(&t.text));
     check_size(path, (width, height))?;
+    let kind = Kind::Apng;
     let info = Info { path: path.into(), kind, width, height, provenance, colours: PixelKind::Rgb, palette: None };
-    let (tx, rx) = sync_channel(2);
     let (file, path) = (reader()?, path.to_path_buf());
-    std::thread::spawn(move || {
-        let send = |frame| tx.send(frame).is_ok();
-        let frames = match kind {
-            Kind::Apng => image::codecs::png::PngDecoder::with_limits(file, limits())
-                .and_then(|d| d.apng())
-                .map(|a| a.into_frames()),
-            _ => unreachable!("WebPs are composed by diff::webp"),
-        };
+    let rx = decoding("apng-frames", move |send| {
+        let frames = image::codecs::png::PngDecoder::with_limits(file, limits()).and_then(|d| d.apng());
         let frames = match frames {
-            Ok(frames) => frames,
+            Ok(apng) => apng.into_frames(),
             Err(e) => {
                 send(Err(Error::input(&path, format!("cannot decode it: {e}"))));
                 return;
@@ -122,8 +121,19 @@ pub fn open(path: &Path, kind: Kind) -> Result<(Info, Box<dyn FrameSource>)> {
                 return;
             }
         }
-    });
+    })?;
     Ok((info, Box::new(Decoded { frames: Source::Thread(rx) })))
+}
+
+/// Runs `decode` on a thread named `name`, a few frames ahead of the reader: it hands each
+/// frame to its `send`, which says whether the reader still wants more.
+fn decoding(
+    name: &str,
+    decode: impl FnOnce(&dyn Fn(Result<Frame>) -> bool) + Send + 'static,
+) -> Result<Receiver<Result<Frame>>> {
+    let (tx, rx) = sync_channel(2);
+    crate::base::threads::spawn(name, move || decode(&|frame| tx.send(frame).is_ok()))?;
+    Ok(rx)
 }
 
 /// RGBA as RGB: what shows where the canvas is transparent is black, as for a GIF.

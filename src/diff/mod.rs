@@ -13,6 +13,7 @@ use std::path::Path;
 use std::sync::mpsc;
 
 use crate::base::error::Result;
+use crate::base::threads::spawn_scoped;
 use crate::decode::frames::{Delay, Frame, FrameSource, Info, Kind, Pixels};
 use crate::encode::manifest::{self, PixelKind};
 use scene::Through;
@@ -248,8 +249,8 @@ pub fn diff(
     std::thread::scope(|scope| {
         let (tx_a, rx_a) = mpsc::sync_channel(4);
         let (tx_b, rx_b) = mpsc::sync_channel(4);
-        scope.spawn(move || pump(source_a, tx_a));
-        scope.spawn(move || pump(source_b, tx_b));
+        spawn_scoped(scope, "diff-a", move || pump(source_a, tx_a))?;
+        spawn_scoped(scope, "diff-b", move || pump(source_b, tx_b))?;
         let (mut results, mut exact_colours) = (Vec::new(), None);
         let (mut frames_a, mut frames_b) = (0, 0);
         loop {

@@ -62,7 +62,7 @@ pub fn open(path: &Path, through: Through) -> Result<(Info, Box<dyn FrameSource>
     let colours = if gif || palette.is_some() { PixelKind::Gif } else { PixelKind::Rgb };
     let (width, height) = (scene.width, scene.height);
     let info = Info { path: path.into(), kind: Kind::Scene, width, height, provenance, colours, palette: None };
-    let player = Player::new(Cow::Owned(scene), Cow::Owned(inputs), Cow::Owned(pixels), 1);
+    let player = Player::new(Cow::Owned(scene), &inputs, Cow::Owned(pixels), 1);
     let frames: Box<dyn FrameSource> = Box::new(SceneFrames { player, palette });
     Ok((info, frames))
 }

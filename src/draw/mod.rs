@@ -10,11 +10,11 @@ pub mod refract;
 use std::sync::Arc;
 
 use caustics::Caustics;
-use look::{Backdrop, GainPen, Pen, Slope};
+use look::{Backdrop, GainPen, Pen, Pens, Slope};
 use refract::Height;
 
-use crate::scene::{Look, Scene, Tone};
-use crate::sim::field::{PARALLEL_REFRACT_PIXELS, Threads, for_bands};
+use crate::base::threads::{Bands, PARALLEL_REFRACT_PIXELS};
+use crate::scene::{Look, Scene};
 use crate::sim::shore::Shore;
 
 /// Draws a frame from the heights of the water: the fast passes over bands of rows, then, for a
@@ -25,12 +25,12 @@ pub struct Lens {
     width: usize,
     /// R, the refraction in 1/256.
     r: i64,
-    threads: Threads,
+    threads: Bands,
 }
 
 impl Lens {
     /// The lens of `scene` within `shore`, drawing bands of rows on `threads`.
-    pub fn new(scene: &Scene, shore: &Arc<Shore>, threads: Threads) -> Lens {
+    pub fn new(scene: &Scene, shore: &Arc<Shore>, threads: Bands) -> Lens {
         Lens { shore: shore.clone(), width: scene.width as usize, r: scene.water.refraction_q8, threads }
     }
 
@@ -38,7 +38,7 @@ impl Lens {
     /// `out`, in whatever pixel type the two share (palette indices, RGB).
     pub fn refract<H: Height, P: Copy + Send + Sync>(&self, heights: &[H], background: &[P], out: &mut [P]) {
         let (width, r, shore) = (self.width, self.r, &*self.shore);
-        for_bands(out, width, self.threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
+        self.threads.for_bands(out, width, PARALLEL_REFRACT_PIXELS, |band, y0| {
             refract::refract_band(heights, width, r, background, band, y0);
             if !shore.is_open() {
                 let pixel = |x, y| {
@@ -51,40 +51,45 @@ impl Lens {
         });
     }
 
-    /// Draws `heights` with `look` (bilinear sampling, light): the `backdrop` seen through the
-    /// water, into `out`.
-    pub fn look<H: Height>(&self, heights: &[H], look: &Look, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
-        if look.tone == Tone::Gain {
-            return self.gain(heights, look, backdrop, out);
+    /// `look` resolved for drawing on this lens's canvas, once per render.
+    pub fn pens(&self, look: &Look) -> Pens {
+        let edges = self.shore.edges();
+        Pens::new(look, self.r, self.shore.size(), [edges.wrap_x(), edges.wrap_y()])
+    }
+
+    /// Draws `heights` with a look resolved as `pens` (bilinear sampling, light): the
+    /// `backdrop` seen through the water, into `out`.
+    pub fn look<H: Height>(&self, heights: &[H], pens: &Pens, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
+        match pens {
+            Pens::Lit { passes, edges } => self.lit(heights, passes, edges, backdrop, out),
+            Pens::Gain(pen) => self.gain(heights, pen, backdrop, out),
         }
+    }
+
+    /// [`Lens::look`] with a lit tone: the passes, then the pixels the shore changes.
+    fn lit<H: Height>(&self, heights: &[H], pen: &Pen, edges: &Pen, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
         let (width, r, shore) = (self.width, self.r, &*self.shore);
-        let edges = shore.edges();
-        let pen = Pen::new(look, r, width, out.len() / width.max(1)).wrapping(edges.wrap_x(), edges.wrap_y());
-        for_bands(out, width, self.threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
-            look::look_band(heights, width, look, r, backdrop, band, y0);
+        self.threads.for_bands(out, width, PARALLEL_REFRACT_PIXELS, |band, y0| {
+            look::look_band(heights, width, pen, backdrop, band, y0);
             if !shore.is_open() {
                 let pixel = |x, y| {
                     let (dx, dy) = shore.slopes_at(heights, x, y);
-                    pen.draw(x, y, Slope { dx, dy, k: shore.curvature_at(heights, x, y) }, backdrop)
+                    edges.draw(x, y, Slope { dx, dy, k: shore.curvature_at(heights, x, y) }, backdrop)
                 };
                 let reach = |y| shore.reach(heights, r, y);
                 shore.finish_band(band, y0, reach, pixel, |i| Pen::unmoved(backdrop, i));
             }
         });
     }
-}
 
-impl Lens {
     /// [`Lens::look`] with the gain tone: the caustics' light on the floor first, when the
     /// look has caustics, then the pixels.
-    fn gain<H: Height>(&self, heights: &[H], look: &Look, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
+    fn gain<H: Height>(&self, heights: &[H], pen: &GainPen, backdrop: &Backdrop, out: &mut [[u8; 3]]) {
         let (width, r, shore) = (self.width, self.r, &*self.shore);
-        let edges = shore.edges();
-        let pen = GainPen::new(look, r, width, out.len() / width.max(1), [edges.wrap_x(), edges.wrap_y()]);
-        let floor = pen.has_caustics().then(|| Caustics::new(heights, shore, look.caustics_depth_q8.unwrap_or(2 * r)));
+        let floor = pen.floor_depth().map(|depth| Caustics::new(heights, shore, depth));
         let floor = floor.as_ref();
-        for_bands(out, width, self.threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
-            look::gain_band(heights, width, &pen, floor, backdrop, band, y0);
+        self.threads.for_bands(out, width, PARALLEL_REFRACT_PIXELS, |band, y0| {
+            look::gain_band(heights, width, pen, floor, backdrop, band, y0);
             if !shore.is_open() {
                 let pixel = |x: i64, y: i64| {
                     let (dx, dy) = shore.slopes_at(heights, x, y);
@@ -122,9 +127,9 @@ mod tests {
         let scene = Scene::from_toml_str(&source, std::path::Path::new("edges.toml")).unwrap();
         for edge in [Edge::Absorb, Edge::Wrap] {
             let shore = Arc::new(Shore::new(w, h, Edges { left: edge, right: edge, top: edge, bottom: edge }, None));
-            let lens = Lens::new(&scene, &shore, Threads::new(1));
+            let lens = Lens::new(&scene, &shore, Bands::new(1));
             let mut out = vec![[0u8; 3]; w * h];
-            lens.look(&heights, &look, &backdrop, &mut out);
+            lens.look(&heights, &lens.pens(&look), &backdrop, &mut out);
             let pen = Pen::new(&look, 13, w, h).wrapping(edge == Edge::Wrap, edge == Edge::Wrap);
             for y in 0..h as i64 {
                 for x in 0..w as i64 {
@@ -163,9 +168,9 @@ mod tests {
             assert!(shore.walls().is_some_and(|walls| walls.count() > 0));
             let heights: Vec<i16> =
                 (0..w * h).map(|i| if shore.is_wall(i) { 0 } else { ((i * 7919 % 401) as i64 - 200) as i16 }).collect();
-            let lens = Lens::new(&scene, &shore, Threads::new(2));
+            let lens = Lens::new(&scene, &shore, Bands::new(2));
             let mut out = vec![[0u8; 3]; w * h];
-            lens.look(&heights, &look, &backdrop, &mut out);
+            lens.look(&heights, &lens.pens(&look), &backdrop, &mut out);
             let pen = GainPen::new(&look, 13, w, h, [edge == "wrap"; 2]);
             let floor = Caustics::new(&heights, &shore, 26);
             for y in 0..h as i64 {

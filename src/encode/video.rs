@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use super::{EncodeTimes, Stream};
 use crate::base::error::{Error, Result, os_reason};
+use crate::base::threads::spawn;
 
 /// The video codecs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,10 +58,11 @@ pub fn stop_all() {
     }
 }
 
-/// The `ffmpeg` program on PATH, if there is one.
+/// The `ffmpeg` program on PATH, if there is one (`ffmpeg.exe` on Windows).
 pub fn find_ffmpeg() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join("ffmpeg")).find(|p| is_executable(p))
+    let name = format!("ffmpeg{}", std::env::consts::EXE_SUFFIX);
+    std::env::split_paths(&path).map(|dir| dir.join(&name)).find(|p| is_executable(p))
 }
 
 fn is_executable(path: &std::path::Path) -> bool {
@@ -246,7 +248,7 @@ impl Video {
         running().push(child.id());
         let stdin = child.stdin.take();
         let messages = child.stderr.take().map(|mut stderr| {
-            std::thread::spawn(move || {
+            spawn("ffmpeg-messages", move || {
                 let (mut text, mut chunk) = (Vec::new(), [0u8; 8192]);
                 while let Ok(n @ 1..) = stderr.read(&mut chunk) {
                     text.extend_from_slice(&chunk[..n]);
@@ -258,8 +260,8 @@ impl Video {
             })
         });
         let sink = match (sink, child.stdout.take(), out) {
-            (Some(sink), ..) => Some(sink),
-            (None, Some(mut from), Some(mut to)) => Some(Sink::Copied(std::thread::spawn(move || {
+            (Some(sink), ..) => Ok(Some(sink)),
+            (None, Some(mut from), Some(mut to)) => spawn("ffmpeg-output", move || {
                 let mut written = 0u64;
                 let mut chunk = vec![0u8; 1 << 16];
                 while let Ok(n @ 1..) = from.read(&mut chunk) {
@@ -269,8 +271,19 @@ impl Video {
                     written += n as u64;
                 }
                 written
-            }))),
-            _ => None,
+            })
+            .map(|copy| Some(Sink::Copied(copy))),
+            _ => Ok(None),
+        };
+        // A thread the system would not start: ffmpeg is stopped, and the render fails.
+        let (messages, sink) = match (messages.transpose(), sink) {
+            (Ok(messages), Ok(sink)) => (messages, sink),
+            (Err(e), _) | (_, Err(e)) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                running().retain(|&pid| pid != child.id());
+                return Err(e);
+            }
         };
         Ok(Video {
             codec,

@@ -18,7 +18,7 @@ use crate::draw::look::Backdrop;
 use crate::encode::png::apng;
 use crate::encode::{Effort, gif, palette, png, video, webp};
 use crate::output::Format;
-use crate::scene::{Pattern, Scene, Tone};
+use crate::scene::{Pattern, Scene};
 use crate::sim::field::cell_bytes;
 use crate::sim::seamless::{crossfade_bytes, seam_bytes};
 use crate::sim::shore::Shore;
@@ -170,7 +170,7 @@ impl Estimate {
                 // One colour table for every thread that maps.
                 rendering.push(canvas("colour table", palette::index_bytes(cells)));
             }
-            if scene.look.tone == Tone::Gain && scene.look.caustics > 0 {
+            if scene.look.makes_caustics() {
                 // Each thread that draws makes the floor's light of its frame, and keeps its
                 // buffers for the next.
                 rendering.push(canvas("caustics", threads as u64 * Caustics::BYTES_PER_PIXEL * cells));

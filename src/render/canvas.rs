@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use crate::base::error::Result;
 use crate::draw::Lens;
 use crate::draw::background::Background;
-use crate::draw::look::Backdrop;
+use crate::draw::look::{Backdrop, Pens};
 use crate::draw::refract::Height;
 use crate::encode::{Encoder, RgbMap};
-use crate::scene::{Look, Scene};
+use crate::scene::Scene;
 
 /// What every frame of a render is drawn from, and how.
 pub(super) struct Canvas<P> {
@@ -36,7 +36,7 @@ enum Way<P> {
     Gather(Option<Arc<Vec<P>>>),
     /// Drawn with the look in RGB from the background packed for it, then put through the
     /// encoder's colour map if it has one.
-    Look { look: Look, backdrop: Backdrop, map: Option<RgbMap<P>> },
+    Look { pens: Box<Pens>, backdrop: Backdrop, map: Option<RgbMap<P>> },
 }
 
 /// A frame on its way: the heights it is drawn from, then its pixels, and the time drawing took.
@@ -72,11 +72,12 @@ impl<P, H> Default for Drawn<P, H> {
 }
 
 impl<P: Copy + Default + Send + Sync> Canvas<P> {
-    /// The canvas of a render of `scene` over `background` into `encoder`; `exact` when a
-    /// manifest hashes every frame's exact colours, `threaded` when frames may be drawn on
-    /// other threads than the caller's.
+    /// The canvas of a render of `scene` through `lens` over `background` into `encoder`;
+    /// `exact` when a manifest hashes every frame's exact colours, `threaded` when frames may be
+    /// drawn on other threads than the caller's. A look is resolved here, once.
     pub(super) fn new<E: Encoder<Pixel = P>>(
         scene: &Scene,
+        lens: &Lens,
         background: &Arc<Background>,
         encoder: &E,
         exact: bool,
@@ -95,7 +96,8 @@ impl<P: Copy + Default + Send + Sync> Canvas<P> {
         } else {
             let backdrop = Backdrop::new(&background.pixels, scene.width as usize);
             let map = encoder.colour_map();
-            Canvas { way: Way::Look { look: scene.look, backdrop, map }, apart: threaded, exact_from: None }
+            let pens = Box::new(lens.pens(&scene.look));
+            Canvas { way: Way::Look { pens, backdrop, map }, apart: threaded, exact_from: None }
         }
     }
 
@@ -135,9 +137,9 @@ impl<P: Copy + Default + Send + Sync> Canvas<P> {
                     lens.refract(heights, &background.pixels, &mut frame.rgb);
                 }
             }
-            Way::Look { look, backdrop, map } => {
+            Way::Look { pens, backdrop, map } => {
                 frame.rgb.resize(cells, [0; 3]);
-                lens.look(heights, look, backdrop, &mut frame.rgb);
+                lens.look(heights, pens, backdrop, &mut frame.rgb);
                 frame.in_pixels = map.is_some();
                 if let Some(map) = map {
                     frame.pixels.resize(cells, P::default());

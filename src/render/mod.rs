@@ -20,6 +20,7 @@ use checkpoints::{Checkpoints, Resumed};
 use crate::base::error::{Error, Result};
 use crate::base::limits::DEFAULT_BUDGET;
 use crate::base::pool::{Ordered, Pool, default_threads};
+use crate::base::threads::Bands;
 use crate::draw::Lens;
 use crate::draw::background::Background;
 use crate::draw::refract::Height;
@@ -28,7 +29,6 @@ use crate::encode::manifest::Sink;
 use crate::encode::provenance::Provenance;
 use crate::scene::{Model, Scene};
 use crate::sim::Surface;
-use crate::sim::field::Threads;
 use crate::sim::shore::Shore;
 use crate::sim::water::{Classic, Spring, Water};
 
@@ -186,7 +186,7 @@ where
     let Run { inputs: Inputs { background, shore, .. }, manifest, pool, stop, seam, checkpoints } = run;
     encoder.compress_on(&pool);
     // The water steps on the caller's thread; the pool's threads draw the frames.
-    let mut surface = player::water::<W>(scene, shore, Threads::new(1));
+    let mut surface = player::water::<W>(scene, shore, Bands::new(1));
     if seam {
         surface = surface.measuring_seam(scene, shore);
     }
@@ -212,15 +212,15 @@ where
         // from the nearest checkpoint if there is one; none at all if it takes none.
         surface = surface.drawing_from(if wanted.is_empty() { u64::MAX } else { wanted.start });
         if pool.threads() > 1 && wanted.start > 0 {
-            surface = surface.running_ahead_on(Threads::new(pool.threads()));
+            surface = surface.running_ahead_on(Bands::new(pool.threads()));
         }
         if let Some(checkpoints) = checkpoints.filter(|_| wanted.start > 0 && !seam) {
             resumed = checkpoints.resume(wanted.start, &mut surface)?;
         }
     }
     // Each frame is drawn on one thread, frames side by side.
-    let lens = Lens::new(scene, shore, Threads::new(1));
-    let canvas = Arc::new(Canvas::new(scene, background, &encoder, manifest.is_some(), pool.threads() > 1));
+    let lens = Lens::new(scene, shore, Bands::new(1));
+    let canvas = Arc::new(Canvas::new(scene, &lens, background, &encoder, manifest.is_some(), pool.threads() > 1));
     let out = Out { encoder, manifest, stats: Stats { resumed, ..Stats::default() }, spare: Vec::new() };
     let (stats, mut surface) = Frames { scene, surface, checkpoints, pool, lens, canvas, out }.run(stop, progress)?;
     if let Some(into) = keep

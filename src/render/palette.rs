@@ -39,7 +39,7 @@ pub fn gif_palette_within(scene: &Scene, inputs: &Inputs, dither: bool, threads:
 /// The colours of [`SAMPLES`] frames of a render of `scene` with its look, drawn evenly over it.
 fn sampled_frames(scene: &Scene, inputs: &Inputs, threads: usize) -> Histogram {
     let background = &inputs.background.pixels;
-    let mut player = Player::new(Cow::Borrowed(scene), Cow::Borrowed(inputs), Cow::Borrowed(background), threads);
+    let mut player = Player::new(Cow::Borrowed(scene), inputs, Cow::Borrowed(background), threads);
     let (n, samples) = (scene.frames, SAMPLES.min(scene.frames));
     let wanted: Vec<u64> = (0..samples).map(|j| j * (n - 1) / (samples - 1).max(1)).collect();
     let mut histogram = Histogram::default();

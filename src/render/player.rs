@@ -8,11 +8,11 @@
 use std::borrow::Cow;
 
 use super::Inputs;
+use crate::base::threads::Bands;
 use crate::draw::Lens;
-use crate::draw::look::Backdrop;
+use crate::draw::look::{Backdrop, Pens};
 use crate::draw::refract::Height;
-use crate::scene::{Look, Model, Scene};
-use crate::sim::field::Threads;
+use crate::scene::{Model, Scene};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::Schedule;
 use crate::sim::water::{Classic, Spring, Water};
@@ -20,7 +20,7 @@ use crate::sim::{Simulation, Surface};
 
 /// The water `scene` is played on, within `shore`, stepping in bands on `threads`: its
 /// timeline, the water itself, and the heights each frame is drawn from.
-pub fn water<W: Water>(scene: &Scene, shore: &Shore, threads: Threads) -> Surface<W> {
+pub fn water<W: Water>(scene: &Scene, shore: &Shore, threads: Bands) -> Surface<W> {
     Surface::new(scene, Simulation::<W>::new(scene, Schedule::new(scene), shore, threads), shore)
 }
 
@@ -28,19 +28,18 @@ pub fn water<W: Water>(scene: &Scene, shore: &Shore, threads: Threads) -> Surfac
 enum Source {
     /// Gathered, nearest pixel, from these colours (the background's, or its GIF palette's).
     Gather(Vec<[u8; 3]>),
-    /// Drawn with the scene's look from the background packed for it.
-    Look(Look, Backdrop),
+    /// Drawn with the scene's look, resolved, from the background packed for it.
+    Look(Box<Pens>, Backdrop),
 }
 
 /// A scene's output frames drawn in RGB, one after another: the pre-roll simulated, each output
-/// frame simulated, then drawn when asked. The scene and its inputs are borrowed, or owned
-/// (`'static`) where the player outlives its maker.
+/// frame simulated, then drawn when asked. The scene is borrowed, or owned (`'static`) where the
+/// player outlives its maker.
 pub struct Player<'r> {
     scene: Cow<'r, Scene>,
-    inputs: Cow<'r, Inputs>,
     water: Box<dyn Play>,
     source: Source,
-    threads: Threads,
+    lens: Lens,
     frame: Vec<[u8; 3]>,
 }
 
@@ -48,19 +47,23 @@ impl<'r> Player<'r> {
     /// The frames of `scene` over `inputs`, stepped and drawn in bands on `threads`: with its
     /// look if it has one, else gathered from `gather` (the background, or its GIF palette's
     /// colours: one per pixel).
-    pub fn new(scene: Cow<'r, Scene>, inputs: Cow<'r, Inputs>, gather: Cow<'_, [[u8; 3]]>, threads: usize) -> Self {
-        let threads = Threads::new(threads);
+    pub fn new(scene: Cow<'r, Scene>, inputs: &Inputs, gather: Cow<'_, [[u8; 3]]>, threads: usize) -> Self {
+        let threads = Bands::new(threads);
         let water: Box<dyn Play> = match scene.water.model {
             Model::Classic => Box::new(water::<Classic>(&scene, &inputs.shore, threads.clone())),
             Model::Spring => Box::new(water::<Spring>(&scene, &inputs.shore, threads.clone())),
         };
+        let lens = Lens::new(&scene, &inputs.shore, threads);
         let source = if scene.look.is_gather() {
             Source::Gather(gather.into_owned())
         } else {
-            Source::Look(scene.look, Backdrop::new(&inputs.background.pixels, scene.width as usize))
+            Source::Look(
+                Box::new(lens.pens(&scene.look)),
+                Backdrop::new(&inputs.background.pixels, scene.width as usize),
+            )
         };
         let frame = vec![[0; 3]; inputs.background.pixels.len()];
-        Player { scene, inputs, water, source, threads, frame }
+        Player { scene, water, source, lens, frame }
     }
 
     /// Simulates the next output frame (and the pre-roll before the first) and returns its
@@ -76,8 +79,7 @@ impl<'r> Player<'r> {
 
     /// Draws the frame [`Player::advance`] simulated last.
     pub fn draw(&mut self) -> &[[u8; 3]] {
-        let lens = Lens::new(&self.scene, &self.inputs.shore, self.threads.clone());
-        self.water.draw(&lens, &self.source, &mut self.frame);
+        self.water.draw(&self.lens, &self.source, &mut self.frame);
         &self.frame
     }
 
@@ -107,7 +109,7 @@ where
     fn draw(&self, lens: &Lens, source: &Source, out: &mut [[u8; 3]]) {
         match source {
             Source::Gather(pixels) => lens.refract(self.heights(), pixels, out),
-            Source::Look(look, backdrop) => lens.look(self.heights(), look, backdrop, out),
+            Source::Look(pens, backdrop) => lens.look(self.heights(), pens, backdrop, out),
         }
     }
 }

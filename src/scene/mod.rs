@@ -236,6 +236,12 @@ impl Look {
         self.sampling == Sampling::Nearest && self.shading == 0 && self.highlight == 0 && !self.has_water_terms()
     }
 
+    /// True when the floor's caustics light the picture: the gain tone's caustics (the lit
+    /// tones take theirs from the curvature alone, without a floor).
+    pub fn makes_caustics(&self) -> bool {
+        self.tone == Tone::Gain && self.caustics > 0
+    }
+
     /// True when the look has a term beyond §9 that changes colours: a soft tone, caustics or
     /// a reflection. (Smoothing changes the heights, not how they are drawn.)
     pub fn has_water_terms(&self) -> bool {

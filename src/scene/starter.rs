@@ -103,22 +103,16 @@ pub fn suggestion(model: Model) -> String {
 pub fn scene_text(starter: &Starter<'_>) -> String {
     let (w, h) = canvas(starter.picture);
     let tuning = tuning(starter.model);
-    let s = w.min(h);
-    let radius = (s / 40).clamp(2, 256);
-    let (wf, hf) = (f64::from(w), f64::from(h));
-    let at = |fx: f64, fy: f64| ((wf * fx) as u32, (hf * fy) as u32);
-    let stones =
-        [(0.2, at(0.5, 0.45), radius + radius / 2), (1.2, at(0.27, 0.3), radius), (2.0, at(0.75, 0.62), radius)];
-    let swipe_radius = (radius / 2).max(1);
-    let (sx0, sy0) = at(0.12, 0.78);
-    let (sx1, sy1) = at(0.5, 0.7);
-    let (sx2, sy2) = at(0.88, 0.8);
-    let rain = (f64::from(w) * f64::from(h) / 20_000.0).max(0.5);
-    let rain_radius = [(radius / 3).max(1), (radius / 2).max(1)];
-    let [rw0, rw1] = tuning.rain_weight.map(|weight| (weight * rain_radius[1]).min(16384));
+    let radius = (w.min(h) / 40).clamp(2, 256);
+    settings_text(starter, &tuning) + &events_text((w, h), &tuning, radius)
+}
+
+/// The tables before the events: the canvas, the picture, the water and the look.
+fn settings_text(starter: &Starter<'_>, tuning: &Tuning) -> String {
+    let (w, h) = canvas(starter.picture);
     let picture = format!("{}×{}", starter.picture.0, starter.picture.1);
     let fitted = if (w, h) == starter.picture { String::new() } else { format!(", fitted to {w}×{h}") };
-    let mut text = format!(
+    format!(
         "# A starter scene made by `ripple-render new` for a picture of {picture}{fitted}.\n\
          # Render it with `ripple-render THIS.toml -o out.gif`; docs/scene-format.md has every key.\n\
          \n\
@@ -161,7 +155,7 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
          glint_at = {glint_at}\n\
          glint_size = {glint_size}\n",
         image = toml::Value::String(starter.image.to_string()),
-        speed = (s / 8).max(18),
+        speed = (w.min(h) / 8).max(18),
         model = tuning.model,
         refraction = tuning.refraction,
         shading = tuning.shading,
@@ -170,16 +164,31 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
         glint = tuning.glint[0],
         glint_at = tuning.glint[1],
         glint_size = tuning.glint[2],
-    );
+    )
+}
+
+/// The events on a canvas `w`×`h`: three stones of about `radius`, a finger across the lower
+/// third and light rain, their weights from the model's `tuning`.
+fn events_text((w, h): (u32, u32), tuning: &Tuning, radius: u32) -> String {
+    let (wf, hf) = (f64::from(w), f64::from(h));
+    let at = |fx: f64, fy: f64| ((wf * fx) as u32, (hf * fy) as u32);
+    let stones =
+        [(0.2, at(0.5, 0.45), radius + radius / 2), (1.2, at(0.27, 0.3), radius), (2.0, at(0.75, 0.62), radius)];
+    let mut text = String::new();
     for (at, (x, y), radius) in stones {
         let weight = (tuning.stone_weight * radius).min(16384);
         text.push_str(&format!("\n[[stone]]\nat = {at:.1}\nx = {x}\ny = {y}\nradius = {radius}\nweight = {weight}\n"));
     }
+    let swipe_radius = (radius / 2).max(1);
+    let [(sx0, sy0), (sx1, sy1), (sx2, sy2)] = [at(0.12, 0.78), at(0.5, 0.7), at(0.88, 0.8)];
     text.push_str(&format!(
         "\n# A finger drawn across the lower third.\n[[swipe]]\nfrom = 2.6\nuntil = 3.4\n\
          path = [[{sx0}, {sy0}], [{sx1}, {sy1}], [{sx2}, {sy2}]]\nradius = {swipe_radius}\nweight = {sweight}\n",
         sweight = (tuning.swipe_weight * swipe_radius).min(16384),
     ));
+    let rain = (wf * hf / 20_000.0).max(0.5);
+    let rain_radius = [(radius / 3).max(1), (radius / 2).max(1)];
+    let [rw0, rw1] = tuning.rain_weight.map(|weight| (weight * rain_radius[1]).min(16384));
     text.push_str(&format!(
         "\n# Light rain all along.\n[rain]\ndrops_per_second = {rain:.1}\nradius = [{}, {}]\nweight = [{rw0}, {rw1}]\nseed = 1\n",
         rain_radius[0], rain_radius[1],

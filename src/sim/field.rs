@@ -1,13 +1,8 @@
 //! The height field as every stage after the water sees it: a row-major slice of cells of the
-//! model's type ([`Cell`]: i16 for the classic model, i32 for the spring model), the bands of
-//! rows that work on it is split into (one band per thread, the same result on any number of
-//! threads), and the distance between two fields.
+//! model's type ([`Cell`]: i16 for the classic model, i32 for the spring model), the distance
+//! between two fields, and the rows a shore's step takes at a time.
 
-use std::sync::Arc;
-
-use rayon::ThreadPool;
-use rayon::prelude::*;
-
+use crate::base::threads::Bands;
 use crate::scene::Model;
 
 /// Bytes a cell of `model`'s height field takes.
@@ -111,74 +106,6 @@ impl Cell for i32 {
     smooth_row!(i32, i64);
 }
 
-/// The threads that bands of rows are handed to: a pool, or none (every band on the caller's
-/// thread). Made once per render and shared by the water's steps and the drawing.
-#[derive(Clone, Default)]
-pub struct Threads(Option<Arc<ThreadPool>>);
-
-impl Threads {
-    /// `threads` threads (1: none beside the caller's).
-    pub fn new(threads: usize) -> Threads {
-        let pool = (threads > 1).then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok());
-        Threads(pool.flatten().map(Arc::new))
-    }
-
-    /// The pool, if there is one.
-    pub fn pool(&self) -> Option<&ThreadPool> {
-        self.0.as_deref()
-    }
-}
-
-/// Rows per band of parallel work: one band per thread, each of at least 16 Ki cells, so that
-/// handing a band out costs little beside its work.
-pub(crate) fn band_rows(width: usize, rows: usize, pool: &ThreadPool) -> usize {
-    let per_thread = rows.div_ceil(pool.current_num_threads().max(1));
-    per_thread.max(16_384usize.div_ceil(width.max(1))).max(1)
-}
-
-/// Below this many cells a water step is quicker on one thread than handed out.
-pub(crate) const PARALLEL_STEP_CELLS: usize = 1 << 20;
-/// Below this many pixels refraction stays on one thread.
-pub(crate) const PARALLEL_REFRACT_PIXELS: usize = 1 << 16;
-
-/// Runs `f(band, first_row)` over bands of whole rows of `out`, in parallel on `pool` when
-/// `out` has at least `min_cells` cells.
-pub(crate) fn for_bands<T: Send>(
-    out: &mut [T],
-    width: usize,
-    pool: Option<&ThreadPool>,
-    min_cells: usize,
-    f: impl Fn(&mut [T], usize) + Sync,
-) {
-    match pool.filter(|_| out.len() >= min_cells) {
-        Some(pool) => pool.install(|| {
-            let rows = band_rows(width, out.len() / width.max(1), pool);
-            out.par_chunks_mut(rows * width).enumerate().for_each(|(i, band)| f(band, i * rows));
-        }),
-        None => f(out, 0),
-    }
-}
-
-/// Like [`for_bands`], over the same bands of two buffers.
-pub(crate) fn for_band_pairs<T: Send>(
-    a: &mut [T],
-    b: &mut [T],
-    width: usize,
-    pool: Option<&ThreadPool>,
-    f: impl Fn(&mut [T], &mut [T], usize) + Sync,
-) {
-    match pool.filter(|_| a.len() >= PARALLEL_STEP_CELLS) {
-        Some(pool) => pool.install(|| {
-            let rows = band_rows(width, a.len() / width.max(1), pool);
-            a.par_chunks_mut(rows * width)
-                .zip(b.par_chunks_mut(rows * width))
-                .enumerate()
-                .for_each(|(i, (a, b))| f(a, b, i * rows));
-        }),
-        None => f(a, b, 0),
-    }
-}
-
 /// Rows a shore's step takes at a time (about 8 Ki cells): the water's step over them, then
 /// the shore's finish of just those rows while they are still in the cache.
 pub(crate) fn chunk_rows(width: usize) -> usize {
@@ -198,12 +125,9 @@ fn chunk_portable<C: Cell>(a: &[C], b: &mut [C]) -> u64 {
 }
 
 /// Σ|a − b| over the cells, then `b` becomes `a`: in chunks that stay in the cache between the
-/// sum and the copy, on `pool`'s threads if given.
-pub fn distance_and_copy<C: Cell>(a: &[C], b: &mut [C], pool: Option<&ThreadPool>) -> u64 {
+/// sum and the copy, on the bands' threads.
+pub fn distance_and_copy<C: Cell>(a: &[C], b: &mut [C], bands: &Bands) -> u64 {
     // 4096 i16 differences of at most 65535 each add up within a u32, which vectorizes well.
     const CHUNK: usize = 4096;
-    match pool.filter(|_| a.len() >= PARALLEL_REFRACT_PIXELS) {
-        None => a.chunks(CHUNK).zip(b.chunks_mut(CHUNK)).map(|(a, b)| chunk(a, b)).sum(),
-        Some(pool) => pool.install(|| a.par_chunks(CHUNK).zip(b.par_chunks_mut(CHUNK)).map(|(a, b)| chunk(a, b)).sum()),
-    }
+    bands.sum_chunk_pairs(a, b, CHUNK, chunk)
 }

@@ -11,7 +11,7 @@ pub mod state;
 pub mod timeline;
 pub mod water;
 
-use field::Threads;
+use crate::base::threads::Bands;
 use seamless::{Crossfade, Seam};
 use shore::Shore;
 use smooth::Smoothing;
@@ -24,7 +24,7 @@ use crate::scene::{Clock, Scene};
 /// (§3), then its steps; in step mode (§10), each step's events then the step, until the
 /// frame is due.
 pub struct Simulation<W: Water> {
-    threads: Threads,
+    threads: Bands,
     schedule: Schedule,
     water: W,
     damping_shift: u32,
@@ -42,7 +42,7 @@ pub struct Simulation<W: Water> {
 impl<W: Water> Simulation<W> {
     /// Still water before frame 0 of `scene`, within `shore`, that will receive `schedule`'s
     /// events and step in bands of rows on `threads` (the same result as on one).
-    pub fn new(scene: &Scene, schedule: Schedule, shore: &Shore, threads: Threads) -> Self {
+    pub fn new(scene: &Scene, schedule: Schedule, shore: &Shore, threads: Bands) -> Self {
         Simulation {
             threads,
             schedule,
@@ -65,7 +65,7 @@ impl<W: Water> Simulation<W> {
             Clock::Frames { steps_per_frame } => {
                 let k = self.apply_next_unit()?;
                 for _ in 0..steps_per_frame {
-                    self.water.step(self.damping_shift, self.threads.pool());
+                    self.water.step(self.damping_shift, &self.threads);
                 }
                 Some(k)
             }
@@ -77,7 +77,7 @@ impl<W: Water> Simulation<W> {
                 let due = self.clock.steps_before_drawing(k, self.fps);
                 while self.steps < due {
                     self.apply_next_unit();
-                    self.water.step(self.damping_shift, self.threads.pool());
+                    self.water.step(self.damping_shift, &self.threads);
                     self.steps += 1;
                 }
                 self.next_frame += 1;
@@ -177,7 +177,7 @@ pub struct Surface<W: Water> {
     drawn_from: u64,
     /// While frames are only simulated, the threads the water steps on in drawing's stead, and
     /// the drawing's own, handed back at `drawn_from`.
-    drawing_threads: Option<Threads>,
+    drawing_threads: Option<Bands>,
     /// Each output frame's heights before smoothing, kept (`recording`) or played back in the
     /// water's stead (`replaying`): a redraw with another look needs no simulation.
     record: Option<Vec<Vec<W::Cell>>>,
@@ -238,7 +238,7 @@ impl<W: Water> Surface<W> {
 
     /// Steps the water on `threads` until the first frame to draw (see
     /// [`Surface::drawing_from`]), then on its own again: the same water either way.
-    pub fn running_ahead_on(mut self, threads: Threads) -> Surface<W> {
+    pub fn running_ahead_on(mut self, threads: Bands) -> Surface<W> {
         self.drawing_threads = Some(std::mem::replace(&mut self.simulation.threads, threads));
         self
     }
@@ -281,7 +281,7 @@ impl<W: Water> Surface<W> {
             None => simulation.heights(),
         };
         if let Some(seam) = seam {
-            seam.add(drawn, simulation.threads.pool());
+            seam.add(drawn, &simulation.threads);
         }
         if let Some(record) = &mut self.record {
             record.push(drawn.to_vec());
@@ -366,7 +366,7 @@ mod tests {
     fn surface<W: Water>(src: &str) -> Surface<W> {
         let scene = Scene::from_toml_str(src, std::path::Path::new("s.toml")).unwrap();
         let shore = Shore::open(scene.width as usize, scene.height as usize);
-        let simulation = Simulation::<W>::new(&scene, Schedule::new(&scene), &shore, Threads::new(1));
+        let simulation = Simulation::<W>::new(&scene, Schedule::new(&scene), &shore, Bands::new(1));
         Surface::new(&scene, simulation, &shore)
     }
 

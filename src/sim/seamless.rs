@@ -2,9 +2,8 @@
 //! pre-roll's over the last frames ([`Crossfade`]), and how big the jump from the last frame to
 //! the first is against the render's ordinary frame-to-frame change ([`Seam`]).
 
-use rayon::ThreadPool;
-
 use super::field::{Cell, cell_bytes, distance_and_copy};
+use crate::base::threads::Bands;
 use crate::scene::Scene;
 
 /// `[seamless] crossfade = O`: the fields of the O pre-roll frames before K0 are kept, and the
@@ -118,13 +117,13 @@ impl<C: Cell> Seam<C> {
     }
 
     /// Takes the field drawn for the next output frame, comparing it with the previous one on
-    /// `pool`'s threads if given.
-    pub fn add(&mut self, drawn: &[C], pool: Option<&ThreadPool>) {
+    /// the bands' threads.
+    pub fn add(&mut self, drawn: &[C], bands: &Bands) {
         if self.previous.is_empty() {
             self.first = drawn.to_vec();
             self.previous = drawn.to_vec();
         } else {
-            self.steps.push(distance_and_copy(drawn, &mut self.previous, pool));
+            self.steps.push(distance_and_copy(drawn, &mut self.previous, bands));
         }
     }
 
@@ -143,7 +142,7 @@ impl<C: Cell> Seam<C> {
             return None;
         }
         let mut jump = self.first.clone();
-        let seam = mean(distance_and_copy(&self.previous, &mut jump, None));
+        let seam = mean(distance_and_copy(&self.previous, &mut jump, &Bands::default()));
         Some(seam / median)
     }
 }
@@ -193,22 +192,22 @@ mod tests {
         // Steps of 2, 4 and 6 a cell (the fields are [v, −v]): the median is 4; the jump from
         // the last field (12) back to the first (0) is 12 a cell: 3.
         for v in [0i32, 2, 6, 12] {
-            seam.add(&[v, -v], None);
+            seam.add(&[v, -v], &Bands::default());
         }
         assert_eq!(seam.value(), Some(3.0));
         // An even count takes the mean of the middle two: steps 1, 2, 3, 5 → 2.5; jump 11 → 4.4.
         let mut seam = Seam::new(1, 5);
         for v in [0i16, 1, 3, 6, 11] {
-            seam.add(&[v], None);
+            seam.add(&[v], &Bands::default());
         }
         assert_eq!(seam.value(), Some(11.0 / 2.5));
         // Fewer than 3 frames, or still water: none.
         let mut seam = Seam::new(1, 2);
-        seam.add(&[0i16], None);
-        seam.add(&[5], None);
+        seam.add(&[0i16], &Bands::default());
+        seam.add(&[5], &Bands::default());
         assert_eq!(seam.value(), None);
         let mut seam = Seam::new(1, 3);
-        (0..3).for_each(|_| seam.add(&[7i16], None));
+        (0..3).for_each(|_| seam.add(&[7i16], &Bands::default()));
         assert_eq!(seam.value(), None);
     }
 }

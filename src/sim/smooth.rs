@@ -11,8 +11,9 @@
 //! checkerboard the classic scheme's odd/even mode leaves in the heights is not drawn, and the
 //! spring model's finest rings are softened before they can alias.
 
-use super::field::{Beyond, Cell, PARALLEL_REFRACT_PIXELS, Threads, cell_bytes, for_bands};
+use super::field::{Beyond, Cell, cell_bytes};
 use super::shore::Shore;
+use crate::base::threads::{Bands, PARALLEL_REFRACT_PIXELS};
 use crate::scene::{Edge, Scene};
 
 /// The smoothing of a render's heights: its passes, the shore whose edges and walls it keeps,
@@ -20,14 +21,14 @@ use crate::scene::{Edge, Scene};
 pub struct Smoothing<C: Cell> {
     passes: u32,
     shore: Shore,
-    threads: Threads,
+    threads: Bands,
     latest: Vec<C>,
     spare: Vec<C>,
 }
 
 impl<C: Cell> Smoothing<C> {
     /// The smoothing `scene` asks for within `shore`, if any.
-    pub fn new(scene: &Scene, shore: &Shore, threads: Threads) -> Option<Smoothing<C>> {
+    pub fn new(scene: &Scene, shore: &Shore, threads: Bands) -> Option<Smoothing<C>> {
         let passes = scene.look.smooth;
         let (w, h) = shore.size();
         let spare = if passes > 1 { vec![C::default(); w * h] } else { Vec::new() };
@@ -68,7 +69,7 @@ crate::base::simd::dispatch! {
 }
 
 /// One pass of the filter from `from` into `to`, in bands of rows.
-fn pass<C: Cell>(shore: &Shore, threads: &Threads, from: &[C], to: &mut [C]) {
+fn pass<C: Cell>(shore: &Shore, threads: &Bands, from: &[C], to: &mut [C]) {
     let (w, h) = shore.size();
     let edges = shore.edges();
     let beyond = |edge: Edge| match edge {
@@ -85,7 +86,7 @@ fn pass<C: Cell>(shore: &Shore, threads: &Threads, from: &[C], to: &mut [C]) {
         Beyond::Nearest => row(near),
         Beyond::Opposite => row(far),
     };
-    for_bands(to, w, threads.pool(), PARALLEL_REFRACT_PIXELS, |band, y0| {
+    threads.for_bands(to, w, PARALLEL_REFRACT_PIXELS, |band, y0| {
         for (y, out) in (y0..).zip(band.chunks_exact_mut(w)) {
             let up = if y == 0 { outside(edges.top, 0, h - 1) } else { row(y - 1) };
             let down = if y + 1 == h { outside(edges.bottom, h - 1, 0) } else { row(y + 1) };
@@ -129,7 +130,7 @@ mod tests {
                 let edges = Edges { left: left_right, right: left_right, top: top_bottom, bottom: top_bottom };
                 let shore = Shore::new(w, h, edges, None);
                 let mut out = vec![0i16; w * h];
-                pass(&shore, &Threads::new(1), &field, &mut out);
+                pass(&shore, &Bands::new(1), &field, &mut out);
                 assert_eq!(out, by_formula(&shore, &field), "{edges:?}");
             }
         }
@@ -142,7 +143,7 @@ mod tests {
         let (w, h) = (16, 16);
         let field: Vec<i16> = (0..w * h).map(|i| if (i % w + i / w) % 2 == 0 { 1000 } else { -1000 }).collect();
         let mut out = vec![0i16; w * h];
-        pass(&Shore::open(w, h), &Threads::new(1), &field, &mut out);
+        pass(&Shore::open(w, h), &Bands::new(1), &field, &mut out);
         for y in 1..h - 1 {
             for x in 1..w - 1 {
                 assert_eq!(out[y * w + x], 0, "({x}, {y})");

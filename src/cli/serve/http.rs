@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::Live;
+use ripple_render::base::threads::spawn;
 
 /// Connections served at once; more are answered 503 and closed.
 const MOST_CONNECTIONS: usize = 64;
@@ -54,11 +55,16 @@ pub(super) fn serve(listener: TcpListener, live: Arc<Live>, hosts: Hosts) {
             continue;
         }
         let (live, hosts, open) = (live.clone(), hosts.clone(), open.clone());
-        std::thread::spawn(move || {
+        let answering = open.clone();
+        let started = spawn("serve-answer", move || {
             // A client that goes away mid-answer is its own business: its error ends only this.
             let _ = answer(&stream, &live, &hosts);
-            open.fetch_sub(1, Ordering::SeqCst);
+            answering.fetch_sub(1, Ordering::SeqCst);
         });
+        if started.is_err() {
+            // The connection is dropped unanswered: the browser tries again.
+            open.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 

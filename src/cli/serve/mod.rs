@@ -2,25 +2,27 @@
 //! its frames) plays the exact frames `-o frames/` would write, shows the events on a timeline,
 //! and renders again whenever the scene or a file it reads changes.
 //!
-//! Three threads share one [`Live`] state: the watcher polls the files' identities (length,
-//! time, inode: a save by rename changes the inode), the renderer renders the scene into PNG
-//! frames in memory (the PNG sequence's own encoder, [`PngSequence::handing`]), and the server
-//! answers the page. A change while a render runs stops it (the render's stop flag) and starts
-//! another; a scene error is kept for the page with the command line's text, and the last good
-//! render stays on it.
+//! Three threads share one [`Live`] state, as typst's watch loop does: the renderer renders the
+//! scene into PNG frames in memory (the PNG sequence's own encoder, [`PngSequence::handing`])
+//! and hands the watcher the files that render read ([`Watch`]); the watcher looks at their
+//! identities (length, time, inode: a save by rename changes the inode) and, at a change, stops
+//! the render running (its stop flag) and tells the renderer, which waits on that channel; the
+//! server answers the page. A scene error is kept for the page with the command line's text, and
+//! the last good render stays on it.
 
 mod http;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
 use ripple_render::Error;
 use ripple_render::base::pool::{Pool, default_threads};
+use ripple_render::base::threads::spawn;
 use ripple_render::encode::png::PngSequence;
 use ripple_render::inspect::advice;
 use ripple_render::inspect::plan::{Marker, markers};
@@ -28,6 +30,8 @@ use ripple_render::render::budget::read_scene;
 use ripple_render::render::formats::stream_of;
 use ripple_render::render::{Heights, Inputs, Redraw, Run, render_again};
 use ripple_render::scene::Scene;
+
+use super::say::{error_text, print_out, warn};
 
 /// `ripple-render serve SCENE`.
 #[derive(Debug, clap::Args)]
@@ -148,33 +152,27 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     })?;
     let address = listener.local_addr().map_err(|e| Error::usage(format!("cannot listen: {e}"), None))?;
     if !ip.is_loopback() {
-        super::warn(&format!(
-            "serving on {ip}: every machine that can reach it can see the render (the page has no login)"
-        ));
+        warn(&format!("serving on {ip}: every machine that can reach it can see the render (the page has no login)"));
     }
     let shown_ip = if ip.is_unspecified() { IpAddr::V4(Ipv4Addr::LOCALHOST) } else { ip };
     let url = format!("http://{}/", SocketAddr::new(shown_ip, address.port()));
-    super::print_out(&format!("serving {} at {url} (Ctrl-C to stop)\n", args.scene.display()))?;
+    print_out(&format!("serving {} at {url} (Ctrl-C to stop)\n", args.scene.display()))?;
     // Three quarters of the budget for the frames kept for the page; the heights kept for a
     // redraw take at most a quarter.
-    let budget = args.max_memory / 4 * 3;
-    let live = Arc::new(Live { state: Mutex::new(State::default()), changed: Condvar::new(), budget });
-    let dirty = Arc::new(AtomicBool::new(true));
+    let live = Arc::new(Live {
+        state: Mutex::new(State::default()),
+        changed: Condvar::new(),
+        budget: args.max_memory / 4 * 3,
+    });
+    let source = Source { scene: args.scene.clone(), set: args.set.clone(), budget: args.max_memory };
     let stop = Arc::new(AtomicBool::new(false));
-    // What the first render reads, as it is before it starts: a change from here on renders
-    // again, however quickly it follows.
-    let inputs = inputs_of(&args.scene, &args.set, args.max_memory);
-    let seen = identities(&args.scene, &inputs);
+    let (changes, changed) = mpsc::channel();
+    let (watches, watched) = mpsc::channel();
     {
-        let (live, dirty, stop) = (live.clone(), dirty.clone(), stop.clone());
-        let (scene, set, budget) = (args.scene.clone(), args.set.clone(), args.max_memory);
-        std::thread::spawn(move || renderer(&live, &dirty, &stop, (&scene, &set, budget)));
+        let (live, stop) = (live.clone(), stop.clone());
+        spawn("serve-render", move || renderer(&live, &source, &stop, &changed, &watches))?;
     }
-    {
-        let (dirty, stop, scene) = (dirty.clone(), stop.clone(), args.scene.clone());
-        let (set, budget) = (args.set.clone(), args.max_memory);
-        std::thread::spawn(move || watcher(&scene, &dirty, &stop, (&set, budget), (inputs, seen)));
-    }
+    spawn("serve-watch", move || watcher(&watched, &stop, &changes))?;
     if args.open {
         open_in_browser(&url);
     }
@@ -182,55 +180,74 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     Ok(())
 }
 
-/// Each file's length, modified time and inode, if it exists.
-type Identities = Vec<Option<(u64, SystemTime, u64)>>;
-
-/// The files a render of the scene reads, by identity (length, modified time, inode): any
-/// change to one (an edit, a save by rename, a file made or removed) changes the list.
-fn identities(scene: &Path, inputs: &[PathBuf]) -> Identities {
-    std::iter::once(scene)
-        .chain(inputs.iter().map(PathBuf::as_path))
-        .map(|path| {
-            let meta = std::fs::metadata(path).ok()?;
-            #[cfg(unix)]
-            let inode = std::os::unix::fs::MetadataExt::ino(&meta);
-            #[cfg(not(unix))]
-            let inode = 0;
-            Some((meta.len(), meta.modified().ok()?, inode))
-        })
-        .collect()
+/// What `serve` renders: the scene file with its `--set` overrides, within its memory budget.
+struct Source {
+    scene: PathBuf,
+    set: Vec<String>,
+    budget: u64,
 }
 
-/// The files a scene reads besides itself (its background, its mask), as the scene is now with
-/// its `--set` overrides.
-fn inputs_of(scene: &Path, set: &[String], budget: u64) -> Vec<PathBuf> {
-    read_scene(scene, set, budget).map(|s| files_read(&s)).unwrap_or_default()
+impl Source {
+    /// The scene as it is now.
+    fn read(&self) -> Result<Scene, Error> {
+        read_scene(&self.scene, &self.set, self.budget)
+    }
 }
 
-/// The files `scene` reads besides itself.
-fn files_read(scene: &Scene) -> Vec<PathBuf> {
-    scene.input_files().into_iter().skip(1).map(Path::to_path_buf).collect()
+/// A file's length, modified time and inode, if it exists: any change to the file (an edit, a
+/// save by rename, the file made or removed) changes it.
+type Identity = Option<(u64, SystemTime, u64)>;
+
+/// The identity of the file at `path` now.
+fn identity(path: &Path) -> Identity {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some((meta.len(), meta.modified().ok()?, inode))
 }
 
-/// Polls the scene and its files ten times a second; a change marks the render dirty and stops
-/// the one running.
-fn watcher(
-    scene: &Path,
-    dirty: &AtomicBool,
-    stop: &AtomicBool,
-    (set, budget): (&[String], u64),
-    (mut inputs, mut seen): (Vec<PathBuf>, Identities),
-) {
+/// The files a render read (the scene first), and their identities as they were just before it
+/// read them: a change from then on shows, however quickly it follows.
+#[derive(Clone, PartialEq)]
+struct Watch {
+    files: Vec<PathBuf>,
+    seen: Vec<Identity>,
+}
+
+impl Watch {
+    /// Whether a file changed since it was seen; if one did, they are seen as they are now.
+    fn changed(&mut self) -> bool {
+        let now: Vec<Identity> = self.files.iter().map(|f| identity(f)).collect();
+        if now == self.seen {
+            return false;
+        }
+        // A scene saved by an editor may be written in steps: settle a moment.
+        std::thread::sleep(Duration::from_millis(30));
+        self.seen = self.files.iter().map(|f| identity(f)).collect();
+        true
+    }
+}
+
+/// How often the watcher looks at the files.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Watches the files the last render read (handed over by the renderer, nothing parsed here):
+/// a change stops the render running and tells the renderer to start again.
+fn watcher(watched: &mpsc::Receiver<Watch>, stop: &AtomicBool, changes: &mpsc::Sender<()>) {
+    let Ok(mut watch) = watched.recv() else { return };
     loop {
-        std::thread::sleep(Duration::from_millis(100));
-        let now = identities(scene, &inputs);
-        if now != seen {
-            // A scene saved by an editor may be written in steps: settle a moment.
-            std::thread::sleep(Duration::from_millis(30));
-            inputs = inputs_of(scene, set, budget);
-            seen = identities(scene, &inputs);
+        match watched.recv_timeout(POLL) {
+            Ok(next) => watch = next,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+        if watch.changed() {
             stop.store(true, Ordering::SeqCst);
-            dirty.store(true, Ordering::SeqCst);
+            if changes.send(()).is_err() {
+                return;
+            }
         }
     }
 }
@@ -239,47 +256,71 @@ fn watcher(
 /// only in its `[look]` is drawn from them without simulating.
 struct Kept {
     scene: Scene,
-    inputs: Identities,
+    watch: Watch,
     heights: Heights,
 }
 
-/// Renders the scene whenever it is dirty, into the page's state.
-fn renderer(live: &Arc<Live>, dirty: &AtomicBool, stop: &AtomicBool, (scene, set, budget): (&Path, &[String], u64)) {
+/// Renders the scene, then again each time the watcher says a file changed, into the page's
+/// state; hands the watcher the files each render read.
+fn renderer(
+    live: &Arc<Live>,
+    source: &Source,
+    stop: &AtomicBool,
+    changed: &mpsc::Receiver<()>,
+    watches: &mpsc::Sender<Watch>,
+) {
     let mut generation = 0;
     let mut kept: Option<Kept> = None;
     loop {
-        if !dirty.swap(false, Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_millis(20));
-            continue;
-        }
         stop.store(false, Ordering::SeqCst);
         generation += 1;
-        match render_into(live, generation, stop, (scene, set, budget), &mut kept) {
+        match render_into(live, generation, stop, source, watches, &mut kept) {
             Ok(()) | Err(Error::Interrupted) => {}
-            Err(e) => live.update(|state| state.error = Some(super::error_text(&e))),
+            Err(e) => live.update(|state| state.error = Some(error_text(&e))),
         }
+        // Wait to be told; changes that came meanwhile are one render.
+        if changed.recv().is_err() {
+            return;
+        }
+        while changed.try_recv().is_ok() {}
     }
 }
 
 /// One render of the scene as it is now, frame by frame into the page's state: drawn from the
 /// heights `kept` when only the look changed, else simulated (and its heights kept, within a
-/// quarter of the budget).
+/// quarter of the budget). The watcher is handed the files it read before they are read.
 fn render_into(
     live: &Arc<Live>,
     generation: u64,
     stop: &AtomicBool,
-    (path, set, budget): (&Path, &[String], u64),
+    source: &Source,
+    watches: &mpsc::Sender<Watch>,
     kept: &mut Option<Kept>,
 ) -> Result<(), Error> {
-    let scene = read_scene(path, set, budget)?;
-    let inputs = Inputs::for_scene_within(&scene, budget)?;
-    let identity = identities(path, &files_read(&scene));
+    let scene_seen = identity(&source.scene);
+    let scene = match source.read() {
+        Ok(scene) => scene,
+        Err(e) => {
+            let _ = watches.send(Watch { files: vec![source.scene.clone()], seen: vec![scene_seen] });
+            return Err(e);
+        }
+    };
+    let read = scene.input_files().into_iter().skip(1).map(Path::to_path_buf);
+    let files: Vec<PathBuf> = std::iter::once(source.scene.clone()).chain(read).collect();
+    let seen = std::iter::once(scene_seen).chain(files[1..].iter().map(|f| identity(f))).collect();
+    let watch = Watch { files, seen };
+    let _ = watches.send(watch.clone());
+    let inputs = Inputs::for_scene_within(&scene, source.budget)?;
     let reuse = kept
         .as_ref()
-        .filter(|k| k.scene.same_but_look(&scene) && k.inputs[1..] == identity[1..])
+        .filter(|k| {
+            k.scene.same_but_look(&scene)
+                && k.watch.files[1..] == watch.files[1..]
+                && k.watch.seen[1..] == watch.seen[1..]
+        })
         .map(|k| k.heights.clone());
     let summary = Summary {
-        scene: path.display().to_string(),
+        scene: source.scene.display().to_string(),
         width: scene.width,
         height: scene.height,
         fps: scene.fps,
@@ -306,11 +347,11 @@ fn render_into(
     let mut heights = None;
     let redraw = match reuse.clone() {
         Some(heights) => Redraw::From(heights),
-        None => Redraw::Keep(&mut heights, budget / 4),
+        None => Redraw::Keep(&mut heights, source.budget / 4),
     };
     render_again(&scene, encoder, run, &mut |_| {}, redraw)?;
     if let Some(heights) = heights.or(reuse) {
-        *kept = Some(Kept { scene: scene.clone(), inputs: identity, heights });
+        *kept = Some(Kept { scene: scene.clone(), watch, heights });
     }
     live.update(|state| {
         if let Some(shown) = state.render.as_mut().filter(|s| s.generation == generation) {
@@ -320,15 +361,23 @@ fn render_into(
     Ok(())
 }
 
-/// Opens `url` in the system's browser, or says how to.
+/// Opens `url` in the system's browser, or says how to: `open` on macOS, `start` (a command
+/// of `cmd`, its empty first argument the window's title) on Windows, `xdg-open` elsewhere.
 fn open_in_browser(url: &str) {
-    let program = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    let (program, before): (&str, &[&str]) = if cfg!(target_os = "macos") {
+        ("open", &[])
+    } else if cfg!(windows) {
+        ("cmd", &["/C", "start", ""])
+    } else {
+        ("xdg-open", &[])
+    };
     let opened = std::process::Command::new(program)
+        .args(before)
         .arg(url)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn();
     if opened.is_err() {
-        super::warn(&format!("--open: cannot run {program}; open {url} yourself"));
+        warn(&format!("--open: cannot run {program}; open {url} yourself"));
     }
 }

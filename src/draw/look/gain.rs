@@ -14,8 +14,9 @@
 
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
+use super::backdrop::Backdrop;
+use super::passes::{Row, STEEP, Taps, arithmetic, blend, curvatures, gather, slopes, store_rgb};
 use super::pen::{Pen, Slope};
-use super::{Backdrop, Row, STEEP, Taps, arithmetic, blend, curvatures, gather, slopes, store_rgb};
 #[cfg(target_arch = "x86_64")]
 use crate::base::simd::Avx2;
 use crate::draw::caustics::{Caustics, RAY};
@@ -32,7 +33,7 @@ const SKY_ENTRIES: usize = 4096;
 const TILT: i64 = 65536;
 
 /// A gain look resolved for drawing: the pen that samples, and the tone's tables and terms.
-pub(crate) struct GainPen {
+pub struct GainPen {
     /// Samples the backdrop; its light (toward the light, as `[look] light` gives it) is the
     /// gain tone's.
     pen: Pen,
@@ -45,6 +46,8 @@ pub(crate) struct GainPen {
     /// `G[j] = 65536 / (256 + j)`: the darkening gain at light `−j`.
     shadow: Vec<u16>,
     glint: Option<GlintTerms>,
+    /// See [`GainPen::floor_depth`].
+    floor_depth: Option<i64>,
 }
 
 /// The glint's figures, once per scene.
@@ -60,7 +63,7 @@ struct GlintTerms {
 
 impl GainPen {
     /// The gain pen of `look`, R = `r`, on a canvas `width`×`height`, wrapping as `wrap` says.
-    pub(crate) fn new(look: &Look, r: i64, width: usize, height: usize, wrap: [bool; 2]) -> GainPen {
+    pub fn new(look: &Look, r: i64, width: usize, height: usize, wrap: [bool; 2]) -> GainPen {
         let glint = look.glint;
         GainPen {
             // The pen samples only: its own light (§9's) is none, so the sampling passes add 0.
@@ -78,12 +81,14 @@ impl GainPen {
                 peak: glint.peak,
                 sun: glint.sun.map(i64::from),
             }),
+            floor_depth: look.makes_caustics().then(|| look.caustics_depth_q8.unwrap_or(2 * r)),
         }
     }
 
-    /// Whether the look takes light from the floor's caustics.
-    pub(crate) fn has_caustics(&self) -> bool {
-        self.caustics > 0
+    /// How deep the floor lies under the water, in 1/256 (`[look] caustics_depth`, twice R
+    /// when left out), when the look takes light from the floor's caustics.
+    pub(crate) fn floor_depth(&self) -> Option<i64> {
+        self.floor_depth
     }
 
     /// The colour of a pixel at (x, y) with slopes and curvature `slope` and the floor's light

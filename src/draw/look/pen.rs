@@ -2,12 +2,12 @@
 //! pixel exactly from its slopes and curvature, which the shore's edges are redrawn with and
 //! the fast passes are checked against, and the tone, caustics and sky it adds.
 
-use super::{Backdrop, unpack};
+use super::backdrop::{Backdrop, sample, unpack};
 use crate::scene::{Look, Sampling, Tone};
 
 /// A look resolved for drawing: the strengths, the light and R.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Pen {
+pub struct Pen {
     pub(super) bilinear: bool,
     pub(super) shading: i64,
     pub(super) highlight: i64,
@@ -59,7 +59,8 @@ pub(super) fn sky_share(m: i32, reflection: i32) -> i32 {
 }
 
 impl Pen {
-    pub(crate) fn new(look: &Look, r: i64, width: usize, height: usize) -> Pen {
+    /// The pen of `look` on a canvas `width`×`height` with R = `r`, positions clamped to it.
+    pub fn new(look: &Look, r: i64, width: usize, height: usize) -> Pen {
         Pen {
             bilinear: look.sampling == Sampling::Bilinear,
             shading: look.shading,
@@ -111,15 +112,9 @@ impl Pen {
         if self.bilinear {
             let (fx, fy) = ((sx & 255) as u32, (sy & 255) as u32);
             let (x1, y1) = (next(x0, w, self.wrap[0]), next(y0, h, self.wrap[1]));
-            let at = |x: i64, y: i64| unpack(rgbx[(y * w + x) as usize]);
-            let (c00, c10, c01, c11) = (at(x0, y0), at(x1, y0), at(x0, y1), at(x1, y1));
-            let mut out = [0u32; 3];
-            for (c, o) in out.iter_mut().enumerate() {
-                let top = u32::from(c00[c]) * (256 - fx) + u32::from(c10[c]) * fx;
-                let bottom = u32::from(c01[c]) * (256 - fx) + u32::from(c11[c]) * fx;
-                *o = (top * (256 - fy) + bottom * fy + 32768) >> 16;
-            }
-            out
+            let at = |x: i64, y: i64| rgbx[(y * w + x) as usize];
+            let taps = [at(x0, y0), at(x1, y0), at(x0, y1), at(x1, y1)];
+            [0, 8, 16].map(|shift| sample::<true>(taps, fx, fy, shift))
         } else {
             unpack(rgbx[(y0 * w + x0) as usize]).map(u32::from)
         }

@@ -1,7 +1,8 @@
 //! The looks drawn by the fast passes against the formula of §9, pixel by pixel.
 
+use super::passes::{RUN, SPAN};
 use super::*;
-use crate::scene::{Sampling, Tone};
+use crate::scene::{Look, Sampling, Tone};
 
 fn look(sampling: Sampling, shading: i64, highlight: i64, light: [i64; 2]) -> Look {
     Look { sampling, shading, highlight, light, ..Look::default() }
@@ -167,14 +168,14 @@ fn the_fast_passes_match_the_formula_pixel_by_pixel_on_both_paths() {
                 for baseline in [true, false] {
                     crate::base::simd::set_baseline_only(baseline);
                     let mut out = vec![[0u8; 3]; w * h];
-                    look_band(&spring, w, look, r, &backdrop, &mut out, 0);
+                    look_band(&spring, w, &pen, &backdrop, &mut out, 0);
                     assert_eq!(out, expected_spring, "spring {w}×{h}, {look:?}, R {r}, baseline {baseline}");
-                    look_band(&classic, w, look, r, &backdrop, &mut out, 0);
+                    look_band(&classic, w, &pen, &backdrop, &mut out, 0);
                     assert_eq!(out, expected_classic, "classic {w}×{h}, {look:?}, R {r}, baseline {baseline}");
                     // A band of rows from the middle draws the same as those rows of the whole.
                     let (y0, y1) = (h / 3, h / 3 + h.div_ceil(2));
                     let mut band = vec![[0u8; 3]; (y1 - y0) * w];
-                    look_band(&spring, w, look, r, &backdrop, &mut band, y0);
+                    look_band(&spring, w, &pen, &backdrop, &mut band, y0);
                     assert_eq!(band, expected_spring[y0 * w..y1 * w]);
                 }
                 crate::base::simd::set_baseline_only(false);
@@ -193,7 +194,7 @@ fn slopes_past_steep_are_drawn_exactly() {
     let backdrop = Backdrop::new(&[[0, 0, 0]; 9], 3);
     let mut out = [[0u8; 3]; 9];
     let lit = look(Sampling::Nearest, 64, 0, [1, 1]);
-    look_band(&field, 3, &lit, 0, &backdrop, &mut out, 0);
+    look_band(&field, 3, &Pen::new(&lit, 0, 3, 3), &backdrop, &mut out, 0);
     assert_eq!(out[4], [250; 3]);
     // On a canvas wider than 8192 pixels with R = 1, a slope of 3·2^20 at x = 1 moves the
     // sample past the right edge (256 + 3·2^20 > 256·8499): the last pixel, not x = 8193.
@@ -202,6 +203,7 @@ fn slopes_past_steep_are_drawn_exactly() {
     field[w] = 3 << 20;
     let background: Vec<[u8; 3]> = (0..w * 3).map(|i| [(i % 251) as u8, 0, 0]).collect();
     let mut out = vec![[0u8; 3]; w * 3];
-    look_band(&field, w, &look(Sampling::Nearest, 0, 0, [-1, -1]), 1, &Backdrop::new(&background, w), &mut out, 0);
+    let pen = Pen::new(&look(Sampling::Nearest, 0, 0, [-1, -1]), 1, w, 3);
+    look_band(&field, w, &pen, &Backdrop::new(&background, w), &mut out, 0);
     assert_eq!(out[w + 1], background[2 * w - 1]);
 }

@@ -136,30 +136,9 @@ impl Lzw {
             let byte = data[i];
             if run > 0 && u32::from(byte) == rb {
                 // Inside a run: walk the known strings b^k without looking them up.
-                let mut ahead = data[i..].iter().position(|&b| u32::from(b) != rb).unwrap_or(data.len() - i);
-                loop {
-                    let step = (self.run_codes.len() - run).min(ahead);
-                    run += step;
-                    ahead -= step;
-                    i += step;
-                    prefix = self.run_codes[run - 1];
-                    if ahead == 0 {
-                        break;
-                    }
-                    // b^(run+1) is new: emit b^run, add b^(run+1), start again from b.
-                    bits.put(prefix, codes.size);
-                    let key = codes.tag | prefix << 8 | rb;
-                    self.insert(key, code_hash(prefix) ^ BYTE_MIX[rb as usize], codes.next);
-                    self.run_codes.push(codes.next);
-                    self.added(&mut bits, &mut codes);
-                    run = 1;
-                    i += 1;
-                    ahead -= 1;
-                    prefix = rb;
-                    if ahead == 0 {
-                        break;
-                    }
-                }
+                let ahead = data[i..].iter().position(|&b| u32::from(b) != rb).unwrap_or(data.len() - i);
+                (run, prefix) = self.walk_run(rb, ahead, run, &mut bits, &mut codes);
+                i += ahead;
                 prefix_hash = code_hash(prefix);
                 continue;
             }
@@ -193,6 +172,40 @@ impl Lzw {
         bits.put(prefix, codes.size);
         bits.put(end, codes.size);
         bits.flush();
+    }
+
+    /// Codes `ahead` more bytes `rb` after a prefix of `run` of them (`run` ≥ 1), walking the
+    /// strings b, bb, … the dictionary knows (`run_codes`) and adding the next whenever one is
+    /// passed; returns the run and the prefix code after them.
+    #[inline(always)]
+    fn walk_run(
+        &mut self,
+        rb: u32,
+        mut ahead: usize,
+        mut run: usize,
+        bits: &mut Bits<'_>,
+        codes: &mut Codes,
+    ) -> (usize, u32) {
+        loop {
+            let step = (self.run_codes.len() - run).min(ahead);
+            run += step;
+            ahead -= step;
+            let prefix = self.run_codes[run - 1];
+            if ahead == 0 {
+                return (run, prefix);
+            }
+            // b^(run+1) is new: emit b^run, add b^(run+1), start again from b.
+            bits.put(prefix, codes.size);
+            let key = codes.tag | prefix << 8 | rb;
+            self.insert(key, code_hash(prefix) ^ BYTE_MIX[rb as usize], codes.next);
+            self.run_codes.push(codes.next);
+            self.added(bits, codes);
+            run = 1;
+            ahead -= 1;
+            if ahead == 0 {
+                return (run, rb);
+            }
+        }
     }
 
     /// Counts the code just given to a new string: the code size grows when the next code needs

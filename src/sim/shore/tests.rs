@@ -1,4 +1,5 @@
 use super::*;
+use crate::base::threads::Bands;
 use crate::scene::{Clock, DropShape, Model, Obstacle, WaterSpec};
 use crate::sim::timeline::Source;
 use crate::sim::water::{Basin, Classic, Spring, Water};
@@ -150,20 +151,20 @@ fn runs_are_the_maximal_runs_of_wall_cells() {
 type Check<'a> = Option<&'a mut dyn FnMut(&[i64])>;
 
 /// Water of `model` within `shore`: `drops` pressed in, then a step with each of `shifts`, on
-/// `pool`; `each` sees the heights after the drops and after every step. The last heights.
+/// `bands`; `each` sees the heights after the drops and after every step. The last heights.
 fn stepped(
     model: Model,
     shore: &Shore,
     drops: &[Drop],
     shifts: impl Iterator<Item = u32>,
-    pool: Option<&rayon::ThreadPool>,
+    bands: &Bands,
     each: Check<'_>,
 ) -> Vec<i64> {
     fn run<W: Water>(
         shore: &Shore,
         drops: &[Drop],
         shifts: impl Iterator<Item = u32>,
-        pool: Option<&rayon::ThreadPool>,
+        bands: &Bands,
         mut each: Check<'_>,
     ) -> Vec<i64> {
         let spec = WaterSpec {
@@ -181,7 +182,7 @@ fn stepped(
             each(&field(&water));
         }
         for shift in shifts {
-            water.step(shift, pool);
+            water.step(shift, bands);
             if let Some(each) = each.as_mut() {
                 each(&field(&water));
             }
@@ -189,8 +190,8 @@ fn stepped(
         field(&water)
     }
     match model {
-        Model::Classic => run::<Classic>(shore, drops, shifts, pool, each),
-        Model::Spring => run::<Spring>(shore, drops, shifts, pool, each),
+        Model::Classic => run::<Classic>(shore, drops, shifts, bands, each),
+        Model::Spring => run::<Spring>(shore, drops, shifts, bands, each),
     }
 }
 
@@ -211,7 +212,14 @@ fn walls_stay_zero_and_drops_skip_them() {
         let mut check = |h: &[i64]| {
             assert!(h.iter().enumerate().all(|(i, &v)| v == 0 || !shore.is_wall(i)), "{model:?}");
         };
-        let h = stepped(model, &shore, &[drop(19, 15, 6, 900)], std::iter::repeat_n(6, 50), None, Some(&mut check));
+        let h = stepped(
+            model,
+            &shore,
+            &[drop(19, 15, 6, 900)],
+            std::iter::repeat_n(6, 50),
+            &Bands::default(),
+            Some(&mut check),
+        );
         // The drop's cells either side of the wall moved the water on both sides.
         assert!(h[15 * 40 + 10] != 0 && h[15 * 40 + 28] != 0);
     }
@@ -227,7 +235,14 @@ pub(crate) fn reflected_energy(model: Model, edge: Edge, steps: usize) -> f64 {
     let shift = 12;
     let run = |size: usize, edges: Edges, dx: i64| {
         let shore = Shore::new(size, size, edges, None);
-        stepped(model, &shore, &[drop(x + dx, y + dx, radius, 2000)], std::iter::repeat_n(shift, steps), None, None)
+        stepped(
+            model,
+            &shore,
+            &[drop(x + dx, y + dx, radius, 2000)],
+            std::iter::repeat_n(shift, steps),
+            &Bands::default(),
+            None,
+        )
     };
     let near = run(small, Edges { left: edge, ..Edges::default() }, 0);
     let far = run(large, Edges::default(), offset);
@@ -258,8 +273,9 @@ fn wrapped_water_tiles_without_a_seam() {
     for model in [Model::Classic, Model::Spring] {
         let (w, h) = (64usize, 48usize);
         let shore = Shore::new(w, h, edges(Edge::Wrap), None);
-        let run =
-            |x: i64, y: i64| stepped(model, &shore, &[drop(x, y, 5, 1500)], std::iter::repeat_n(7, 40), None, None);
+        let run = |x: i64, y: i64| {
+            stepped(model, &shore, &[drop(x, y, 5, 1500)], std::iter::repeat_n(7, 40), &Bands::default(), None)
+        };
         // A drop on the seam equals the same drop half a canvas away, shifted back.
         let on_seam = run(0, 0);
         let inside = run(w as i64 / 2, h as i64 / 2);
@@ -284,7 +300,7 @@ fn wrapped_water_tiles_without_a_seam() {
 #[test]
 fn a_shore_step_in_bands_matches_one_thread() {
     let (w, h) = (1100usize, 961usize);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    let bands = Bands::new(3);
     let mut walls = Walls::new(w, h);
     walls.add(&Obstacle::Rect { x: 0, y: 300, width: 1100, height: 30 });
     walls.add(&Obstacle::Circle { x: 550, y: 640, radius: 90 });
@@ -298,10 +314,11 @@ fn a_shore_step_in_bands_matches_one_thread() {
             let drops: Vec<Drop> = [(0, 0), (1099, 960), (3, 480), (700, 322), (550, 1), (1, 641)]
                 .map(|(x, y)| drop(x, y, 9, 3000))
                 .into();
-            let run = |pool| stepped(model, &shore, &drops, (0..30).map(|step| 4 + step % 5), pool, None);
-            let one = run(None);
+            let run = |bands| stepped(model, &shore, &drops, (0..30).map(|step| 4 + step % 5), bands, None);
+            let single = Bands::default();
+            let one = run(&single);
             assert!(one.iter().filter(|&&v| v != 0).count() > 5_000, "{model:?} {edges:?}: too little moved");
-            assert_eq!(one, run(Some(&pool)), "{model:?} {edges:?}");
+            assert_eq!(one, run(&bands), "{model:?} {edges:?}");
         }
     }
 }

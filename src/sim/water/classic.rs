@@ -1,10 +1,9 @@
 //! The classic GameRes water: two i16 buffers, four neighbours, damping by a shift.
 
-use rayon::ThreadPool;
-
 use super::{Basin, Water};
+use crate::base::threads::{Bands, PARALLEL_STEP_CELLS};
 use crate::scene::WaterSpec;
-use crate::sim::field::{PARALLEL_STEP_CELLS, chunk_rows, for_bands};
+use crate::sim::field::chunk_rows;
 use crate::sim::shore::{Finish, Shore};
 use crate::sim::timeline::Drop;
 
@@ -39,14 +38,14 @@ impl Water for Classic {
 
     /// One step: `n = (sum of 4 neighbours >> 1) - prev; n -= n >> shift`, clamped to i16,
     /// written into `prev`, then the buffers swap.
-    fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
+    fn step(&mut self, shift: u32, bands: &Bands) {
         let (cur, w) = (&self.cur, self.basin.size().0);
         match self.basin.shore() {
             None => {
-                for_bands(&mut self.prev, w, pool, PARALLEL_STEP_CELLS, |band, y0| step_rows(cur, band, y0, w, shift))
+                bands.for_bands(&mut self.prev, w, PARALLEL_STEP_CELLS, |band, y0| step_rows(cur, band, y0, w, shift))
             }
             Some(shore) => {
-                for_bands(&mut self.prev, w, pool, PARALLEL_STEP_CELLS, |band, y0| {
+                bands.for_bands(&mut self.prev, w, PARALLEL_STEP_CELLS, |band, y0| {
                     let rows = chunk_rows(w);
                     for (k, chunk) in band.chunks_mut(rows * w).enumerate() {
                         let y = y0 + k * rows;
@@ -155,7 +154,7 @@ mod tests {
     fn five_by_five_after_one_and_two_steps() {
         let mut water = Classic::new(Basin::open(5, 5));
         water.drop(&stone(2, 2, 1, 100));
-        water.step(5, None);
+        water.step(5, &Bands::default());
         // Step 1 (prev was 0): the centre's neighbours sum to 0 → n = 0.
         // Each orthogonal neighbour sees -100: (-100 >> 1) = -50; -50 - (-50 >> 5) = -50 + 2 = -48.
         // Diagonal cells see nothing in their four neighbours → 0.
@@ -168,7 +167,7 @@ mod tests {
             0, 0,   0,   0, 0,
         ];
         assert_eq!(water.heights(), &one);
-        water.step(5, None);
+        water.step(5, &Bands::default());
         // Step 2, prev is the drop field (centre -100, rest 0):
         // centre: (4·-48 >> 1) - (-100) = -96 + 100 = 4; 4 - (4 >> 5) = 4.
         // (1,1): neighbours (2,1) and (1,2) are -48: (-96 >> 1) = -48; -48 - (-48 >> 5) = -48 + 2 = -46.
@@ -192,7 +191,7 @@ mod tests {
         }
         water.prev[12] = 32767;
         // centre: (4·-16384 >> 1) - 32767 = -65535; -65535 >> 15 = -2 → -65533 → -32768.
-        water.step(15, None);
+        water.step(15, &Bands::default());
         assert_eq!(water.heights()[12], -32768);
 
         let mut water = Classic::new(Basin::open(5, 5));
@@ -201,7 +200,7 @@ mod tests {
         }
         water.prev[12] = -32768;
         // centre: (131068 >> 1) + 32768 = 98302; 98302 >> 1 = 49151 → 49151 → 32767.
-        water.step(1, None);
+        water.step(1, &Bands::default());
         assert_eq!(water.heights()[12], 32767);
     }
 
@@ -210,7 +209,7 @@ mod tests {
         let mut water = Classic::new(Basin::open(6, 4));
         water.drop(&stone(1, 1, 3, 500));
         for _ in 0..5 {
-            water.step(3, None);
+            water.step(3, &Bands::default());
         }
         let h = water.heights();
         for x in 0..6 {

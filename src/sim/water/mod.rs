@@ -9,7 +9,7 @@ pub use basin::Basin;
 pub use classic::Classic;
 pub use spring::Spring;
 
-use rayon::ThreadPool;
+use crate::base::threads::Bands;
 
 use super::field::Cell;
 use super::timeline::Drop;
@@ -28,9 +28,9 @@ pub trait Water: Sized + Send {
     /// a flat disc sets every cell it covers (clipped at the border, never a wall) to `-weight`.
     fn drop(&mut self, drop: &Drop);
 
-    /// One step with the damping `shift`, on `pool`'s threads if given (row bands are
-    /// independent, so the result is the same).
-    fn step(&mut self, shift: u32, pool: Option<&ThreadPool>);
+    /// One step with the damping `shift`, on the `bands`' threads (row bands are independent,
+    /// so the result is the same).
+    fn step(&mut self, shift: u32, bands: &Bands);
 
     /// The current heights, row-major.
     fn heights(&self) -> &[Self::Cell];
@@ -56,7 +56,7 @@ mod tests {
     fn stirred<W: Water>(baseline: bool) -> Vec<i64> {
         crate::base::simd::set_baseline_only(baseline);
         // The AVX2 path also runs on three threads, in bands (the canvas is large enough).
-        let pool = (!baseline).then(|| rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap());
+        let bands = if baseline { Bands::default() } else { Bands::new(3) };
         let spec =
             crate::scene::Scene::from_toml_str("[video]\nframes = 1\n", std::path::Path::new("s.toml")).unwrap().water;
         let mut water = W::still(Basin::open(1100, 960), &spec);
@@ -64,7 +64,7 @@ mod tests {
             water.drop(&Drop { x, y, radius: 5, weight: 16384 - i as i64, source: Source::Rain, share: 256 });
         }
         for step in 0..12 {
-            water.step(1 + step % 15, pool.as_ref());
+            water.step(1 + step % 15, &bands);
         }
         crate::base::simd::set_baseline_only(false);
         water.heights().iter().map(|&v| v.into()).collect()

@@ -1,10 +1,9 @@
 //! The spring water: Hooke's law over eight neighbours with a velocity buffer, wrapping i32.
 
-use rayon::ThreadPool;
-
 use super::{Basin, Water};
+use crate::base::threads::Bands;
 use crate::scene::WaterSpec;
-use crate::sim::field::{chunk_rows, for_band_pairs};
+use crate::sim::field::chunk_rows;
 use crate::sim::shore::{Finish, Shore};
 use crate::sim::timeline::Drop;
 
@@ -50,7 +49,7 @@ impl Water for Spring {
     }
 
     /// One step of §4 spring, every operation wrapping in i32 and `/ 16` truncating.
-    fn step(&mut self, shift: u32, pool: Option<&ThreadPool>) {
+    fn step(&mut self, shift: u32, bands: &Bands) {
         let (pos, w) = (&self.pos, self.basin.size().0);
         let (vel, next) = (&mut self.vel, &mut self.next);
         let settle = self.settle;
@@ -59,9 +58,9 @@ impl Water for Spring {
             true => step_rows_settled(pos, vel, next, y0, w, shift),
         };
         match self.basin.shore() {
-            None => for_band_pairs(vel, next, w, pool, |vel, next, y0| kernel(pos, vel, next, y0)),
+            None => bands.for_band_pairs(vel, next, w, |vel, next, y0| kernel(pos, vel, next, y0)),
             Some(shore) => {
-                for_band_pairs(vel, next, w, pool, |vel, next, y0| {
+                bands.for_band_pairs(vel, next, w, |vel, next, y0| {
                     let rows = chunk_rows(w);
                     let chunks = vel.chunks_mut(rows * w).zip(next.chunks_mut(rows * w));
                     for (k, (vel, next)) in chunks.enumerate() {
@@ -218,7 +217,7 @@ mod tests {
     fn five_by_five_after_one_and_two_steps() {
         let mut water = Spring::new(Basin::open(5, 5));
         water.drop(&Drop { x: 2, y: 2, radius: 1, weight: 100, source: Source::Stone(0), share: 256 });
-        water.step(6, None);
+        water.step(6, &Bands::default());
         // Centre: a = 16·-100 / 16 = -100; vel = 100; 100 - (100 >> 6 = 1) = 99;
         //   next = -100 + 99 = -1; -1 - (-1 >> 8 = -1) = 0.
         // Orthogonal neighbour: a = (0 - 3·-100) / 16 = 300 / 16 = 18; vel = -18;
@@ -236,7 +235,7 @@ mod tests {
         assert_eq!(water.vel[12], 99);
         assert_eq!(water.vel[7], -17);
         assert_eq!(water.vel[6], -5);
-        water.step(6, None);
+        water.step(6, &Bands::default());
         // Centre: a = (0 - (3·-64 + -16)) / 16 = 208 / 16 = 13; vel = 99 - 13 = 86;
         //   86 - (86 >> 6 = 1) = 85; next = 0 + 85 = 85; 85 - (85 >> 8 = 0) = 85.
         // (2,1): N=(2,0)=0, S=centre 0, W=(1,1)=-4, E=(3,1)=-4 → 3·-8 = -24;
@@ -262,7 +261,7 @@ mod tests {
         let mut water = Spring::new(Basin::open(3, 3));
         water.pos[4] = i32::MAX;
         water.vel[4] = i32::MIN;
-        water.step(1, None);
+        water.step(1, &Bands::default());
         // a = (16·MAX wrapping = -16) / 16 = -1; vel = MIN + 1; vel - (vel >> 1) wraps;
         // the exact value matters less than that it is defined: compute it the same way.
         let mut v = i32::MIN.wrapping_add(1);
@@ -290,7 +289,7 @@ mod settle_tests {
             });
         }
         for step in 0..steps {
-            water.step(4 + (step % 4) as u32, None);
+            water.step(4 + (step % 4) as u32, &Bands::default());
         }
         water
     }

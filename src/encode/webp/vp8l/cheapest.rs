@@ -99,32 +99,69 @@ fn symbol_costs(counts: &Histograms) -> [Vec<u64>; 5] {
     })
 }
 
+/// What coding a pixel costs under an earlier parse's counts, in 1/65536 bit.
+struct Prices {
+    /// Each symbol's cost, by alphabet ([`symbol_costs`]).
+    costs: [Vec<u64>; 5],
+    /// A copy's length symbol and extra bits, by length.
+    length: Vec<u64>,
+    /// A literal's mean cost over a sample of the pixels: what a copy's every pixel saves.
+    mean_literal: u64,
+}
+
+impl Prices {
+    fn new(counts: &Histograms, pixels: &[u32]) -> Prices {
+        let costs = symbol_costs(counts);
+        let length = (0..=MAX_MATCH as u32)
+            .map(|k| {
+                let (symbol, _, extra) = prefix(k.max(1));
+                costs[0][256 + symbol] + (u64::from(extra) << 16)
+            })
+            .collect();
+        let mut prices = Prices { costs, length, mean_literal: 0 };
+        let (n, sample) = (pixels.len(), pixels.len().clamp(1, 4096));
+        prices.mean_literal = (0..sample).map(|s| prices.literal(pixels[s * n / sample])).sum::<u64>() / sample as u64;
+        prices
+    }
+
+    /// A literal pixel `p`: its green, red, blue and alpha symbols.
+    fn literal(&self, p: u32) -> u64 {
+        let c = &self.costs;
+        c[0][(p >> 8 & 255) as usize]
+            + c[1][(p >> 16 & 255) as usize]
+            + c[2][(p & 255) as usize]
+            + c[3][(p >> 24) as usize]
+    }
+
+    /// A copy's distance code.
+    fn distance(&self, code: u32) -> u64 {
+        let (symbol, _, extra) = prefix(code);
+        self.costs[4][symbol] + (u64::from(extra) << 16)
+    }
+
+    /// Of the matches `found` at a position (`length << 19 | code`, 0: none), the one that saves
+    /// the most literal bits for its own: its length, code and distance's cost.
+    fn best_match(&self, found: &[u32]) -> Option<(usize, u32, u64)> {
+        let mut best = None;
+        let mut best_score = i64::MIN;
+        for &found in found.iter().filter(|&&f| f != 0) {
+            let (length, code) = ((found >> 19) as usize, found & 0x7ffff);
+            let bits = self.distance(code);
+            let score = (length as u64 * self.mean_literal) as i64 - (bits + self.length[length]) as i64;
+            if score > best_score {
+                best_score = score;
+                best = Some((length, code, bits));
+            }
+        }
+        best
+    }
+}
+
 /// The cheapest parse of `pixels` (colour cache of `cache_bits`) under `counts`,
 /// the symbol counts of an earlier parse, with the matches `matches` found.
 pub(super) fn parse(pixels: &[u32], cache_bits: u32, counts: &Histograms, matches: &Matches) -> Vec<Token> {
     let n = pixels.len();
-    let costs = symbol_costs(counts);
-    let literal = |p: u32| {
-        costs[0][(p >> 8 & 255) as usize]
-            + costs[1][(p >> 16 & 255) as usize]
-            + costs[2][(p & 255) as usize]
-            + costs[3][(p >> 24) as usize]
-    };
-    let length_cost: Vec<u64> = (0..=MAX_MATCH as u32)
-        .map(|k| {
-            let (symbol, _, extra) = prefix(k.max(1));
-            costs[0][256 + symbol] + (u64::from(extra) << 16)
-        })
-        .collect();
-    let distance_cost = |code: u32| {
-        let (symbol, _, extra) = prefix(code);
-        costs[4][symbol] + (u64::from(extra) << 16)
-    };
-    // A copy is scored by the literal bits it saves, at a literal's mean cost over a sample.
-    let sample = n.clamp(1, 4096);
-    let mean_literal = (0..sample).map(|s| literal(pixels[s * n / sample])).sum::<u64>() / sample as u64;
-    let score = |length: usize, bits: u64| (length as u64 * mean_literal) as i64 - bits as i64;
-
+    let prices = Prices::new(counts, pixels);
     let mut slots = vec![0u32; if cache_bits > 0 { 1 << cache_bits } else { 0 }];
     // The cheapest cost of the first `i` pixels, and the last step there (`length << 19 | code`,
     // a literal's length 1).
@@ -136,11 +173,11 @@ pub(super) fn parse(pixels: &[u32], cache_bits: u32, counts: &Histograms, matche
         let here = cost[i];
         let p = pixels[i];
         // The cache holds every pixel before this one, whatever path covers them.
-        let mut one = literal(p);
+        let mut one = prices.literal(p);
         if cache_bits > 0 {
             let slot = cache_slot(p, cache_bits);
             if slots[slot] == p {
-                one = one.min(costs[0][256 + 24 + slot]);
+                one = one.min(prices.costs[0][256 + 24 + slot]);
             }
             slots[slot] = p;
         }
@@ -148,18 +185,7 @@ pub(super) fn parse(pixels: &[u32], cache_bits: u32, counts: &Histograms, matche
             cost[i + 1] = here + one;
             step[i + 1] = 1 << 19;
         }
-        let mut best: Option<(usize, u32, u64)> = None;
-        let mut best_score = i64::MIN;
-        for &found in matches.0[i].iter().filter(|&&f| f != 0) {
-            let (length, code) = ((found >> 19) as usize, found & 0x7ffff);
-            let bits = distance_cost(code);
-            let s = score(length, bits + length_cost[length]);
-            if s > best_score {
-                best_score = s;
-                best = Some((length, code, bits));
-            }
-        }
-        let Some((length, code, bits)) = best else {
+        let Some((length, code, bits)) = prices.best_match(&matches.0[i]) else {
             last = 0;
             continue;
         };
@@ -169,7 +195,7 @@ pub(super) fn parse(pixels: &[u32], cache_bits: u32, counts: &Histograms, matche
         last = code;
         let base = here + bits;
         let mut relax = |k: usize| {
-            let v = base + length_cost[k];
+            let v = base + prices.length[k];
             if v < cost[i + k] {
                 cost[i + k] = v;
                 step[i + k] = (k as u32) << 19 | code;
@@ -184,9 +210,14 @@ pub(super) fn parse(pixels: &[u32], cache_bits: u32, counts: &Histograms, matche
             relax(length);
         }
     }
-    // Back from the end, then turned around.
+    traced_back(pixels, &step)
+}
+
+/// The tokens of the path whose last step to each position `step` holds: back from the end,
+/// then turned around.
+fn traced_back(pixels: &[u32], step: &[u32]) -> Vec<Token> {
     let mut tokens = Vec::new();
-    let mut at = n;
+    let mut at = pixels.len();
     while at > 0 {
         let (length, code) = ((step[at] >> 19) as usize, step[at] & 0x7ffff);
         at -= length;

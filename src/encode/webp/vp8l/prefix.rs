@@ -161,30 +161,12 @@ impl Code {
 /// The order code-length code lengths are written in.
 const CODE_LENGTH_ORDER: [usize; 19] = [17, 18, 0, 1, 2, 3, 4, 5, 16, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 
-/// Writes the prefix code for `freqs` and returns it.
+/// Writes the prefix code for `freqs` and returns it: a simple code for one or two symbols of
+/// 8 bits at most, else a normal one.
 pub(super) fn write_code(bits: &mut Bits, freqs: &[u32]) -> Code {
     let used: Vec<usize> = (0..freqs.len()).filter(|&s| freqs[s] > 0).collect();
     if used.len() <= 2 && used.iter().all(|&s| s < 256) {
-        // A simple code: one or two symbols of 8 bits at most (none used: symbol 0).
-        let mut lengths = vec![0u8; freqs.len()];
-        let symbols = if used.is_empty() { vec![0] } else { used };
-        bits.put(1, 1);
-        bits.put(symbols.len() as u32 - 1, 1);
-        if symbols[0] < 2 {
-            bits.put(0, 1);
-            bits.put(symbols[0] as u32, 1);
-        } else {
-            bits.put(1, 1);
-            bits.put(symbols[0] as u32, 8);
-        }
-        if let Some(&second) = symbols.get(1) {
-            bits.put(second as u32, 8);
-            lengths[symbols[0]] = 1;
-            lengths[second] = 1;
-        }
-        // One symbol is read with no bits at all.
-        let codes = canonical(&lengths);
-        return Code::new(&lengths, &codes);
+        return write_simple(bits, freqs.len(), used);
     }
     let mut freqs = freqs.to_vec();
     if used.len() == 1 {
@@ -193,33 +175,40 @@ pub(super) fn write_code(bits: &mut Bits, freqs: &[u32]) -> Code {
         freqs[other] = 1;
     }
     let lengths = code_lengths(&freqs, 15);
-    // The lengths, run-length coded with 16 (repeat the last non-zero length), 17 and 18 (zeros).
-    let mut tokens: Vec<(u8, u32, u32)> = Vec::new();
-    let mut previous = 8u8;
-    let mut i = 0;
-    while i < lengths.len() {
-        let l = lengths[i];
-        let run = lengths[i..].iter().take_while(|&&x| x == l).count();
-        if l == 0 && run >= 3 {
-            let take = run.min(138);
-            if take >= 11 {
-                tokens.push((18, take as u32 - 11, 7));
-            } else {
-                tokens.push((17, take as u32 - 3, 3));
-            }
-            i += take;
-        } else if l != 0 && l == previous && run >= 3 {
-            let take = run.min(6);
-            tokens.push((16, take as u32 - 3, 2));
-            i += take;
-        } else {
-            tokens.push((l, 0, 0));
-            if l != 0 {
-                previous = l;
-            }
-            i += 1;
-        }
+    write_lengths(bits, &lengths);
+    let codes = canonical(&lengths);
+    Code::new(&lengths, &codes)
+}
+
+/// A simple code of an alphabet of `size`: one or two `symbols` of 8 bits at most (none used:
+/// symbol 0).
+fn write_simple(bits: &mut Bits, size: usize, symbols: Vec<usize>) -> Code {
+    let mut lengths = vec![0u8; size];
+    let symbols = if symbols.is_empty() { vec![0] } else { symbols };
+    bits.put(1, 1);
+    bits.put(symbols.len() as u32 - 1, 1);
+    if symbols[0] < 2 {
+        bits.put(0, 1);
+        bits.put(symbols[0] as u32, 1);
+    } else {
+        bits.put(1, 1);
+        bits.put(symbols[0] as u32, 8);
     }
+    if let Some(&second) = symbols.get(1) {
+        bits.put(second as u32, 8);
+        lengths[symbols[0]] = 1;
+        lengths[second] = 1;
+    }
+    // One symbol is read with no bits at all.
+    let codes = canonical(&lengths);
+    Code::new(&lengths, &codes)
+}
+
+/// A normal code's code lengths `lengths`, written as RFC 9649 says: run-length coded with 16
+/// (repeat the last non-zero length), 17 and 18 (zeros), those tokens in a code of their own
+/// whose lengths come first.
+fn write_lengths(bits: &mut Bits, lengths: &[u8]) {
+    let tokens = length_tokens(lengths);
     let mut token_freqs = [0u32; 19];
     for &(t, ..) in &tokens {
         token_freqs[usize::from(t)] += 1;
@@ -245,8 +234,37 @@ pub(super) fn write_code(bits: &mut Bits, freqs: &[u32]) -> Code {
             bits.put(extra, extra_bits);
         }
     }
-    let codes = canonical(&lengths);
-    Code::new(&lengths, &codes)
+}
+
+/// The code lengths as tokens: a length, or 16, 17 or 18 with its extra bits' value and count.
+fn length_tokens(lengths: &[u8]) -> Vec<(u8, u32, u32)> {
+    let mut tokens = Vec::new();
+    let mut previous = 8u8;
+    let mut i = 0;
+    while i < lengths.len() {
+        let l = lengths[i];
+        let run = lengths[i..].iter().take_while(|&&x| x == l).count();
+        if l == 0 && run >= 3 {
+            let take = run.min(138);
+            if take >= 11 {
+                tokens.push((18, take as u32 - 11, 7));
+            } else {
+                tokens.push((17, take as u32 - 3, 3));
+            }
+            i += take;
+        } else if l != 0 && l == previous && run >= 3 {
+            let take = run.min(6);
+            tokens.push((16, take as u32 - 3, 2));
+            i += take;
+        } else {
+            tokens.push((l, 0, 0));
+            if l != 0 {
+                previous = l;
+            }
+            i += 1;
+        }
+    }
+    tokens
 }
 
 /// A value of 1 or more as a prefix symbol and its extra bits: (symbol, extra bits, their count).
