@@ -223,6 +223,9 @@ $BIN diff extra_plain.frames golden_rain.gif > rep4.txt 2>&1; echo "rc=$?" >> re
 $BIN new golden/photo.png -o new1.toml > new1.txt 2>&1; echo "rc=$?" >> new1.txt
 $BIN new scenes/koi.png -o new2.toml --model spring > new2.txt 2>&1; echo "rc=$?" >> new2.txt
 $BIN new1.toml -o new1.gif -q; $BIN new2.toml -o new2.webp -q
+# completions and the man page, made from the command line's definitions
+for sh in bash zsh fish powershell elvish; do $BIN completions $sh > completions.$sh.txt 2>&1; done
+$BIN man > man.txt 2>&1
 # errors
 e() { echo "== $*" >> errors.txt; "$BIN" "$@" >> errors.txt 2>&1; echo "rc=$?" >> errors.txt; }
 printf '[video]\nwidth = 0\n' > bad1.toml; e bad1.toml -o x.gif
@@ -259,8 +262,8 @@ e --help
 e diff --help
 e plan --help
 e --version
-# drop timing-dependent lines
-for f in *.err *.txt; do sed -i -E 's/in [0-9.]+ s/in X s/' "$f"; done
+# drop timing-dependent lines, and the commit a build names in --version and the man page
+for f in *.err *.txt; do sed -i -E 's/in [0-9.]+ s/in X s/; s/\(([0-9a-f]{12}|unknown)(-dirty)?, /(COMMIT, /' "$f"; done
 rm -rf scenes golden extra/*.toml extra/*.png
 
 }

@@ -104,7 +104,7 @@ pub fn scene_text(starter: &Starter<'_>) -> String {
     let (w, h) = canvas(starter.picture);
     let tuning = tuning(starter.model);
     let radius = (w.min(h) / 40).clamp(2, 256);
-    settings_text(starter, &tuning) + &events_text((w, h), &tuning, radius)
+    settings_text(starter, tuning) + &events_text((w, h), tuning, radius)
 }
 
 /// The tables before the events: the canvas, the picture, the water and the look.

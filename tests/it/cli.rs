@@ -18,6 +18,34 @@ fn help_lists_usage_and_exit_codes() {
     assert_eq!(ripple(&["scene.toml"], &root()).code, 2, "-o is required");
 }
 
+/// What `--help` and the man page say of the lossy flags is what the code does: the GIF's bound
+/// per channel and both levels taken when the value is left out (a help text once said N/4 where
+/// the code took N/10).
+#[test]
+fn help_states_the_lossy_bounds_the_code_uses() {
+    use ripple_render::encode::gif::{DEFAULT_LOSSY, LEVELS_PER_CHANNEL_STEP};
+    use ripple_render::encode::webp::vp8::DEFAULT_QUALITY;
+    let help = ripple(&["--help"], &root()).stdout;
+    let man = ripple(&["man"], &root()).stdout;
+    for text in [&help, &man] {
+        let said = |needle: String| assert!(text.contains(&needle), "lacks {needle:?}:\n{text}");
+        said(format!("(each channel within N/{LEVELS_PER_CHANNEL_STEP})"));
+        said(format!("{DEFAULT_LOSSY} when N is left out"));
+        said(format!("{DEFAULT_QUALITY} when Q is left out"));
+    }
+    // The values the flags take when left out are those constants too: the label says so.
+    let dir = scene_dir("lossy_defaults", SMALL);
+    for (flag, out, word) in [
+        ("--lossy", "out.gif", format!("lossy={DEFAULT_LOSSY}")),
+        ("--quality", "out.webp", format!("quality={DEFAULT_QUALITY}")),
+    ] {
+        let run = ripple(&["scene.toml", "-o", out, flag, "-q"], &dir);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let bytes = std::fs::read(dir.join(out)).unwrap();
+        assert!(bytes.windows(word.len()).any(|w| w == word.as_bytes()), "{out} does not say {word}");
+    }
+}
+
 #[test]
 fn renders_a_gif_with_exact_delays_and_a_loop() {
     let dir = scene_dir("gif", SMALL);

@@ -2,10 +2,6 @@
 //! hostile input, SIGKILL, property tests and the fuzzers' kept inputs.
 
 mod check;
-mod check_accept;
-mod check_modes;
-mod check_names;
-mod check_outputs;
 mod checkpoints;
 mod cli;
 mod diff;
@@ -22,7 +18,6 @@ mod kill;
 mod layers;
 mod looks;
 mod lossy;
-mod merge_hostile;
 mod newcomer;
 mod outputs;
 mod parts;

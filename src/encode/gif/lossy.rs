@@ -23,6 +23,13 @@
 
 use super::code_stream::{CodeStream, MAX_CODES};
 
+/// A lossy level N lets each channel of a pixel stray by N / this (and the errors summed from
+/// a frame's start by N).
+pub const LEVELS_PER_CHANNEL_STEP: u8 = 10;
+
+/// `--lossy` left without its level.
+pub const DEFAULT_LEVEL: u8 = 20;
+
 /// Dictionary nodes a longest-match search may visit at one code.
 const SEARCH_LIMIT: usize = 384;
 
@@ -54,7 +61,7 @@ pub struct Coded {
 
 /// Codes `lossy` at `min_code_size`.
 pub fn compress(lossy: &Lossy<'_>, min_code_size: u8) -> Coded {
-    let (step, sum) = (i32::from(lossy.level) / 10, i32::from(lossy.level));
+    let (step, sum) = (i32::from(lossy.level / LEVELS_PER_CHANNEL_STEP), i32::from(lossy.level));
     let parse = Parse { lossy, near: near_table(lossy.palette, lossy.transparent, step), step, sum };
     let count = lossy.exact.len();
     let mut stream = CodeStream::new(min_code_size);

@@ -9,6 +9,8 @@ mod code_stream;
 mod lossy;
 pub mod lzw;
 
+pub use lossy::{DEFAULT_LEVEL as DEFAULT_LOSSY, LEVELS_PER_CHANNEL_STEP};
+
 use std::io::Write;
 use std::sync::{Arc, OnceLock};
 

@@ -1,6 +1,15 @@
 //! `ripple-render check`: the CI job as a new user runs it on a copy of the bundled scenes,
 //! without references, blessing them, clean, and after a scene is edited; its JUnit XML, job
 //! summary, JSON and report page (loaded in a real headless browser when one is installed).
+//! Beside it: accepting from a report (`accept`), the ways of blessing and of treating references
+//! without a scene (`modes`), scenes' names (`names`), where check's outputs may go (`outputs`),
+//! and hostile shards to merge (`merge_hostile`).
+
+mod accept;
+mod merge_hostile;
+mod modes;
+mod names;
+mod outputs;
 
 use std::path::{Path, PathBuf};
 
@@ -188,7 +197,7 @@ fn bad_input_stops_the_check_before_any_work() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("would share the reference refs/"), "{}", run.stderr);
     // A GIF that is not a reference is not taken for one: its scene fails, saying why (a
-    // reference is the references' input, not the user's command line: see check_outputs.rs).
+    // reference is the references' input, not the user's command line: see check/outputs.rs).
     std::fs::create_dir_all(dir.join("refs")).unwrap();
     let name = Path::new(&scenes[0]).file_stem().unwrap().to_str().unwrap().to_string();
     assert_eq!(ripple(&[&scenes[0], "-o", &format!("refs/{name}.gif"), "-q"], &dir).code, 0);
