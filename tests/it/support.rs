@@ -277,9 +277,14 @@ pub fn browser() -> Option<String> {
 /// The page's DOM after its scripts ran and it loaded.
 pub fn dump_dom(browser: &str, page: &Path, fragment: &str) -> String {
     let url = format!("file://{}{fragment}", page.canonicalize().unwrap().display());
-    let profile = scratch("check-browser-profile");
+    // A profile of its own for each run: tests run side by side, and a browser started on a
+    // profile another is using hands its page to that one and prints nothing.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let profile = scratch(&format!("browser-profile-{run}"));
     let out = Command::new(browser)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000"])
+        .args(["--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(["--dump-dom", &url])
         .output()
