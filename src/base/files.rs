@@ -103,6 +103,15 @@ pub fn read_regular_within(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> 
     Ok(bytes)
 }
 
+/// The XXH3-64 of a regular file's bytes (see [`open_regular`]: a pipe or device is refused
+/// unread), read in 64 KiB pieces.
+pub fn hash_regular(path: &Path) -> std::io::Result<u64> {
+    let (file, _) = open_regular(path)?;
+    let mut hash = xxhash_rust::xxh3::Xxh3::new();
+    hash_into(&mut hash, file)?;
+    Ok(hash.digest())
+}
+
 /// Feeds what `reader` holds, to its end, into `hash` (XXH3-64, in 64 KiB reads), and says how
 /// many bytes that was. A caller that needs exactly `n` bytes hands `reader.take(n)` and checks
 /// the count.

@@ -63,9 +63,43 @@ pub fn shell_word(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
+/// A path as one word of a shell command to copy: [`shell_word`] of its text, or where its
+/// bytes are not UTF-8 (a Unix file name may hold any byte but `/` and NUL), bash's and zsh's
+/// `$'…'` with each byte outside printable ASCII as `\xNN`, so the command names the very
+/// file.
+pub fn shell_path(path: &Path) -> String {
+    if let Some(text) = path.to_str() {
+        return shell_word(text);
+    }
+    let mut out = String::from("$'");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'\\' | b'\'' => {
+                out.push('\\');
+                out.push(char::from(b));
+            }
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    out.push('\'');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_of_any_bytes_is_one_word_that_names_it() {
+        use std::os::unix::ffi::OsStrExt;
+        assert_eq!(shell_path(Path::new("s/pond.toml")), "s/pond.toml");
+        let odd = Path::new(std::ffi::OsStr::from_bytes(b"s/caf\xe9 it's\\.toml"));
+        assert_eq!(shell_path(odd), "$'s/caf\\xe9 it\\'s\\\\.toml'");
+    }
 
     #[test]
     fn shell_words_are_quoted_only_when_needed() {

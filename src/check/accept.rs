@@ -46,7 +46,10 @@ pub enum How {
 /// check, or a kept file that is not that scene's reference, refuses the whole.
 pub fn accept_from(dir: &Path, only: &[PathBuf], refs: Option<&Path>) -> Result<Vec<Accepted>> {
     let (record, inside) = shard::read_record(dir)?;
-    let refs = refs.map_or_else(|| PathBuf::from(&record.refs), Path::to_path_buf);
+    let refs = match refs {
+        Some(refs) => refs.to_path_buf(),
+        None => recorded_refs(&record.refs, dir)?,
+    };
     let wanted: Vec<&SceneRecord> = if only.is_empty() {
         record.scenes.iter().filter(|s| s.has_pending()).collect()
     } else {
@@ -59,7 +62,7 @@ pub fn accept_from(dir: &Path, only: &[PathBuf], refs: Option<&Path>) -> Result<
                 format!(
                     "the report {} kept no would-be reference of {}: in that check it {}",
                     dir.display(),
-                    shown(Path::new(scene.scene())),
+                    shown(&scene.scene_path()),
                     match scene.result() {
                         "same" => "was the same as its reference",
                         "unreadable" => "had a reference that cannot be used, which is never written over",
@@ -69,7 +72,7 @@ pub fn accept_from(dir: &Path, only: &[PathBuf], refs: Option<&Path>) -> Result<
                 Some("accept only scenes that differed or had no reference (the report's failures)"),
             ));
         };
-        ready.push(ready_to_accept(Path::new(scene.scene()), &pending, &refs)?);
+        ready.push(ready_to_accept(&scene.scene_path(), &pending, &refs)?);
     }
     let mut accepted = Vec::new();
     for (scene, bytes, reference, how) in ready {
@@ -81,7 +84,37 @@ pub fn accept_from(dir: &Path, only: &[PathBuf], refs: Option<&Path>) -> Result<
     Ok(accepted)
 }
 
-/// The record of `scene` in `scenes`: the same path as given, or the same file.
+/// The references' folder a report records, where it is one this command may write into: a
+/// relative path that stays inside the working folder. A report is a downloaded file (a CI
+/// job's artifact): an absolute folder, or one that climbs out, would write references anywhere.
+fn recorded_refs(recorded: &str, dir: &Path) -> Result<PathBuf> {
+    let path = PathBuf::from(recorded);
+    let mut depth = 0usize;
+    let mut inside = !recorded.is_empty();
+    for part in path.components() {
+        match part {
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if depth > 0 => depth -= 1,
+            _ => inside = false,
+        }
+    }
+    if inside {
+        return Ok(path);
+    }
+    Err(Error::usage(
+        format!(
+            "the report {} names the references' folder {:?}, outside the working folder: a report accepts only into \
+             a folder below the one it is accepted in",
+            dir.display(),
+            crate::base::text::inert(recorded)
+        ),
+        Some("name the folder to write the references into: --refs DIR"),
+    ))
+}
+
+/// The record of `scene` in `scenes`: the same path as given (byte for byte, or as the record
+/// shows it: bytes that are not UTF-8 as U+FFFD), or the same file.
 fn find<'a>(scenes: &'a [SceneRecord], scene: &Path, dir: &Path) -> Result<&'a SceneRecord> {
     let same_file = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
@@ -89,8 +122,9 @@ fn find<'a>(scenes: &'a [SceneRecord], scene: &Path, dir: &Path) -> Result<&'a S
     };
     scenes
         .iter()
-        .find(|s| Path::new(s.scene()) == scene)
-        .or_else(|| scenes.iter().find(|s| same_file(Path::new(s.scene()), scene)))
+        .find(|s| s.scene_path() == scene)
+        .or_else(|| scenes.iter().find(|s| scene.to_str() == Some(s.scene())))
+        .or_else(|| scenes.iter().find(|s| same_file(&s.scene_path(), scene)))
         .ok_or_else(|| {
             Error::usage(
                 format!("{} is not a scene of the check whose report is {}", shown(scene), dir.display()),
@@ -104,8 +138,17 @@ fn find<'a>(scenes: &'a [SceneRecord], scene: &Path, dir: &Path) -> Result<&'a S
 /// read (or already is the kept one). Returns the scene, the bytes, where they go and how.
 fn ready_to_accept(scene: &Path, pending: &Pending, refs: &Path) -> Result<(PathBuf, Vec<u8>, PathBuf, How)> {
     let kept = Reference::read(&pending.path)?;
-    let bytes = crate::base::files::read_regular_within(&pending.path, 1 << 30)
+    // What `--bless` writes, and nothing else: no larger than a reference of its canvas and
+    // frames can be (read within that), and ending at its GIF trailer.
+    let most = kept.most_bytes();
+    let bytes = crate::base::files::read_regular_within(&pending.path, most)
         .map_err(|e| Error::input(&pending.path, format!("cannot be read: {}", crate::base::error::os_reason(&e))))?;
+    if super::reference::gif_length(&bytes) != Some(bytes.len()) {
+        return Err(Error::input(
+            &pending.path,
+            "is not what --bless writes: its bytes do not end at its GIF trailer (it was cut short, or holds more)",
+        ));
+    }
     let made = kept.provenance.as_deref().and_then(Provenance::parse);
     let loaded = read_scene(scene, &[], DEFAULT_BUDGET)?;
     let now = Inputs::for_scene_within(&loaded, DEFAULT_BUDGET)?.provenance;
@@ -136,7 +179,13 @@ fn ready_to_accept(scene: &Path, pending: &Pending, refs: &Path) -> Result<(Path
         }
     }
     let reference = reference_path(scene, refs);
-    let current = std::fs::read(&reference).ok().map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes));
+    let current =
+        match std::fs::symlink_metadata(&reference) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            _ => Some(crate::base::files::hash_regular(&reference).map_err(|e| {
+                Error::input(&reference, format!("cannot be read: {}", crate::base::error::os_reason(&e)))
+            })?),
+        };
     let how = match current {
         Some(hash) if hash == xxhash_rust::xxh3::xxh3_64(&bytes) => How::Already,
         Some(_) => How::Replaced,

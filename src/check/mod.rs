@@ -312,7 +312,7 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: &Plan) -> Result<O
             // The reference it may later replace, as it is (this check wrote nothing there).
             let replaces = match verdict {
                 Verdict::Missing => None,
-                _ => std::fs::read(reference_path).ok().map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes)),
+                _ => crate::base::files::hash_regular(reference_path).ok(),
             };
             Some(Pending { path, replaces })
         }
@@ -525,7 +525,10 @@ pub fn keep_pending(outcomes: &mut [Outcome], folder: &Path) -> Result<()> {
 /// a Git LFS pointer (the repository was cloned without `git lfs pull`) is named as one.
 fn unusable(path: &Path, e: &Error) -> String {
     let mut head = [0u8; 64];
-    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).unwrap_or(0);
+    // Opened without waiting: a pipe or device under a reference's name is never read.
+    let read = crate::base::files::open_regular(path)
+        .and_then(|(mut f, _)| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
     if head[..read].starts_with(b"version https://git-lfs.github.com/spec/") {
         return "it is a Git LFS pointer, not the picture: run `git lfs pull` (or check out with LFS)".into();
     }

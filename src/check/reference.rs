@@ -47,12 +47,50 @@ pub struct Reference {
     pub provenance: Option<String>,
 }
 
+/// Where a GIF's trailer ends: its blocks walked from the head (the screen, the global
+/// palette, extensions and images with their sub-blocks) to the trailer; `None` when they do
+/// not lead to one.
+pub fn gif_length(bytes: &[u8]) -> Option<usize> {
+    let mut at = 13;
+    let packed = *bytes.get(10)?;
+    if packed & 0x80 != 0 {
+        at += 3 << ((packed & 7) + 1);
+    }
+    // Sub-blocks from `at`: each a length and its bytes, up to a zero length.
+    let sub_blocks = |mut at: usize| -> Option<usize> {
+        loop {
+            let len = usize::from(*bytes.get(at)?);
+            at += 1 + len;
+            if len == 0 {
+                return Some(at);
+            }
+        }
+    };
+    loop {
+        match *bytes.get(at)? {
+            0x3b => return Some(at + 1),
+            0x21 => at = sub_blocks(at + 2)?,
+            0x2c => {
+                let packed = *bytes.get(at + 9)?;
+                at += 10;
+                if packed & 0x80 != 0 {
+                    at += 3 << ((packed & 7) + 1);
+                }
+                // The LZW minimum code size, then the data's sub-blocks.
+                at = sub_blocks(at + 1)?;
+            }
+            _ => return None,
+        }
+    }
+}
+
 impl Reference {
     /// Reads a reference's head: its manifest comment and palette. A GIF without the manifest
     /// is not a reference.
     pub fn read(path: &Path) -> Result<Reference> {
         let bad = |reason: String| Error::input(path, reason);
-        let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+        // A pipe or device is refused unread: it could hold the check forever.
+        let (file, _) = crate::base::files::open_regular(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
         let head = Head::read(BufReader::new(file));
         let Some(palette) = head.palette else {
             return Err(bad("not a ripple-render reference: it is not a GIF with a palette".into()));
@@ -69,6 +107,16 @@ impl Reference {
         let scale = preview_scale(manifest.width, manifest.height);
         let provenance = head.comments.iter().find(|c| Provenance::parse(c).is_some()).cloned();
         Ok(Reference { manifest, scale, palette: PaletteMap::new(colours), provenance })
+    }
+
+    /// The most bytes a reference of this canvas and these frames takes as `check` writes it:
+    /// the head and its comments, and each frame's picture coded at LZW's worst (12 bits a
+    /// pixel) with its blocks. A file past it holds more than a reference.
+    pub fn most_bytes(&self) -> u64 {
+        let (width, height) = (self.manifest.width, self.manifest.height);
+        let pixels = u64::from(width.div_ceil(self.scale)) * u64::from(height.div_ceil(self.scale));
+        let frames = self.manifest.frames.len() as u64;
+        (64 << 10) + frames * (128 + 2 * pixels)
     }
 
     /// A new frame as the reference's picture would show it: shrunk, through its palette.

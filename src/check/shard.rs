@@ -156,6 +156,10 @@ impl Record {
 pub struct SceneRecord {
     /// The paths as given, as UTF-8 (other bytes as U+FFFD), so that the record is JSON.
     scene: String,
+    /// The scene's path byte for byte, in hex, where it is not UTF-8 (and `scene` not the name
+    /// of the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scene_bytes: Option<String>,
     reference: String,
     /// `same`, `different`, `missing` or `unreadable`.
     result: String,
@@ -193,8 +197,10 @@ impl SceneRecord {
             Verdict::Missing => ("missing", None, 0),
             Verdict::Unreadable { .. } => ("unreadable", None, 0),
         };
+        let bytes = outcome.scene.as_os_str().as_encoded_bytes();
         SceneRecord {
             scene: outcome.scene.to_string_lossy().into_owned(),
+            scene_bytes: outcome.scene.to_str().is_none().then(|| bytes.iter().map(|b| format!("{b:02x}")).collect()),
             reference: outcome.reference.to_string_lossy().into_owned(),
             result: result.into(),
             why: match &outcome.verdict {
@@ -220,9 +226,23 @@ impl SceneRecord {
         }
     }
 
-    /// The scene, as given to the check.
+    /// The scene, as given to the check, as text (bytes that are not UTF-8 as U+FFFD).
     pub fn scene(&self) -> &str {
         &self.scene
+    }
+
+    /// The scene's path as given to the check, byte for byte: the file.
+    pub fn scene_path(&self) -> PathBuf {
+        #[cfg(unix)]
+        if let Some(hex) = &self.scene_bytes {
+            use std::os::unix::ffi::OsStringExt;
+            let byte = |i: usize| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let bytes: Option<Vec<u8>> = (0..hex.len()).step_by(2).map(byte).collect();
+            if let Some(bytes) = bytes.filter(|b| !b.is_empty() && !b.contains(&0)) {
+                return PathBuf::from(std::ffi::OsString::from_vec(bytes));
+            }
+        }
+        PathBuf::from(&self.scene)
     }
 
     /// How it came out: `same`, `different`, `missing` or `unreadable`.
@@ -289,6 +309,7 @@ impl SceneRecord {
             }
         };
         let pending = self.pending(dir, inside)?;
+        let scene = self.scene_path();
         let mut shots = Vec::new();
         for frame in self.shots {
             let read = |side: &str| read_in(dir, inside, &picture_name(n, frame, side), most);
@@ -300,7 +321,7 @@ impl SceneRecord {
             None => None,
         };
         Ok(Outcome {
-            scene: PathBuf::from(self.scene),
+            scene,
             reference: PathBuf::from(self.reference),
             verdict,
             frames: self.frames,

@@ -331,8 +331,8 @@ pub(super) fn page_entries(outcomes: &mut [Outcome], report: Option<&Path>) -> V
         if let (Some(_), Some(dir)) = (&outcome.pending, report) {
             entry.accept = Some(format!(
                 "ripple-render check --accept-from {} {}",
-                ripple_render::base::text::shell_word(&dir.to_string_lossy()),
-                ripple_render::base::text::shell_word(&outcome.scene.to_string_lossy())
+                ripple_render::base::text::shell_path(dir),
+                ripple_render::base::text::shell_path(&outcome.scene)
             ));
         }
     }

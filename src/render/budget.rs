@@ -87,7 +87,11 @@ const fn canvas(what: &'static str, bytes: u64) -> Part {
 /// Reads the scene file at `path` with its `--set` `overrides`, within `budget` bytes: a file
 /// whose parsing alone would take more is refused before it is parsed.
 pub fn read_scene(path: &std::path::Path, overrides: &[String], budget: u64) -> Result<Scene> {
-    let bytes = Scene::read_file(path)?;
+    read_scene_bytes(Scene::read_file(path)?, path, overrides, budget)
+}
+
+/// [`read_scene`] of the scene file's `bytes`, read already.
+pub fn read_scene_bytes(bytes: Vec<u8>, path: &std::path::Path, overrides: &[String], budget: u64) -> Result<Scene> {
     Estimate::for_scene_text(crate::scene::parsing_bytes(&bytes, overrides)).check(budget)?;
     Scene::from_bytes_with(bytes, path, overrides)
 }

@@ -56,6 +56,13 @@ impl Scene {
             .map_err(|source| Error::SceneUnreadable { path: path.to_path_buf(), source })
     }
 
+    /// [`Scene::read_file`] of a regular file only: a pipe or device is refused unread (for a
+    /// scene read again and again, as `serve` reads it, where a pipe would hold it forever).
+    pub fn read_regular_file(path: &Path) -> Result<Vec<u8>> {
+        crate::base::files::read_regular_within(path, MAX_SCENE_BYTES)
+            .map_err(|source| Error::SceneUnreadable { path: path.to_path_buf(), source })
+    }
+
     /// Validates scene bytes, which must be UTF-8 text. `file` names it in messages; its folder
     /// anchors relative paths.
     pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<Scene> {

@@ -29,6 +29,7 @@ mod shores;
 mod starter;
 mod streams;
 mod support;
+mod surfaces;
 mod time;
 mod water_look;
 mod wholeness;

@@ -154,6 +154,28 @@ fn an_edited_scene_is_rendered_again_and_an_error_shown_as_the_cli_says_it() {
     assert_eq!(get(&server, &format!("/frame/{generation}/4.png")).0, 200);
 }
 
+/// A scene replaced by a named pipe while it is watched is refused unread (nobody writes the
+/// pipe: reading it would hold the renderer forever), and the next save renders again.
+#[test]
+fn a_pipe_in_place_of_the_scene_is_refused_and_the_next_save_renders() {
+    let dir = scene_dir("serve-fifo", SCENE);
+    let server = start(&dir);
+    let first = wait_for(&server, Duration::from_secs(20), |s| s["done"] == true);
+    let fifo = dir.join("pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::fs::rename(&fifo, dir.join("scene.toml")).unwrap();
+    let refused = wait_for(&server, Duration::from_secs(5), |s| !s["error"].is_null());
+    let error = refused["error"].as_str().unwrap();
+    assert!(error.contains("scene.toml") && error.contains("named pipe"), "{error}");
+    // The server still answers, and a save renders again.
+    std::fs::write(dir.join("new.toml"), SCENE.replace("radius = 4", "radius = 5")).unwrap();
+    std::fs::rename(dir.join("new.toml"), dir.join("scene.toml")).unwrap();
+    let again = wait_for(&server, Duration::from_secs(10), |s| {
+        s["generation"] != first["generation"] && s["done"] == true && s["error"].is_null()
+    });
+    assert_eq!(again["render"]["frames"], 12);
+}
+
 #[test]
 fn a_change_to_the_look_alone_is_drawn_again_without_simulating() {
     let dir = scene_dir("serve-look", &format!("{SCENE}[look]\nshading = 64\n"));

@@ -26,7 +26,7 @@ use ripple_render::base::threads::spawn;
 use ripple_render::encode::png::PngSequence;
 use ripple_render::inspect::advice;
 use ripple_render::inspect::plan::{Marker, markers};
-use ripple_render::render::budget::read_scene;
+use ripple_render::render::budget::read_scene_bytes;
 use ripple_render::render::formats::stream_of;
 use ripple_render::render::{Heights, Inputs, Redraw, Run, render_again};
 use ripple_render::scene::Scene;
@@ -188,9 +188,10 @@ struct Source {
 }
 
 impl Source {
-    /// The scene as it is now.
+    /// The scene as it is now. It must be a regular file: a pipe or device put in its place is
+    /// refused unread (the watcher sees the next save).
     fn read(&self) -> Result<Scene, Error> {
-        read_scene(&self.scene, &self.set, self.budget)
+        read_scene_bytes(Scene::read_regular_file(&self.scene)?, &self.scene, &self.set, self.budget)
     }
 }
 

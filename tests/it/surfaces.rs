@@ -1,0 +1,195 @@
+//! Hostile input on the newer surfaces (issue #49): pipes in place of the files `check`,
+//! `--accept-from` and `serve` read, a report that names places outside the project, flags as
+//! people type them, lossy outputs at their edges, parts that lie about their frames, signals
+//! during a check. Each refusal is one `error:` line naming the file or flag, exit 2, nothing
+//! written.
+
+#![cfg(unix)]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{Run, ripple, scratch, small_scenes};
+
+/// `ripple-render ARGS` in `dir`, killed (and the test failed) if it runs past `limit`: a run
+/// that blocks on a pipe must not hold the suite.
+fn ripple_within(args: &[&str], dir: &Path, limit: Duration) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} still ran after {limit:?}: it waits on something");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Makes a named pipe at `path`, in place of what was there.
+fn fifo(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+/// `check SCENES… REST…`.
+fn check<'a>(scenes: &'a [String], rest: &[&'a str]) -> Vec<&'a str> {
+    let mut words = vec!["check"];
+    words.extend(scenes.iter().map(String::as_str));
+    words.extend_from_slice(rest);
+    words
+}
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+#[test]
+fn pipes_in_place_of_references_and_kept_files_are_refused_unread() {
+    let dir = scratch("surfaces-fifo");
+    let scenes = small_scenes(&dir, "s", 3);
+    assert_eq!(ripple(&check(&scenes, &["--refs", "refs", "--bless", "-q"]), &dir).code, 0);
+    // A reference that is a pipe: its scene fails, named, and the check ends.
+    fifo(&dir.join("refs/s1.gif"));
+    let run = ripple_within(&check(&scenes, &["--refs", "refs", "--report", "r1"]), &dir, LIMIT);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let line = run.stdout.lines().find(|l| l.contains("s1.toml")).unwrap();
+    assert!(line.contains("refs/s1.gif") && line.contains("named pipe"), "{line}");
+    // A report that kept a would-be reference: its kept file, then the reference it would
+    // replace, each a pipe in turn, is refused by name before anything is written.
+    assert_eq!(ripple(&check(&scenes, &["--refs", "refs", "--bless=all", "-q"]), &dir).code, 1);
+    std::fs::remove_file(dir.join("refs/s1.gif")).unwrap();
+    assert_eq!(ripple(&check(&scenes, &["--refs", "refs", "--bless", "-q"]), &dir).code, 0);
+    let edited = dir.join("s/s2.toml");
+    std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("radius = 3", "radius = 5")).unwrap();
+    assert_eq!(ripple(&check(&scenes, &["--refs", "refs", "--report", "r2", "-q"]), &dir).code, 1);
+    let kept = std::fs::read(dir.join("r2/pending/s2.gif")).unwrap();
+    fifo(&dir.join("r2/pending/s2.gif"));
+    let run = ripple_within(&["check", "--accept-from", "r2"], &dir, LIMIT);
+    assert!(
+        run.code == 2 && run.stderr.contains("r2/pending/s2.gif") && run.stderr.contains("named pipe"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(dir.join("r2/pending/s2.gif")).unwrap();
+    std::fs::write(dir.join("r2/pending/s2.gif"), &kept).unwrap();
+    let reference = std::fs::read(dir.join("refs/s2.gif")).unwrap();
+    fifo(&dir.join("refs/s2.gif"));
+    let run = ripple_within(&["check", "--accept-from", "r2"], &dir, LIMIT);
+    assert!(run.code == 2 && run.stderr.contains("refs/s2.gif") && run.stderr.contains("named pipe"), "{}", run.stderr);
+    // Put back, it is accepted.
+    std::fs::remove_file(dir.join("refs/s2.gif")).unwrap();
+    std::fs::write(dir.join("refs/s2.gif"), &reference).unwrap();
+    let run = ripple_within(&["check", "--accept-from", "r2"], &dir, LIMIT);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(std::fs::read(dir.join("refs/s2.gif")).unwrap() == kept);
+}
+
+/// A project of three scenes with references, s2 then edited, and the report of its check
+/// (which keeps s2's would-be reference).
+fn reported(name: &str) -> (std::path::PathBuf, Vec<String>) {
+    let dir = scratch(name);
+    let scenes = small_scenes(&dir, "s", 3);
+    assert_eq!(ripple(&check(&scenes, &["--refs", "refs", "--bless", "-q"]), &dir).code, 0);
+    let edited = dir.join("s/s2.toml");
+    std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("radius = 3", "radius = 5")).unwrap();
+    assert_eq!(ripple(&check(&scenes, &["--refs", "refs", "--report", "report", "-q"]), &dir).code, 1);
+    (dir, scenes)
+}
+
+#[test]
+fn a_report_writes_nowhere_outside_the_project_and_keeps_only_what_bless_writes() {
+    let (dir, _) = reported("surfaces-accept");
+    let record = dir.join("report/check.json");
+    let original = std::fs::read_to_string(&record).unwrap();
+    let outside = scratch("surfaces-accept-outside");
+    for refs in [outside.to_str().unwrap(), "../elsewhere", "refs/../../elsewhere", ""] {
+        let edited = original.replace("\"refs\": \"refs\"", &format!("\"refs\": {}", serde_json::json!(refs)));
+        assert_ne!(edited, original);
+        std::fs::write(&record, edited).unwrap();
+        let run = ripple(&["check", "--accept-from", "report"], &dir);
+        assert!(run.code == 2 && run.stderr.contains("outside the working folder"), "{refs}: {}", run.stderr);
+        assert!(run.stderr.contains("--refs DIR"), "{}", run.stderr);
+    }
+    assert!(std::fs::read_dir(&outside).unwrap().next().is_none(), "written outside");
+    assert!(!dir.join("../elsewhere").exists());
+    // Given on the command line, a folder is the user's choice.
+    let run = ripple(&["check", "--accept-from", "report", "--refs", "refs"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::write(&record, &original).unwrap();
+    // A kept file with bytes after its trailer, or padded to 900 MB (sparse: nothing is read
+    // past the bound), is not what --bless writes.
+    let kept = dir.join("report/pending/s2.gif");
+    let bytes = std::fs::read(&kept).unwrap();
+    let mut padded = bytes.clone();
+    padded.extend_from_slice(&[0x21; 100]);
+    std::fs::write(&kept, &padded).unwrap();
+    let run = ripple(&["check", "--accept-from", "report", "--refs", "again"], &dir);
+    assert!(run.code == 2 && run.stderr.contains("GIF trailer"), "{}", run.stderr);
+    std::fs::write(&kept, &bytes).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&kept).unwrap().set_len(900 << 20).unwrap();
+    let started = Instant::now();
+    let run = ripple(&["check", "--accept-from", "report", "--refs", "again"], &dir);
+    assert!(run.code == 2 && run.stderr.contains("s2.gif") && run.stderr.contains("most allowed"), "{}", run.stderr);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(!dir.join("again").exists(), "nothing written");
+}
+
+#[test]
+fn a_scene_whose_name_is_not_utf8_is_accepted_by_the_pages_own_command() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("surfaces-accept-bytes");
+    let scenes = small_scenes(&dir, "s", 1);
+    let odd = dir.join(std::ffi::OsStr::from_bytes(b"s/caf\xe9.toml"));
+    std::fs::rename(dir.join(&scenes[0]), &odd).unwrap();
+    let given = std::ffi::OsStr::from_bytes(b"s/caf\xe9.toml");
+    let run_with = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+            .arg("check")
+            .arg(given)
+            .args(extra)
+            .current_dir(&dir)
+            .env_remove("CI")
+            .output()
+            .unwrap();
+        out.status.code().unwrap()
+    };
+    assert_eq!(run_with(&["--refs", "refs", "--bless", "-q"]), 0);
+    std::fs::write(&odd, std::fs::read_to_string(&odd).unwrap().replace("radius = 3", "radius = 5")).unwrap();
+    assert_eq!(run_with(&["--refs", "refs", "--report", "report", "-q"]), 1);
+    let page = std::fs::read_to_string(dir.join("report/index.html")).unwrap();
+    let command = crate::support::regex_value(&page, "<code>ripple-render check --accept-from ").replace("&#39;", "'");
+    let command = command.split('<').next().unwrap().to_string();
+    assert!(command.contains("\\xe9"), "{command}");
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("\"$0\" check --accept-from {command}"))
+        .arg(env!("CARGO_BIN_EXE_ripple-render"))
+        .current_dir(&dir)
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("accepted 1 reference"),
+        "{command}: {stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A reference is named after its scene as text (the byte that is not UTF-8 as U+FFFD).
+    let named = |folder: &str| std::fs::read(dir.join(folder).join("caf\u{fffd}.gif")).unwrap();
+    assert!(named("refs") == named("report/pending"));
+}
