@@ -80,11 +80,13 @@ pub struct CheckArgs {
 
     /// A pixel differs when one of its channels differs by more than N (judged on the
     /// reference's picture; 0: any change to the exact frame differs).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u8).range(0..))]
     tolerance: u8,
 
     /// A frame passes with up to N differing pixels of the reference's picture.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = super::whole::<0>)]
     max_pixels: u64,
 
     /// Write a report page into this folder (new, empty, or an earlier report's, which is
@@ -110,7 +112,7 @@ pub struct CheckArgs {
     quiet: bool,
 
     /// Check N scenes at a time (default: every core). Each scene's frames are the same for any N.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
 }
 

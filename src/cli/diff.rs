@@ -26,11 +26,13 @@ pub struct DiffArgs {
     b: PathBuf,
 
     /// A pixel differs when one of its channels differs by more than N.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u8).range(0..))]
     tolerance: u8,
 
     /// A frame passes with up to N differing pixels.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true,
+          value_parser = super::whole::<0>)]
     max_pixels: u64,
 
     /// A frame also passes when its PSNR is at least DB (to a tenth): for a lossy file

@@ -84,7 +84,7 @@ struct Cli {
     format: Option<Named>,
 
     /// Write one still PNG of output frame N (from 0), to -o NAME.png.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = whole::<0>)]
     frame: Option<u64>,
 
     /// Render output frames A to B-1 alone (from 0; A.. runs to the end), or with K/N the K-th
@@ -104,7 +104,8 @@ struct Cli {
     /// Write a checkpoint into --checkpoints DIR at the start of every K-th output frame (made
     /// if need be). Without -o, the scene is only simulated (no frame is drawn): a quick first
     /// job before the parts of a long render.
-    #[arg(long, value_name = "K", requires = "checkpoints", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "K", requires = "checkpoints", allow_negative_numbers = true,
+          value_parser = whole::<1>)]
     checkpoint_every: Option<u64>,
 
     /// Replace an existing output file or non-empty folder.
@@ -117,12 +118,12 @@ struct Cli {
 
     /// Work on N threads, the drawing and the encoding together (default: every core). The output
     /// is the same for any N.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: Option<u16>,
 
     /// Refuse, before allocating, a render estimated to need more memory than SIZE (512M, 2G,
     /// …); the background image may take a quarter of it to decode.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = memory_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1G", allow_negative_numbers = true, value_parser = memory_size)]
     max_memory: u64,
 
     /// Write PNG frames with a palette (8-bit indexed) when the background has at most 256
@@ -145,7 +146,7 @@ struct Cli {
     /// versions (fewer GIF colours, then every other or third frame, then half the canvas) is
     /// tried best first and the first that fits is written; none fits: exit 2 with the smallest
     /// reached.
-    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true, value_parser = memory_size)]
     max_size: Option<u64>,
 
     /// GIF of a picture with more than 256 colours: dither the background to the palette
@@ -164,6 +165,7 @@ struct Cli {
     /// for a web page, several times smaller than the exact one, whose frames are no longer the
     /// render's exact pixels. Only with a .webp output.
     #[arg(long, value_name = "Q", num_args = 0..=1, require_equals = true, default_missing_value = "75",
+          allow_negative_numbers = true,
           value_parser = clap::value_parser!(u8).range(1..=100))]
     quality: Option<u8>,
 
@@ -171,6 +173,7 @@ struct Cli {
     /// the pixels that change (each channel within N/10), so a chat-sized GIF keeps every frame
     /// and the whole canvas; unchanged pixels stay exact. Only with a .gif output.
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "20",
+          allow_negative_numbers = true,
           value_parser = clap::value_parser!(u8).range(1..=200))]
     lossy: Option<u8>,
 }
@@ -219,7 +222,7 @@ enum Command {
         #[arg(long, conflicts_with = "json")]
         events: bool,
         /// Refuse a timeline estimated to need more memory than SIZE (its swipe paths).
-        #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = memory_size)]
+        #[arg(long, value_name = "SIZE", default_value = "1G", allow_negative_numbers = true, value_parser = memory_size)]
         max_memory: u64,
         /// Override a scene key, validated like the file (repeatable): --set video.fps=50.
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -287,9 +290,47 @@ fn frame_span(text: &str) -> Result<render::Span, String> {
 
 fn memory_size(text: &str) -> Result<u64, String> {
     ripple_render::base::units::parse_size(text).ok_or_else(|| {
-        "expected a size such as 512M, 2G or 1.5GiB (binary: K, M, G, T, KiB…), or 2MB (decimal: kB, MB, GB, TB)"
+        "expected a size of at least one byte, such as 512M, 2G or 1.5GiB (binary: K, M, G, T, KiB…), or 2MB \
+         (decimal: kB, MB, GB, TB)"
             .to_string()
     })
+}
+
+/// A whole number of at least `MIN`, for a flag that counts (`--frame`, `--max-pixels`, …): a
+/// negative one, or one past `u64`, is refused with the range.
+fn whole<const MIN: u64>(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<i128>() {
+        Ok(n) if n >= i128::from(MIN) && n <= i128::from(u64::MAX) => Ok(n as u64),
+        _ => Err(format!("expected a whole number from {MIN} up")),
+    }
+}
+
+/// The command line's words with `--quality 75` and `--lossy 80` read as `--quality=75` and
+/// `--lossy=80`, as people type a flag's value (and as cwebp and gifsicle take theirs): a word
+/// after either that reads as a number is its value. Either flag alone keeps its default (before
+/// another flag, the scene, or at the end).
+fn joined_values(words: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let numeric = |w: &str| w.chars().any(|c| c.is_ascii_digit()) && w.chars().all(|c| "0123456789.-+".contains(c));
+    let mut out: Vec<std::ffi::OsString> = Vec::new();
+    let mut words = words.into_iter().peekable();
+    while let Some(word) = words.next() {
+        if word == "--" {
+            out.push(word);
+            out.extend(words);
+            break;
+        }
+        let takes = word == "--quality" || word == "--lossy";
+        match words.peek().and_then(|next| next.to_str()).filter(|next| takes && numeric(next)) {
+            Some(value) => {
+                let mut joined = word;
+                joined.push(format!("={value}"));
+                out.push(joined);
+                words.next();
+            }
+            None => out.push(word),
+        }
+    }
+    out
 }
 
 /// `--format`'s values: the library's formats as `--format` names them, each with its help.
@@ -326,7 +367,8 @@ fn effort_help(effort: Effort) -> &'static str {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = match command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
+    let words = joined_values(std::env::args_os());
+    let cli = match command().try_get_matches_from(words).and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version print to stdout: a reader that stopped early is fine, a

@@ -193,3 +193,45 @@ fn a_scene_whose_name_is_not_utf8_is_accepted_by_the_pages_own_command() {
     let named = |folder: &str| std::fs::read(dir.join(folder).join("caf\u{fffd}.gif")).unwrap();
     assert!(named("refs") == named("report/pending"));
 }
+
+#[test]
+fn flags_take_their_values_as_people_type_them() {
+    let dir = scratch("surfaces-flags");
+    let scenes = small_scenes(&dir, "s", 1);
+    let scene = scenes[0].as_str();
+    let same = |a: &[&str], b: &[&str], out: &str| {
+        let (first, second) = (format!("a-{out}"), format!("b-{out}"));
+        let run = ripple(&[&[scene, "-o", &first, "-q"], a].concat(), &dir);
+        assert_eq!(run.code, 0, "{a:?}: {}", run.stderr);
+        let run = ripple(&[&[scene, "-o", &second, "-q"], b].concat(), &dir);
+        assert_eq!(run.code, 0, "{b:?}: {}", run.stderr);
+        assert!(std::fs::read(dir.join(first)).unwrap() == std::fs::read(dir.join(second)).unwrap(), "{a:?} {b:?}");
+    };
+    same(&["--quality", "60"], &["--quality=60"], "q.webp");
+    same(&["--lossy", "80"], &["--lossy=80"], "l.gif");
+    // Alone, at the end or before another flag, each keeps its default.
+    same(&["--quality"], &["--quality=75"], "d.webp");
+    same(&["--lossy", "-f"], &["--lossy=20", "-f"], "d.gif");
+    // Before the scene, too.
+    let run = ripple(&["--quality", "50", scene, "-o", "before.webp", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Values out of range name the flag and what it takes, in one line, exit 2.
+    for (args, flag, allowed) in [
+        (vec![scene, "-o", "x.webp", "--quality", "500"], "--quality", "1..=100"),
+        (vec![scene, "-o", "x.gif", "--lossy", "-3"], "--lossy", "1..=200"),
+        (vec!["serve", scene, "--port", "-1"], "--port", "0..=65535"),
+        (vec![scene, "-o", "x.gif", "--max-size", "-5"], "--max-size", "at least one byte"),
+        (vec![scene, "-o", "x.gif", "--threads", "-2"], "--threads", "1..=1024"),
+        (vec![scene, "-o", "x.png", "--frame", "-3"], "--frame", "from 0"),
+    ] {
+        let run = ripple(&args, &dir);
+        assert_eq!(run.code, 2, "{args:?}");
+        let first = run.stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("error:") && first.contains(flag) && first.contains(allowed),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    assert!(!dir.join("x.webp").exists() && !dir.join("x.gif").exists());
+}

@@ -40,7 +40,7 @@ pub struct ServeArgs {
     #[arg(value_name = "SCENE")]
     scene: PathBuf,
     /// The port to listen on (default: a free one).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(0..))]
     port: Option<u16>,
     /// Open the page in the default browser.
     #[arg(long)]
@@ -53,7 +53,8 @@ pub struct ServeArgs {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// The memory budget for a render and the frames kept for the page (2G, 512M, …).
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = super::memory_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1G", allow_negative_numbers = true,
+          value_parser = super::memory_size)]
     max_memory: u64,
 }
 
