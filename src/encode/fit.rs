@@ -75,16 +75,18 @@ pub const EXACT: [Rung; 5] = [AS_ASKED, rung(256, 2, 1), rung(256, 3, 1), rung(2
 /// The WebP ladder, best first: lossy at falling qualities with every frame and the whole canvas
 /// (a lossy WebP is a fraction of the exact one's size: pond at quality 75 is 0.14 of it), then
 /// at the lowest quality the APNG ladder's frames and canvas.
-pub const WEBP: [Rung; 9] = [
+pub const WEBP: [Rung; 11] = [
     AS_ASKED,
     lossy(90, 1, 1),
     lossy(75, 1, 1),
     lossy(50, 1, 1),
     lossy(30, 1, 1),
-    lossy(30, 2, 1),
-    lossy(30, 3, 1),
-    lossy(30, 2, 2),
-    lossy(30, 3, 2),
+    lossy(20, 1, 1),
+    lossy(10, 1, 1),
+    lossy(10, 2, 1),
+    lossy(10, 3, 1),
+    lossy(10, 2, 2),
+    lossy(10, 3, 2),
 ];
 
 /// The ladder of a GIF, an APNG or a WebP (`rungs`: [`GIF`], [`EXACT`] or [`WEBP`]) rendered at
@@ -226,7 +228,8 @@ mod tests {
         assert_eq!(EXACT[3].describe(), "every other frame, half the canvas");
         assert_eq!(EXACT[4].describe(), "every third frame, half the canvas");
         assert_eq!(WEBP[2].describe(), "lossy at --quality=75");
-        assert_eq!(WEBP[7].describe(), "lossy at --quality=30, every other frame, half the canvas");
+        assert_eq!(WEBP[6].describe(), "lossy at --quality=10");
+        assert_eq!(WEBP[9].describe(), "lossy at --quality=10, every other frame, half the canvas");
         // After the first, each rung gives up frames, canvas or colours, or goes lossy.
         for ladder in [&GIF[..], &EXACT[..], &WEBP[..]] {
             let lossy = |r: &Rung| r.lossy.is_some() || r.quality.is_some();

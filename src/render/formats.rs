@@ -19,7 +19,7 @@ use crate::encode::reduce::Reduced;
 use crate::encode::seal;
 use crate::encode::video::{self, Codec, Video};
 use crate::encode::webp::Webp;
-use crate::encode::webp::vp8::WebpLossy;
+use crate::encode::webp::vp8::{self, WebpLossy};
 use crate::encode::{Discard, Effort, Encoder, Stream};
 use crate::output::{Format, Staged, scratch_file};
 use crate::scene::Scene;
@@ -128,6 +128,18 @@ pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Opt
     }
     if let Some(quality) = asked.quality {
         check_lossy(format, asked, ("--quality", quality, Format::Webp))?;
+        if scene.width.max(scene.height) > vp8::MAX_SIDE {
+            return Err(Error::usage(
+                format!(
+                    "--quality={quality} writes a lossy WebP, whose frames are at most {} pixels a side (libwebp's lossy \
+                     coder), and the canvas is {}×{}",
+                    vp8::MAX_SIDE,
+                    scene.width,
+                    scene.height
+                ),
+                Some("leave out --quality for an exact WebP (up to 16384 a side), or render a smaller canvas"),
+            ));
+        }
     }
     if let Some(level) = asked.lossy {
         check_lossy(format, asked, ("--lossy", level, Format::Gif))?;
@@ -459,7 +471,12 @@ fn fit(
         };
         animate(scene, rung, &mut capped, run, out, progress).map(|stats| (capped, stats))
     };
-    for rung in rungs {
+    // A lossy WebP rung whose canvas libwebp's lossy coder cannot take is passed over.
+    let fits_webp = |rung: &Rung| {
+        let side = scene.width.max(scene.height).div_ceil(rung.scale);
+        rung.quality.is_none() || side <= vp8::MAX_SIDE
+    };
+    for rung in rungs.into_iter().filter(fits_webp) {
         match attempt(rung, limit, progress) {
             Ok((capped, stats)) => return Ok(Fitted { bytes: capped.into_bytes(), stats, rung }),
             Err(e) if fit::is_over_budget(&e) => {}

@@ -697,10 +697,12 @@ fn a_size_budget_walks_down_the_ladder_one_rung_at_a_time() {
                 "lossy at --quality=75",
                 "lossy at --quality=50",
                 "lossy at --quality=30",
-                "lossy at --quality=30, every other frame",
-                "lossy at --quality=30, every third frame",
-                "lossy at --quality=30, every other frame, half the canvas",
-                "lossy at --quality=30, every third frame, half the canvas",
+                "lossy at --quality=20",
+                "lossy at --quality=10",
+                "lossy at --quality=10, every other frame",
+                "lossy at --quality=10, every third frame",
+                "lossy at --quality=10, every other frame, half the canvas",
+                "lossy at --quality=10, every third frame, half the canvas",
             ],
         ),
     ];
@@ -790,7 +792,7 @@ fn a_size_budget_is_refused_where_it_does_not_apply() {
         (&["-o", "frames/", "--max-size", "1M"][..], "the output is PNG sequence"),
         (&["-o", "out.mp4", "--max-size", "1M"][..], "the output is MP4"),
         (&["-o", "out.gif", "--max-size", "1M", "--hashes", "h.txt"][..], "write the manifest in a run of its own"),
-        (&["-o", "out.gif", "--max-size", "lots"][..], "expected a size such as"),
+        (&["-o", "out.gif", "--max-size", "lots"][..], "expected a size of at least one byte, such as"),
     ] {
         let mut all = vec!["scene.toml"];
         all.extend(args);

@@ -235,3 +235,37 @@ fn flags_take_their_values_as_people_type_them() {
     }
     assert!(!dir.join("x.webp").exists() && !dir.join("x.gif").exists());
 }
+
+#[test]
+fn a_lossy_webp_of_one_frame_or_of_alike_frames_is_an_animation_diff_reads() {
+    let dir = scratch("surfaces-lossy-still");
+    for frames in [1, 5] {
+        let body = format!("[video]\nwidth = 40\nheight = 30\nframes = {frames}\n[background]\npattern = \"tiles\"\n");
+        let scene = format!("s{frames}.toml");
+        std::fs::write(dir.join(&scene), body).unwrap();
+        let out = format!("s{frames}.webp");
+        assert_eq!(ripple(&[&scene, "-o", &out, "--quality", "90", "-q"], &dir).code, 0);
+        let bytes = std::fs::read(dir.join(&out)).unwrap();
+        assert!(bytes.windows(4).any(|w| w == b"ANIM") && bytes.windows(4).any(|w| w == b"ANMF"), "not an animation");
+        assert_eq!(bytes.windows(4).filter(|w| *w == b"ANMF").count(), frames, "one frame for each of the render's");
+        let run = ripple(&["diff", &out, &scene, "--min-psnr", "15", "--json"], &dir);
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(json["a"]["frames"], frames, "{json}");
+    }
+}
+
+#[test]
+fn a_canvas_past_libwebps_lossy_limit_is_refused_up_front_and_skipped_by_the_ladder() {
+    let dir = scratch("surfaces-lossy-wide");
+    let body = "[video]\nwidth = 16384\nheight = 8\nframes = 2\n[background]\npattern = \"tiles\"\n\
+                [[stone]]\nat = 0\nx = 5\ny = 4\n";
+    std::fs::write(dir.join("wide.toml"), body).unwrap();
+    let run = ripple(&["wide.toml", "-o", "w.webp", "--quality"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.starts_with("error: --quality=75") && run.stderr.contains("16383"), "{}", run.stderr);
+    assert!(!dir.join("w.webp").exists());
+    let run = ripple(&["wide.toml", "-o", "w.webp", "--max-size", "10K"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("half the canvas"), "{}", run.stderr);
+}

@@ -25,6 +25,10 @@ use crate::encode::{EncodeTimes, Stream};
 /// The quality a bare `--quality` asks for: cwebp's and gif2webp's default.
 pub const DEFAULT_QUALITY: u8 = 75;
 
+/// The widest and tallest frame libwebp's lossy coder takes (`WEBP_MAX_DIMENSION`; an exact
+/// WebP takes 16384).
+pub const MAX_SIDE: u32 = 16383;
+
 /// libwebp's encoder, owned: deleted when dropped.
 struct AnimEncoder(*mut webp::WebPAnimEncoder);
 
@@ -209,6 +213,51 @@ fn every_frame(file: Vec<u8>, durations: &[u32]) -> Vec<u8> {
     out
 }
 
+/// `file` as an animation of one frame lasting `duration` ms, if libwebp made a still of it (it
+/// does when every frame is the same: one frame in all, a simple `VP8 ` file or a `VP8X` one
+/// without animation): the still's image chunks (`ALPH`, `VP8 `, `VP8L`) in an `ANMF` over the
+/// whole canvas, after a `VP8X` that says animation and alpha and an `ANIM` with the
+/// animation's background colour and loop count. A file that is an animation already is left as
+/// it is.
+fn as_animation(file: Vec<u8>, (width, height): (u32, u32), duration: u32, looping: bool) -> Vec<u8> {
+    let mut image = Vec::new();
+    let mut at = 12;
+    while at + 8 <= file.len() {
+        let size = u32::from_le_bytes([file[at + 4], file[at + 5], file[at + 6], file[at + 7]]) as usize;
+        let end = (at + 8 + size + (size & 1)).min(file.len());
+        match &file[at..at + 4] {
+            b"ANIM" | b"ANMF" => return file,
+            b"ALPH" | b"VP8 " | b"VP8L" => image.extend_from_slice(&file[at..end]),
+            _ => {}
+        }
+        at = end;
+    }
+    if image.is_empty() {
+        return file;
+    }
+    let mut out = file[..12].to_vec();
+    let canvas = |v: u32| (v - 1).to_le_bytes()[..3].to_vec();
+    let mut vp8x = vec![0x02 | 0x10, 0, 0, 0];
+    vp8x.extend(canvas(width));
+    vp8x.extend(canvas(height));
+    super::chunk(&mut out, b"VP8X", &vp8x);
+    // The background white and opaque, as libwebp's encoder is set (bgcolor 0xffffffff);
+    // 0 loops forever.
+    let mut anim = vec![0xff; 4];
+    anim.extend(u16::from(!looping).to_le_bytes());
+    super::chunk(&mut out, b"ANIM", &anim);
+    let mut anmf = vec![0u8; 6];
+    anmf.extend(canvas(width));
+    anmf.extend(canvas(height));
+    anmf.extend_from_slice(&duration.to_le_bytes()[..3]);
+    anmf.push(0);
+    anmf.extend_from_slice(&image);
+    super::chunk(&mut out, b"ANMF", &anmf);
+    let size = (out.len() - 8) as u32;
+    out[4..8].copy_from_slice(&size.to_le_bytes());
+    out
+}
+
 /// `file` (a WebP libwebp assembled) with `label` (the provenance, ` quality=Q` among it) in a
 /// chunk of its own at the end, which decoders pass over, as a part's label is carried; the RIFF
 /// size grows to hold it.
@@ -260,7 +309,9 @@ impl<W: Write> crate::encode::Encoder for WebpLossy<W> {
             bytes
         };
         let durations: Vec<u32> = (0..self.added).map(|i| self.stream.duration_ms(i)).collect();
-        let bytes = labelled(every_frame(bytes, &durations), &self.stream.label())?;
+        let canvas = (self.stream.width, self.stream.height);
+        let whole = as_animation(bytes, canvas, durations.iter().sum(), self.stream.looping);
+        let bytes = labelled(every_frame(whole, &durations), &self.stream.label())?;
         self.times.encode += started.elapsed();
         let started = Instant::now();
         self.out.write_all(&bytes).and_then(|()| self.out.flush()).map_err(Error::output)?;
