@@ -241,12 +241,15 @@ impl Container for Apng {
         self.samples.as_ref().map(|s| pictures(path, s, last)).transpose()
     }
 
-    fn copy_frames(&mut self, index: usize, source: &mut Source, out: &mut Out, again: Again<Vec<u8>>) -> Result<()> {
+    fn copy_frames(&mut self, index: usize, source: &mut Source, out: &mut Out, again: Again<Vec<u8>>) -> Result<u64> {
+        let mut frames = 0;
         // A later part's first frame (its control chunk, then its default image) is encoded
         // again.
         let mut first_frame = again.zip(self.samples.as_ref()).map(|((before, now), s)| (before, now, s, None));
         let mut chunk = self.next.take();
         while let Some(c) = chunk {
+            // Each frame has its control chunk.
+            frames += u64::from(&c.kind == b"fcTL");
             if let Some((before, now, s, delay)) = &mut first_frame {
                 match &c.kind {
                     b"fcTL" if c.data.len() >= 26 && delay.is_none() => {
@@ -289,7 +292,7 @@ impl Container for Apng {
             }
             chunk = next(source)?;
         }
-        Ok(())
+        Ok(frames)
     }
 
     fn finish(self, out: &mut Out) -> Result<(u32, u32)> {

@@ -164,7 +164,8 @@ impl Container for Gif {
         pictures(path, last).map(Some)
     }
 
-    fn copy_frames(&mut self, index: usize, source: &mut Source, out: &mut Out, again: Again<Vec<u8>>) -> Result<()> {
+    fn copy_frames(&mut self, index: usize, source: &mut Source, out: &mut Out, again: Again<Vec<u8>>) -> Result<u64> {
+        let mut frames = 0;
         let io = Error::output;
         // Before the first frame: the loop (kept from the first part) and comments (the whole
         // render's written in their place).
@@ -174,7 +175,7 @@ impl Container for Gif {
         loop {
             let start = source.at;
             match source.next_byte()? {
-                Some(0x3b) => return Ok(()),
+                Some(0x3b) => return Ok(frames),
                 Some(0x21) => {
                     let kind = source.take(1)?[0];
                     let blocks = sub_blocks(source)?;
@@ -200,6 +201,7 @@ impl Container for Gif {
                         write_comment(out, &self.comment)?;
                     }
                     framed = true;
+                    frames += 1;
                     let descriptor = source.take(9)?;
                     let packed = descriptor[8];
                     if let Some((before, now, control)) = first_frame.take() {

@@ -373,13 +373,14 @@ trait Container {
 
     /// Copies the frames of the part `index` from `source` into `out`; with `again`, the
     /// previous part's last picture and this part's first, its first frame is encoded again.
+    /// Returns how many frames it copied.
     fn copy_frames(
         &mut self,
         index: usize,
         source: &mut Source,
         out: &mut Out,
         again: Again<Self::Picture>,
-    ) -> Result<()>;
+    ) -> Result<u64>;
 
     /// Ends the joined file; returns its canvas.
     fn finish(self, out: &mut Out) -> Result<(u32, u32)>;
@@ -407,7 +408,20 @@ fn join_parts<C: Container>(parts: &[Part], mut container: C, out: &mut Out) -> 
         let later = index + 1 < parts.len();
         let pictures = if index > 0 || later { container.pictures(&part.path, later)? } else { None };
         let again = previous.take().zip(pictures.as_ref()).map(|(before, now)| (before, &now.first));
-        container.copy_frames(index, source, out, again)?;
+        let copied = container.copy_frames(index, source, out, again)?;
+        // A part resealed after a frame was taken out (or put in) still says its frames: its
+        // count is what it holds.
+        let said = part.label.frames.end - part.label.frames.start;
+        if copied != said {
+            return Err(Error::input(
+                &part.path,
+                format!(
+                    "holds {copied} frames, and its label says frames {}..{} ({said}): it was changed after it was \
+                     rendered",
+                    part.label.frames.start, part.label.frames.end
+                ),
+            ));
+        }
         previous = pictures.and_then(|p| p.last);
     }
     container.finish(out)

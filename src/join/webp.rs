@@ -138,12 +138,14 @@ impl Container for Webp {
         source: &mut Source,
         out: &mut Out,
         again: Again<Vec<[u8; 3]>>,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let mut first_frame = again;
+        let mut frames = 0;
         // Each ANMF is one frame, copied whole; the part's own chunk and any other is left out.
         let mut chunk = self.next.take();
         while let Some((kind, len)) = chunk {
             if &kind == b"ANMF" {
+                frames += 1;
                 let mut frame = whole(source, kind, len)?;
                 if let Some((before, now)) = first_frame.take() {
                     // ANMF's data: x, y, width − 1, height − 1, then the duration, 24 bits each.
@@ -157,7 +159,7 @@ impl Container for Webp {
             }
             chunk = next(source)?;
         }
-        Ok(())
+        Ok(frames)
     }
 
     fn finish(self, out: &mut Out) -> Result<(u32, u32)> {

@@ -269,3 +269,30 @@ fn a_canvas_past_libwebps_lossy_limit_is_refused_up_front_and_skipped_by_the_lad
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("half the canvas"), "{}", run.stderr);
 }
+
+#[test]
+fn a_part_resealed_without_a_frame_is_refused_by_its_count() {
+    let dir = scratch("surfaces-join-count");
+    let scenes = small_scenes(&dir, "s", 1);
+    let scene = scenes[0].as_str();
+    for k in ["1/2", "2/2"] {
+        let out = format!("p{}.gif", &k[..1]);
+        assert_eq!(ripple(&[scene, "-o", &out, "--frames", k, "-q"], &dir).code, 0);
+    }
+    // The second part without its last frame, sealed again as a part is sealed: its seal holds,
+    // its label still says every frame.
+    let path = dir.join("p2.gif");
+    let bytes = std::fs::read(&path).unwrap();
+    let seal = bytes.windows(19).rposition(|w| w == b"ripple-render seal=").unwrap() - 3;
+    let last_frame = bytes[..seal].windows(2).rposition(|w| w == [0x21, 0xf9]).unwrap();
+    let mut cut = bytes[..last_frame].to_vec();
+    cut.push(0x3b);
+    std::fs::write(&path, &cut).unwrap();
+    let mut file = std::fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
+    ripple_render::encode::seal::seal(&mut file, ripple_render::encode::seal::Container::Gif).unwrap();
+    drop(file);
+    let run = ripple(&["join", "p1.gif", "p2.gif", "-o", "whole.gif"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("p2.gif") && run.stderr.contains("holds"), "{}", run.stderr);
+    assert!(!dir.join("whole.gif").exists(), "a joined file of the wrong length was written");
+}
