@@ -213,6 +213,9 @@ pub struct Plan {
     /// Keep the would-be reference of every scene that differs or has none (and is not
     /// blessed) in this folder, as the reference's file name.
     pub pending: Option<PathBuf>,
+    /// Once set, the check stops with [`Error::Interrupted`] before the next frame of any
+    /// scene (a signal's flag).
+    pub stop: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 /// The reference of `scene` in `refs`: the scene's file name with `.gif` for `.toml`.
@@ -275,6 +278,9 @@ pub fn check_scene(scene: &Path, reference_path: &Path, plan: &Plan) -> Result<O
     let mut recorder: Option<Recorder> = None;
     let mut rendered = 0u64;
     while let Some(frame) = frames.next_frame()? {
+        if plan.stop.is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(Error::Interrupted);
+        }
         let Pixels::Rgb(rgb) = &frame.pixels else { continue };
         let rate = frame.delay.map_or(1, |d| d.den);
         if plan.bless != Bless::Never || plan.pending.is_some() {

@@ -154,6 +154,7 @@ fn check_scenes(args: &CheckArgs) -> Result<(Found, Outputs), Error> {
         bless: bless_mode(args)?,
         pictures: outputs.report.is_some() || outputs.single.is_some(),
         pending: outputs.report.as_ref().map(|s| s.path().join(check::PENDING)),
+        stop: Some(&super::signals::STOP),
     };
     let threads = args.threads.map_or_else(default_threads, usize::from);
     let lines = !args.json && !args.quiet;
@@ -174,6 +175,10 @@ fn check_scenes(args: &CheckArgs) -> Result<(Found, Outputs), Error> {
         outcomes.push(outcome);
         Ok(())
     })?;
+    // A signal that came as the last scene ended still ends the check, with nothing written.
+    if super::signals::STOP.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Error::Interrupted);
+    }
     let seconds = started.elapsed().as_secs_f64();
     let (scenes_given, scene_set) = (args.scenes.len(), Some(shard::scene_set(&args.scenes)));
     let unreferenced = unreferenced(args, &refs)?;

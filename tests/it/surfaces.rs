@@ -296,3 +296,36 @@ fn a_part_resealed_without_a_frame_is_refused_by_its_count() {
     assert!(run.stderr.contains("p2.gif") && run.stderr.contains("holds"), "{}", run.stderr);
     assert!(!dir.join("whole.gif").exists(), "a joined file of the wrong length was written");
 }
+
+#[test]
+fn ctrl_c_early_in_a_short_check_ends_it_by_the_signal() {
+    let dir = scratch("surfaces-check-signal");
+    std::fs::create_dir_all(dir.join("s")).unwrap();
+    let scenes: Vec<String> = (0..2).map(|k| format!("s/c{k}.toml")).collect();
+    for (k, s) in scenes.iter().enumerate() {
+        let body = format!(
+            "[video]\nwidth = 320\nheight = 240\nframes = 120\n[background]\npattern = \"tiles\"\n\
+             [rain]\ndrops_per_second = 40\nseed = {k}\n"
+        );
+        std::fs::write(dir.join(s), body).unwrap();
+    }
+    // How long the whole check takes, to send the signal within its first tenth.
+    let started = Instant::now();
+    assert_eq!(ripple(&check(&scenes, &["--refs", "timing", "--bless", "-q"]), &dir).code, 0);
+    let whole = started.elapsed();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(check(&scenes, &["--refs", "refs", "--report", "report", "--junit", "j.xml", "-q"]))
+        .env_remove("CI")
+        .current_dir(&dir)
+        .spawn()
+        .unwrap();
+    std::thread::sleep((whole / 10).max(Duration::from_millis(30)));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(2),
+        "{status:?} (the check took {whole:?})"
+    );
+    assert!(!dir.join("report").exists() && !dir.join("j.xml").exists());
+}
