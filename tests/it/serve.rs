@@ -154,6 +154,49 @@ fn an_edited_scene_is_rendered_again_and_an_error_shown_as_the_cli_says_it() {
     assert_eq!(get(&server, &format!("/frame/{generation}/4.png")).0, 200);
 }
 
+/// Listening on every address (`--bind 0.0.0.0`), the server answers a browser that names the
+/// address it reached, which it prints for another machine; a name that is no address of this
+/// machine (a DNS rebinding) is still refused.
+#[test]
+fn bound_to_every_address_it_answers_this_machines_addresses_and_says_one() {
+    let dir = scene_dir("serve-bind-any", SCENE);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ripple-render"))
+        .args(["serve", "scene.toml", "--bind", "0.0.0.0"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (mut first, mut second) = (String::new(), String::new());
+    out.read_line(&mut first).unwrap();
+    out.read_line(&mut second).unwrap();
+    let server = Server {
+        child,
+        port: first.split("127.0.0.1:").nth(1).and_then(|r| r.split('/').next()).unwrap().parse().unwrap(),
+    };
+    let url = second.strip_prefix("from another machine: http://").unwrap_or_else(|| panic!("{second:?}"));
+    let address = url.trim().trim_end_matches('/');
+    wait_for(&server, Duration::from_secs(20), |s| s["done"] == true);
+    // Reached on that address and named by it: answered; another name for it: refused.
+    if let Ok(addr) = address.parse::<std::net::SocketAddr>() {
+        let ask = |host: &str| {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            write!(stream, "GET /state HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+            let mut bytes = Vec::new();
+            stream.read_to_end(&mut bytes).unwrap();
+            String::from_utf8_lossy(&bytes[9..12]).into_owned()
+        };
+        assert_eq!(ask(address), "200");
+        assert_eq!(ask(&format!("rebound.example:{}", server.port)), "421");
+        assert_eq!(ask(&format!("{}:1", addr.ip())), "421");
+    } else {
+        eprintln!("skipped the outside address: this machine has no route out ({second:?})");
+    }
+    assert_eq!(request(server.port, "/state", &format!("127.0.0.1:{}", server.port)).0, 200);
+    assert_eq!(request(server.port, "/state", &format!("evil.example:{}", server.port)).0, 421);
+}
+
 /// A scene replaced by a named pipe while it is watched is refused unread (nobody writes the
 /// pipe: reading it would hold the renderer forever), and the next save renders again.
 #[test]

@@ -23,25 +23,58 @@ const LONG_POLL: Duration = Duration::from_secs(15);
 /// The page, its style and its script: all in the binary.
 const PAGE: &str = include_str!("page.html");
 
-/// The `Host` values the server answers to: its own address and port, and `localhost` when
-/// it listens on a loopback address.
-pub(super) struct Hosts(Vec<String>);
+/// The `Host` values the server answers to: its own address and port, `localhost` when it
+/// listens on a loopback address, and when it listens on every address (`0.0.0.0`, `::`), the
+/// address each connection came in on, as an IP: so a browser on another machine that names
+/// one of this machine's addresses is answered, and a name that is no address of it (a DNS
+/// rebinding) is not.
+pub(super) struct Hosts {
+    names: Vec<String>,
+    port: u16,
+    any: bool,
+}
 
 impl Hosts {
     pub(super) fn for_address(ip: IpAddr, port: u16) -> Hosts {
-        let mut names = vec![match ip {
-            IpAddr::V6(v6) => format!("[{v6}]:{port}"),
-            IpAddr::V4(v4) => format!("{v4}:{port}"),
-        }];
+        let mut names = vec![host_name(ip, port)];
         if ip.is_loopback() || ip.is_unspecified() {
             names.extend([format!("localhost:{port}"), format!("127.0.0.1:{port}"), format!("[::1]:{port}")]);
         }
-        Hosts(names)
+        Hosts { names, port, any: ip.is_unspecified() }
     }
 
-    fn allow(&self, host: &str) -> bool {
-        self.0.iter().any(|name| name.eq_ignore_ascii_case(host))
+    /// Whether `host` (a request's `Host`) names this server, for a connection that came in on
+    /// the address `local`.
+    fn allow(&self, host: &str, local: Option<IpAddr>) -> bool {
+        if self.names.iter().any(|name| name.eq_ignore_ascii_case(host)) {
+            return true;
+        }
+        // Listening everywhere: the address this connection reached, as the client named it.
+        let canonical = |ip: IpAddr| match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+            v4 => v4,
+        };
+        let named = parse_host(host);
+        self.any
+            && named.is_some_and(|(ip, port)| port == self.port && local.is_some_and(|l| canonical(l) == canonical(ip)))
     }
+}
+
+/// `ip:port` as a `Host` header writes it (`[v6]:port`).
+fn host_name(ip: IpAddr, port: u16) -> String {
+    match ip {
+        IpAddr::V6(v6) => format!("[{v6}]:{port}"),
+        IpAddr::V4(v4) => format!("{v4}:{port}"),
+    }
+}
+
+/// The IP and port a `Host` header names, if it names an IP (port 80 when it gives none).
+fn parse_host(host: &str) -> Option<(IpAddr, u16)> {
+    if let Ok(addr) = host.parse::<std::net::SocketAddr>() {
+        return Some((addr.ip(), addr.port()));
+    }
+    let bare = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    bare.parse::<IpAddr>().ok().map(|ip| (ip, 80))
 }
 
 /// Answers requests until the process ends.
@@ -108,7 +141,8 @@ fn answer(stream: &TcpStream, live: &Live, hosts: &Hosts) -> std::io::Result<()>
     let Some(request) = read_request(stream) else {
         return respond(stream, 400, "text/plain", b"bad request\n");
     };
-    if !request.host.as_deref().is_some_and(|h| hosts.allow(h)) {
+    let local = stream.local_addr().ok().map(|a| a.ip());
+    if !request.host.as_deref().is_some_and(|h| hosts.allow(h, local)) {
         return respond(stream, 421, "text/plain", b"this server answers only to its own address\n");
     }
     if request.method != "GET" && request.method != "HEAD" {
@@ -233,7 +267,16 @@ mod tests {
     #[test]
     fn hosts_are_the_servers_own_names() {
         let hosts = Hosts::for_address(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 8123);
-        assert!(hosts.allow("127.0.0.1:8123") && hosts.allow("LOCALHOST:8123") && hosts.allow("[::1]:8123"));
-        assert!(!hosts.allow("evil.example:8123") && !hosts.allow("127.0.0.1:80") && !hosts.allow("localhost"));
+        let allow = |h: &str| hosts.allow(h, Some(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)));
+        assert!(allow("127.0.0.1:8123") && allow("LOCALHOST:8123") && allow("[::1]:8123"));
+        assert!(!allow("evil.example:8123") && !allow("127.0.0.1:80") && !allow("localhost"));
+        // Listening everywhere: the address a connection reached, named as an IP, with the port.
+        let hosts = Hosts::for_address(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), 8123);
+        let lan = Some(IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 1, 20)));
+        assert!(hosts.allow("192.168.1.20:8123", lan) && hosts.allow("localhost:8123", lan));
+        assert!(!hosts.allow("192.168.1.21:8123", lan) && !hosts.allow("192.168.1.20:80", lan));
+        assert!(!hosts.allow("evil.example:8123", lan) && !hosts.allow("192.168.1.20.nip.io:8123", lan));
+        let v6 = Some("fe80::1".parse().unwrap());
+        assert!(Hosts::for_address("::".parse().unwrap(), 8123).allow("[fe80::1]:8123", v6));
     }
 }

@@ -158,6 +158,15 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     let shown_ip = if ip.is_unspecified() { IpAddr::V4(Ipv4Addr::LOCALHOST) } else { ip };
     let url = format!("http://{}/", SocketAddr::new(shown_ip, address.port()));
     print_out(&format!("serving {} at {url} (Ctrl-C to stop)\n", args.scene.display()))?;
+    if ip.is_unspecified() {
+        // Listening everywhere: an address of this machine another one can open.
+        match outward_address(ip) {
+            Some(lan) => {
+                print_out(&format!("from another machine: http://{}/\n", SocketAddr::new(lan, address.port())))?
+            }
+            None => print_out(&format!("from another machine: http://THIS-MACHINE'S-ADDRESS:{}/\n", address.port()))?,
+        }
+    }
     // Three quarters of the budget for the frames kept for the page; the heights kept for a
     // redraw take at most a quarter.
     let live = Arc::new(Live {
@@ -179,6 +188,19 @@ pub fn run(args: &ServeArgs) -> Result<(), Error> {
     }
     http::serve(listener, live, http::Hosts::for_address(ip, address.port()));
     Ok(())
+}
+
+/// The address this machine reaches other machines from (of the family of `any`, or IPv4): the
+/// local end of a UDP socket aimed at a documentation address, which sends nothing. `None` with
+/// no route out.
+fn outward_address(any: IpAddr) -> Option<IpAddr> {
+    let through = |bind: &str, to: &str| {
+        let socket = std::net::UdpSocket::bind(bind).ok()?;
+        socket.connect(to).ok()?;
+        socket.local_addr().ok().map(|a| a.ip()).filter(|ip| !ip.is_unspecified() && !ip.is_loopback())
+    };
+    let v6 = any.is_ipv6().then(|| through("[::]:0", "[2001:db8::1]:9")).flatten();
+    v6.or_else(|| through("0.0.0.0:0", "192.0.2.1:9"))
 }
 
 /// What `serve` renders: the scene file with its `--set` overrides, within its memory budget.
