@@ -333,6 +333,71 @@ fn joined_values(words: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std
     out
 }
 
+/// The completion script for `shell`, made from the command line's definition. clap_complete's
+/// bash script names its `case` arms for a subcommand `ripple__subcmd__render__…` where the
+/// variable it matches holds `ripple__render__subcmd__…` (the hyphen in the program's name is
+/// read as a subcommand separator in one place and not the other): the arms are named as the
+/// variable is, so `serve --po<TAB>` completes.
+fn completions(shell: clap_complete::Shell) -> String {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command(), "ripple-render", &mut out);
+    let script = String::from_utf8_lossy(&out).into_owned();
+    match shell {
+        clap_complete::Shell::Bash => script.replace("ripple__subcmd__render__", "ripple__render__"),
+        _ => script,
+    }
+}
+
+/// The manual page: one page with every subcommand's synopsis, description and options (in
+/// place of the list that names a page for each), so that one file installs all of it.
+fn man_page() -> Result<String, Error> {
+    let io = |source| Error::Io { target: Target::Stdout, source };
+    let roff = |render: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| -> Result<String, Error> {
+        let mut out = Vec::new();
+        render(&mut out).map_err(io)?;
+        // Each piece starts with the same two lines that define `Aq`; the page keeps the first.
+        let text = String::from_utf8_lossy(&out).into_owned();
+        Ok(text
+            .lines()
+            .filter(|l| !l.starts_with(".ie \\n(.g") && !l.starts_with(".el .ds Aq"))
+            .map(|l| format!("{l}\n"))
+            .collect())
+    };
+    let cmd = command();
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut page = String::from(".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n");
+    page += &roff(&|w| man.render_title(w))?;
+    page += &roff(&|w| man.render_name_section(w))?;
+    page += &roff(&|w| man.render_synopsis_section(w))?;
+    page += &roff(&|w| man.render_description_section(w))?;
+    page += &roff(&|w| man.render_options_section(w))?;
+    page += ".SH COMMANDS\nEach subcommand's synopsis, description and options follow; `ripple-render COMMAND --help` says the same.\n";
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+        let name = format!("ripple-render {}", sub.get_name());
+        let sub = sub.clone().bin_name(name.clone());
+        let man = clap_mangen::Man::new(sub);
+        page += &format!(".SS \"{}\"\n", name.replace('-', "\\-"));
+        for section in [
+            roff(&|w| man.render_synopsis_section(w))?,
+            roff(&|w| man.render_description_section(w))?,
+            roff(&|w| man.render_options_section(w))?,
+        ] {
+            // The subcommand's sections become paragraphs under its heading.
+            for line in section.lines() {
+                if line.starts_with(".SH ") {
+                    page += ".PP\n";
+                } else {
+                    page += line;
+                    page += "\n";
+                }
+            }
+        }
+    }
+    page += &roff(&|w| man.render_extra_section(w))?;
+    page += &roff(&|w| man.render_version_section(w))?;
+    Ok(page)
+}
+
 /// `--format`'s values: the library's formats as `--format` names them, each with its help.
 fn format_parser() -> impl TypedValueParser<Value = Named> {
     let values = Named::ALL.map(|named| PossibleValue::new(named.flag()).help(named.help()));
@@ -420,18 +485,8 @@ fn command() -> clap::Command {
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Some(Command::Completions { shell }) => {
-            let mut out = Vec::new();
-            clap_complete::generate(shell, &mut command(), "ripple-render", &mut out);
-            print_out(&String::from_utf8_lossy(&out)).map(|()| ExitCode::SUCCESS)
-        }
-        Some(Command::Man) => {
-            let mut out = Vec::new();
-            clap_mangen::Man::new(command())
-                .render(&mut out)
-                .map_err(|source| Error::Io { target: Target::Stdout, source })?;
-            print_out(&String::from_utf8_lossy(&out)).map(|()| ExitCode::SUCCESS)
-        }
+        Some(Command::Completions { shell }) => print_out(&completions(shell)).map(|()| ExitCode::SUCCESS),
+        Some(Command::Man) => print_out(&man_page()?).map(|()| ExitCode::SUCCESS),
         Some(Command::Plan { scenes, quiet, json, events, max_memory, set, walls }) => {
             if walls.is_some() && scenes.len() > 1 {
                 return Err(Error::usage("--walls writes one scene's picture: give one scene", None));

@@ -25,15 +25,81 @@ fn completions_for_every_shell_name_every_subcommand() {
     assert!(run.code == 2 && run.stderr.contains("possible values: bash"), "{}", run.stderr);
 }
 
+/// What each shell completes for a subcommand's flag typed in part, with the script the program
+/// writes for it: bash by sourcing it and calling its function as bash would, fish by asking
+/// `complete -C`, zsh by loading it under compinit (the shells that are installed; `.ci/run`
+/// installs them).
+#[test]
+fn completions_complete_a_subcommands_flags_in_each_shell() {
+    let dir = scene_dir("install-complete", "");
+    let script = |shell: &str| {
+        let path = dir.join(format!("ripple-render.{shell}"));
+        std::fs::write(&path, ripple(&["completions", shell], &dir).stdout).unwrap();
+        path
+    };
+    let have = |shell: &str| Command::new(shell).arg("-c").arg("true").status().is_ok_and(|s| s.success());
+    let bash = script("bash");
+    let complete = |words: &str| {
+        let body = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 )); COMP_LINE='{words}'; \
+             COMP_POINT=${{#COMP_LINE}}; _ripple__render ripple-render \"${{COMP_WORDS[$COMP_CWORD]}}\" \
+             \"${{COMP_WORDS[$COMP_CWORD-1]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            bash.display()
+        );
+        let out = Command::new("bash").arg("-c").arg(body).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for (words, wanted) in [
+        ("ripple-render serve --po", "--port"),
+        ("ripple-render check --bl", "--bless"),
+        ("ripple-render join --fo", "--force"),
+        ("ripple-render --qual", "--quality"),
+    ] {
+        let offered = complete(words);
+        assert!(offered.lines().any(|l| l.trim() == wanted), "bash, {words}: {offered:?}");
+    }
+    if have("fish") {
+        let fish = script("fish");
+        let out = Command::new("fish")
+            .arg("-c")
+            .arg(format!("source {}; complete -C 'ripple-render serve --po'", fish.display()))
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with("--port"), "fish: {out:?}");
+    } else {
+        eprintln!("skipped fish: it is not installed (.ci/run installs it)");
+    }
+    if have("zsh") {
+        let zsh = script("zsh");
+        std::fs::create_dir_all(dir.join("zfunc")).unwrap();
+        std::fs::copy(&zsh, dir.join("zfunc/_ripple-render")).unwrap();
+        let body = format!(
+            "fpath=({} $fpath); autoload -Uz compinit; compinit -u -D; autoload -Uz +X _ripple-render; \
+             print -r -- ${{_comps[ripple-render]}}; functions _ripple-render | grep -c -- '--port'",
+            dir.join("zfunc").display()
+        );
+        let out = Command::new("zsh").arg("-f").arg("-c").arg(body).output().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && said.starts_with("_ripple-render\n"), "zsh: {said} {out:?}");
+    } else {
+        eprintln!("skipped zsh: it is not installed (.ci/run installs it)");
+    }
+}
+
 #[test]
 fn the_man_page_and_the_version_say_what_this_build_is() {
     let dir = scene_dir("install-man", "");
     let man = ripple(&["man"], &dir);
     assert_eq!(man.code, 0, "{}", man.stderr);
     assert!(man.stdout.starts_with(".ie") || man.stdout.contains(".TH ripple-render 1"), "{}", &man.stdout[..200]);
-    for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS", "ripple\\-render\\-serve(1)"] {
+    for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH COMMANDS", ".SS \"ripple\\-render serve\""] {
         assert!(man.stdout.contains(section), "no {section}");
     }
+    // One page holds every subcommand's options, and names no page that is not shipped.
+    for option in ["\\-\\-port", "\\-\\-accept\\-from", "\\-\\-merge\\-reports", "\\-\\-min\\-psnr", "\\-\\-walls"] {
+        assert!(man.stdout.contains(option), "no {option}");
+    }
+    assert!(!man.stdout.contains("(1)"), "names another page");
     // `ripple-render 0.1.0 (COMMIT, PATH)`: the commit this was built from (or `unknown` outside
     // Git), and the kernels' path on this machine.
     let version = ripple(&["--version"], &dir).stdout;
