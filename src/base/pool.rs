@@ -153,8 +153,14 @@ impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
             pending: BTreeMap::new(),
             submitted: 0,
             delivered: 0,
-            in_flight_limit: in_flight(pool.threads()),
+            in_flight_limit: in_flight(pool.threads(), 0),
         }
+    }
+
+    /// The same lane, its jobs each holding `job_bytes` (see [`in_flight`]).
+    pub fn holding(mut self, job_bytes: u64) -> Self {
+        self.in_flight_limit = in_flight(self.pool.threads(), job_bytes);
+        self
     }
 
     /// Submits a job, then hands every result that is ready, in order, to `each`.
@@ -228,10 +234,17 @@ fn run<J, R>(work: &Work<J, R>, job: J) -> Result<R> {
         .unwrap_or_else(|_| Err(Error::Encode("a worker thread failed".into())))
 }
 
-/// How many jobs a lane has in flight at most on `threads` threads (each holds its input and
-/// result).
-pub fn in_flight(threads: usize) -> u64 {
-    4 * threads.max(1) as u64
+/// What a lane's jobs in flight may hold together, beyond one a thread and one more: past it,
+/// fewer jobs are in flight (a canvas of tens of millions of pixels), which keeps both threads
+/// busy as well.
+pub const IN_FLIGHT_BYTES: u64 = 256 << 20;
+
+/// How many jobs a lane has in flight at most on `threads` threads, each holding `job_bytes`
+/// (its input and result; 0: small): four a thread, fewer where four a thread would hold more
+/// than [`IN_FLIGHT_BYTES`], never fewer than one a thread and one more.
+pub fn in_flight(threads: usize, job_bytes: u64) -> u64 {
+    let threads = threads.max(1) as u64;
+    (4 * threads).min((IN_FLIGHT_BYTES / job_bytes.max(1)).max(threads + 1))
 }
 
 /// The number of threads to use when none is asked for: every core.

@@ -214,6 +214,12 @@ fn check_paths(request: &Request<'_>, output: Option<(&Path, Format)>, inputs: &
     output::check_distinct(&outputs, inputs)
 }
 
+/// Whether the render measures the seam: only when it is shown (not with `--quiet`, unless
+/// `--stats`), and only for a whole animation.
+fn measures_seam(request: &Request<'_>, format: Option<Format>) -> bool {
+    (request.stats || !request.quiet) && format != Some(Format::Still) && request.frames.is_none()
+}
+
 /// Refuses a render whose memory estimate passes `--max-memory`.
 fn within_budget(
     request: &Request<'_>,
@@ -221,7 +227,13 @@ fn within_budget(
     image: Option<&ImageHeader>,
     format: Option<Format>,
 ) -> Result<(), Error> {
-    let estimate = Estimate::for_render(scene, image, (format, request.effort), request.threads);
+    let mut estimate = Estimate::for_render(scene, image, (format, request.effort), request.threads);
+    if !measures_seam(request, format) {
+        estimate = estimate.without_seam();
+    }
+    if request.hashes.is_none() {
+        estimate = estimate.without_manifest();
+    }
     // A rung's file is held in memory up to the size budget.
     let estimate = match request.max_size {
         Some(limit) => estimate.holding_file(limit),
@@ -322,7 +334,7 @@ fn render(job: &Job, request: &Request<'_>, bar: &ProgressBar) -> Result<Written
     };
     // The seam costs a pass over the heights a frame: measured only when it is shown (and not
     // for a still, which stops at its frame).
-    let seam = (request.stats || !request.quiet) && job.format != Some(Format::Still) && job.frames.is_none();
+    let seam = measures_seam(request, job.format);
     let manifest = writer.as_mut().map(|w| w as &mut dyn Sink);
     let checkpoints = job.checkpoints.as_ref();
     let stop = &super::signals::STOP;

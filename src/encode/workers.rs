@@ -16,12 +16,20 @@ pub struct Workers<J, R> {
     pool: Pool,
     work: Work<J, R>,
     lane: Option<Ordered<J, R>>,
+    /// What a job holds, for how many may be in flight ([`crate::base::pool::in_flight`]).
+    job_bytes: u64,
 }
 
 impl<J: Send + 'static, R: Send + 'static> Workers<J, R> {
     /// Workers that do `work`, on every core until told otherwise.
     pub fn new(work: impl Fn(J) -> Result<R> + Send + Sync + 'static) -> Self {
-        Workers { pool: Pool::new(default_threads()), work: Arc::new(work), lane: None }
+        Workers { pool: Pool::new(default_threads()), work: Arc::new(work), lane: None, job_bytes: 0 }
+    }
+
+    /// The same workers, each job holding `job_bytes` (its frame and what it makes of it).
+    pub fn holding(mut self, job_bytes: u64) -> Self {
+        self.job_bytes = job_bytes;
+        self
     }
 
     /// Works on `threads` threads of a pool of its own (1: every job on the caller's thread).
@@ -36,8 +44,8 @@ impl<J: Send + 'static, R: Send + 'static> Workers<J, R> {
 
     /// Submits a job, then hands every result that is ready, in order, to `each`.
     pub fn submit(&mut self, job: J, each: &mut dyn FnMut(R) -> Result<()>) -> Result<()> {
-        let (pool, work) = (&self.pool, &self.work);
-        self.lane.get_or_insert_with(|| Ordered::on(pool, work.clone())).submit(job, each)
+        let (pool, work, bytes) = (&self.pool, &self.work, self.job_bytes);
+        self.lane.get_or_insert_with(|| Ordered::on(pool, work.clone()).holding(bytes)).submit(job, each)
     }
 
     /// Waits for every job and hands the remaining results to `each`, in order.

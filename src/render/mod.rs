@@ -263,13 +263,17 @@ where
     fn run(mut self, stop: &AtomicBool, progress: &mut dyn FnMut(Progress)) -> Result<(Stats, Surface<W>)> {
         let (scene, wanted) = (self.scene, self.out.encoder.wanted());
         let (canvas, lens) = (self.canvas.clone(), self.lens.clone());
+        // A frame drawn apart holds its heights, its RGB and its pixels in the encoder's type.
+        let cells = u64::from(scene.width) * u64::from(scene.height);
+        let job = (std::mem::size_of::<W::Cell>() + 3 + std::mem::size_of::<E::Pixel>()) as u64 * cells;
         let mut drawing = Ordered::on(
             &self.pool,
             Arc::new(move |mut frame: Drawn<E::Pixel, W::Cell>| {
                 canvas.draw(&lens, &mut frame);
                 Ok(frame)
             }),
-        );
+        )
+        .holding(job);
         let canvas = &*self.canvas;
         let apart = canvas.draws_apart();
         loop {

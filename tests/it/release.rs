@@ -123,7 +123,7 @@ fn the_release_archive_holds_the_program_its_completions_and_man_page() {
         run(Path::new("bash"), &["-n", folder.join("completions/ripple-render.bash").to_str().unwrap()], &dir, &[]);
     assert!(bash.status.success(), "{}", said(&bash));
     let man = std::fs::read_to_string(folder.join("man/ripple-render.1")).unwrap();
-    assert!(man.contains(".TH ripple-render 1") && man.contains(".SH SUBCOMMANDS"), "{}", &man[..200]);
+    assert!(man.contains(".TH ripple-render 1") && man.contains(".SH COMMANDS"), "{}", &man[..200]);
     // A Windows archive is a zip, the program an .exe.
     if have("zip") || have("7z") {
         let archive = package("x86_64-pc-windows-msvc", &program, &out);

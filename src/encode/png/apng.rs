@@ -129,12 +129,13 @@ impl<W: Write, P: PngPixel + PartialEq> Apng<W, P> {
     /// marks unchanged pixels (made transparent by the chunks' `tRNS`).
     fn with(chunks: Chunks<W>, pixels: Vec<P>, unchanged: Option<P>) -> Self {
         let indexed = chunks.palette.is_some();
+        let cells = u64::from(chunks.stream.width) * u64::from(chunks.stream.height);
         Apng {
             background: pixels,
             unchanged,
             previous: Vec::new(),
             written: 0,
-            workers: Workers::new(move |job| compress(job, indexed)),
+            workers: Workers::new(move |job| compress(job, indexed)).holding(3 * cells),
             chunks,
         }
     }
@@ -311,8 +312,9 @@ fn working_bytes_per_pixel(effort: Effort) -> u64 {
 /// Bytes an APNG encoder on `threads` threads holds per canvas pixel at `effort`: its copy of
 /// the background and the previous frame, each frame in flight as RGB, and each thread's
 /// working buffers.
-pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
-    3 + 3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * working_bytes_per_pixel(effort)
+pub fn bytes_per_pixel(threads: usize, effort: Effort, cells: u64) -> u64 {
+    let in_flight = crate::base::pool::in_flight(threads, 3 * cells);
+    3 + 3 + in_flight * 3 + threads.max(1) as u64 * working_bytes_per_pixel(effort)
 }
 
 /// The zlib level frames are compressed at by default: 3 rather than the usual 6, which takes

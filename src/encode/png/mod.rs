@@ -126,7 +126,8 @@ impl<P: PngPixel> PngSequence<P> {
                 Destination::Memory(hand) => hand(frame, bytes),
             }
             Ok(EncodeTimes { encode, write: started.elapsed() })
-        });
+        })
+        .holding(3 * u64::from(stream.width) * u64::from(stream.height));
         PngSequence {
             background: pixels,
             palette,
@@ -154,8 +155,8 @@ const WORKING_BYTES_PER_PIXEL: u64 = 16;
 /// the background, each frame in flight as RGB, and on each thread the buffers of the frame it
 /// compresses (at every effort: the `max` effort holds fewer, the filtered rows twice and a
 /// stream, 3 + 3 + 4).
-pub fn bytes_per_pixel(threads: usize) -> u64 {
-    3 + crate::base::pool::in_flight(threads) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
+pub fn bytes_per_pixel(threads: usize, cells: u64) -> u64 {
+    3 + crate::base::pool::in_flight(threads, 3 * cells) * 3 + threads.max(1) as u64 * WORKING_BYTES_PER_PIXEL
 }
 
 /// One frame's file, encoded in memory (so encoding and writing are timed apart). With a

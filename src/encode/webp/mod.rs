@@ -41,7 +41,7 @@ const IN_FLIGHT_BYTES_PER_PIXEL: u64 = 8;
 
 /// Bytes a WebP encoder on `threads` threads holds per canvas pixel: its copy of the background
 /// and the previous frame, each frame in flight, and each thread's working buffers.
-pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
+pub fn bytes_per_pixel(threads: usize, effort: Effort, cells: u64) -> u64 {
     let working = match effort {
         Effort::Fast => FAST_WORKING_BYTES_PER_PIXEL,
         Effort::Default => WORKING_BYTES_PER_PIXEL,
@@ -49,7 +49,9 @@ pub fn bytes_per_pixel(threads: usize, effort: Effort) -> u64 {
         // bitstream so far (at most 4 a pixel and a little).
         Effort::Max => WORKING_BYTES_PER_PIXEL + 5,
     };
-    3 + 3 + crate::base::pool::in_flight(threads) * IN_FLIGHT_BYTES_PER_PIXEL + threads.max(1) as u64 * working
+    3 + 3
+        + crate::base::pool::in_flight(threads, IN_FLIGHT_BYTES_PER_PIXEL * cells) * IN_FLIGHT_BYTES_PER_PIXEL
+        + threads.max(1) as u64 * working
 }
 
 /// The `fast` effort's working bytes per pixel: the pixels turned into residuals in place (4),
@@ -104,7 +106,8 @@ impl<W: Write + Seek> Webp<W> {
             stream: stream.clone(),
             previous: Vec::new(),
             written: 0,
-            workers: Workers::new(compress),
+            workers: Workers::new(compress)
+                .holding(IN_FLIGHT_BYTES_PER_PIXEL * u64::from(stream.width) * u64::from(stream.height)),
             riff: Riff { out, length: 0, times: EncodeTimes::default() },
         }
     }
