@@ -12,8 +12,17 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
+#[cfg(unix)]
+use signal_hook::consts::{SIGHUP, SIGXFSZ};
+use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::flag;
+
+/// The signals that stop a run: Ctrl-C, a kill, and on Unix a closed terminal. (Windows has
+/// no SIGHUP: a console closed is a Ctrl-Break or a kill there.)
+#[cfg(unix)]
+const STOPPING: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+#[cfg(not(unix))]
+const STOPPING: [i32; 2] = [SIGINT, SIGTERM];
 
 /// Set by the first signal; the render checks it before each frame.
 pub static STOP: AtomicBool = AtomicBool::new(false);
@@ -24,7 +33,7 @@ const GRACE: Duration = Duration::from_millis(800);
 
 /// Installs the handlers and the watcher (once, before any input is read).
 pub fn watch() {
-    for signal in [SIGINT, SIGTERM, SIGHUP] {
+    for signal in STOPPING {
         // Order matters: the "second signal" action must look at STOP before the first sets it.
         let _ = flag::register_conditional_default(signal, &STOP);
         let _ = flag::register_usize(signal, &SIGNAL, signal as usize);
@@ -33,15 +42,26 @@ pub fn watch() {
     // Past a file size limit (`ulimit -f`) the kernel sends SIGXFSZ, whose default action kills
     // the process and so skips the clean-up. Handled, the write fails with EFBIG instead, and
     // the render stops with a clear error (exit 3) like on a full disk.
-    let _ = flag::register(SIGXFSZ, &FILE_TOO_LARGE);
-    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-        // Without this thread a stuck run still ends by its first signal's stop flag.
-        let _ = ripple_render::base::threads::spawn("signals", move || {
-            if signals.forever().next().is_some() {
-                end_when_stuck();
-            }
-        });
+    #[cfg(unix)]
+    {
+        let _ = flag::register(SIGXFSZ, &FILE_TOO_LARGE);
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new(STOPPING) {
+            // Without this thread a stuck run still ends by its first signal's stop flag.
+            let _ = ripple_render::base::threads::spawn("signals", move || {
+                if signals.forever().next().is_some() {
+                    end_when_stuck();
+                }
+            });
+        }
     }
+    // Windows has no iterator of signals: the watcher looks at the stop flag.
+    #[cfg(not(unix))]
+    let _ = ripple_render::base::threads::spawn("signals", || {
+        while !STOP.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        end_when_stuck();
+    });
 }
 
 /// After the first signal: waits for the run to clean up and end by itself, and if it cannot
@@ -58,13 +78,20 @@ fn end_when_stuck() {
 }
 
 /// Set when a write went past the file size limit (the write itself reports the error).
+#[cfg(unix)]
 static FILE_TOO_LARGE: AtomicBool = AtomicBool::new(false);
 
 /// Ends the process by the signal that stopped the render (its default action).
 pub fn die_by_pending_signal() -> ExitCode {
     let signal = SIGNAL.load(Ordering::SeqCst) as i32;
+    #[cfg(unix)]
     if signal != 0 {
         let _ = signal_hook::low_level::emulate_default_handler(signal);
+    }
+    // Windows ends a process stopped by Ctrl-C with STATUS_CONTROL_C_EXIT, as its console does.
+    #[cfg(windows)]
+    if signal == SIGINT {
+        std::process::exit(0xC000_013Au32 as i32);
     }
     // Not reached when the signal's default action ends the process.
     ExitCode::from(128u8.wrapping_add(signal as u8))

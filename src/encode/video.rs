@@ -55,6 +55,13 @@ pub fn stop_all() {
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
+        // Windows: the process and those it started, by taskkill.
+        #[cfg(windows)]
+        let _ = std::process::Command::new("taskkill")
+            .args(["/F", "/T", "/PID", &pid.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
     }
 }
 

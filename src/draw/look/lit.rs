@@ -169,6 +169,7 @@ impl<'a> Passes<'a> {
         let (pen, rgbx, width, row) = (self.pen, self.rgbx, self.pen.width as usize, &self.row);
         let water = pen.water.as_ref();
         let sky = water.map_or([0; 3], |w| w.sky.map(|c| c as i32));
+        #[allow(unused_mut)]
         let mut rest = 0..n;
         #[cfg(target_arch = "x86_64")]
         if let (true, Some(token)) = (pen.bilinear, self.avx2) {
