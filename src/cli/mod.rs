@@ -163,7 +163,8 @@ struct Cli {
 
     /// Write a lossy WebP at quality Q (1–100, libwebp's scale; 75 when Q is left out): a file
     /// for a web page, several times smaller than the exact one, whose frames are no longer the
-    /// render's exact pixels. Only with a .webp output.
+    /// render's exact pixels. With .mp4 or .webm, the video's quality (75: the codec's own
+    /// default CRF; without it, CRF 16 and 24).
     #[arg(long, value_name = "Q", num_args = 0..=1, require_equals = true, default_missing_value = "75",
           allow_negative_numbers = true,
           value_parser = clap::value_parser!(u8).range(1..=100))]

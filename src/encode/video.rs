@@ -104,11 +104,31 @@ pub fn coded_size(codec: Codec, width: u32, height: u32) -> (u32, u32) {
     }
 }
 
+/// The codec's CRF (constant rate factor: lower is better and larger) for `--quality Q`, 1–100:
+/// quality 75 is the encoder's own default (x264's 23, libvpx-vp9's 31), 100 is CRF 0, 1 the
+/// codec's worst (51, 63), straight lines between. With no quality: 16 and 24, differences a
+/// viewer does not see.
+pub fn crf(codec: Codec, quality: Option<u8>) -> u32 {
+    let (default, at_75, worst) = match codec {
+        Codec::H264 => (16, 23, 51),
+        Codec::Vp9 => (24, 31, 63),
+    };
+    let Some(q) = quality.map(|q| u32::from(q.clamp(1, 100))) else { return default };
+    // Rounded to the nearest whole CRF, halves up.
+    if q >= 75 { (at_75 * (100 - q) * 2 + 25) / 50 } else { at_75 + ((worst - at_75) * (75 - q) * 2 + 74) / 148 }
+}
+
 /// ffmpeg's arguments after the program name.
 ///
 /// A part of a split render (`label`) carries its provenance as the container's comment, for
 /// `join`; a whole render carries none.
-fn arguments(codec: Codec, (width, height): (u32, u32), fps: u32, stream: bool, label: Option<&str>) -> Vec<String> {
+fn arguments(
+    (codec, crf): (Codec, u32),
+    (width, height): (u32, u32),
+    fps: u32,
+    stream: bool,
+    label: Option<&str>,
+) -> Vec<String> {
     let mut args: Vec<String> = [
         "-hide_banner",
         "-nostdin",
@@ -129,16 +149,17 @@ fn arguments(codec: Codec, (width, height): (u32, u32), fps: u32, stream: bool, 
     .iter()
     .map(|s| s.to_string())
     .collect();
+    let crf = crf.to_string();
     let codec_args: &[&str] = match codec {
-        // CRF 16: differences a viewer does not see; the `animation` tune keeps flat areas flat.
+        // The `animation` tune keeps flat areas flat.
         Codec::H264 => {
-            &["-c:v", "libx264", "-preset", "medium", "-tune", "animation", "-crf", "16", "-pix_fmt", "yuv420p"]
+            &["-c:v", "libx264", "-preset", "medium", "-tune", "animation", "-crf", &crf, "-pix_fmt", "yuv420p"]
         }
         Codec::Vp9 => &[
             "-c:v",
             "libvpx-vp9",
             "-crf",
-            "24",
+            &crf,
             "-b:v",
             "0",
             "-deadline",
@@ -237,7 +258,7 @@ impl Video {
         let coded = coded_size(codec, stream.width, stream.height);
         let mut command = Command::new(program);
         let label = stream.part.is_some().then(|| stream.label());
-        command.args(arguments(codec, coded, stream.fps, pipe, label.as_deref()));
+        command.args(arguments((codec, crf(codec, stream.quality)), coded, stream.fps, pipe, label.as_deref()));
         let mut out = Some(out);
         let sink = match pipe {
             true => None,
@@ -427,10 +448,23 @@ mod tests {
 
     #[test]
     fn a_stream_gets_a_fragmented_mp4() {
-        let args = arguments(Codec::H264, (64, 48), 30, true, None).join(" ");
+        let args = arguments((Codec::H264, 16), (64, 48), 30, true, None).join(" ");
         assert!(args.contains("frag_keyframe+empty_moov") && args.ends_with("pipe:1"), "{args}");
-        let args = arguments(Codec::H264, (64, 48), 30, false, None).join(" ");
+        let args = arguments((Codec::H264, 16), (64, 48), 30, false, None).join(" ");
         assert!(args.contains("+faststart") && args.ends_with("/dev/stdout"), "{args}");
         assert!(args.contains("-framerate 30") && args.contains("-video_size 64x48"), "{args}");
+    }
+
+    #[test]
+    fn quality_maps_onto_the_codecs_crf() {
+        // No quality: today's settings; 75: the encoder's own default; 100: CRF 0; 1: the worst.
+        assert_eq!([None, Some(75), Some(100), Some(1), Some(50)].map(|q| crf(Codec::H264, q)), [16, 23, 0, 51, 32]);
+        assert_eq!([None, Some(75), Some(100), Some(1), Some(50)].map(|q| crf(Codec::Vp9, q)), [24, 31, 0, 63, 42]);
+        // Lower quality, higher CRF, all along.
+        for codec in [Codec::H264, Codec::Vp9] {
+            assert!((1..100).all(|q| crf(codec, Some(q)) >= crf(codec, Some(q + 1))));
+        }
+        let args = arguments((Codec::Vp9, 42), (64, 48), 30, false, None).join(" ");
+        assert!(args.contains("-crf 42"), "{args}");
     }
 }

@@ -243,7 +243,7 @@ pub fn markers(scene: &Scene) -> Vec<Marker> {
     let k0 = scene.first_frame;
     let output = |unit: u64| clock.frame_showing(unit, scene.fps).checked_sub(k0);
     let mut lines = Summary::default();
-    for_each_event(scene, |k, event| lines.add(k, event));
+    for_each_event(scene, |k, event| lines.add(scene, k, event));
     lines
         .into_lines()
         .into_iter()
@@ -432,7 +432,10 @@ struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, k: u64, event: &Event) {
+    /// Adds `event` of unit `k`: a drop of a swipe or of the rain to its line, a swipe's drop to
+    /// a line of its own when it starts the swipe again (a seamless loop's repeat: a gap longer
+    /// than the swipe takes since its last drop).
+    fn add(&mut self, scene: &Scene, k: u64, event: &Event) {
         let key = match event {
             Event::Drop(d) => match d.source {
                 Source::Swipe(i) => Some((self.swipes.get(&i).copied(), format!("swipe[{i}]"))),
@@ -445,7 +448,13 @@ impl Summary {
             self.lines.push(Line { first_unit: k, last_unit: k, group: Group::Single(*event) });
             return;
         };
-        match at.and_then(|i| self.lines.get_mut(i)) {
+        let again = |last_unit: u64| match drop.source {
+            Source::Swipe(i) => {
+                scene.swipes.get(i as usize).is_some_and(|s| k - last_unit > s.last_unit - s.first_unit)
+            }
+            _ => false,
+        };
+        match at.and_then(|i| self.lines.get_mut(i)).filter(|line| !again(line.last_unit)) {
             Some(Line { last_unit, group: Group::Drops { last, count, .. }, .. }) => {
                 *last_unit = k;
                 *last = *drop;

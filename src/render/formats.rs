@@ -126,7 +126,8 @@ pub fn check(scene: &Scene, format: Option<Format>, asked: &Asked) -> Result<Opt
     if let Some(range) = &asked.frames {
         check_part(scene, format, asked, range)?;
     }
-    if let Some(quality) = asked.quality {
+    // A video's quality is its codec's CRF (`encode::video::crf`).
+    if let Some(quality) = asked.quality.filter(|_| !matches!(format, Some(Format::Mp4 | Format::Webm))) {
         check_lossy(format, asked, ("--quality", quality, Format::Webp))?;
         if scene.width.max(scene.height) > vp8::MAX_SIDE {
             return Err(Error::usage(
@@ -189,7 +190,7 @@ fn check_lossy(format: Option<Format>, asked: &Asked, (option, value, wanted): (
     if format != Some(wanted) {
         let what = format.map_or("no output", Format::name);
         let (makes, hint) = if wanted == Format::Webp {
-            ("a lossy WebP", "write a .webp (or --format webp); for a smaller GIF, --lossy")
+            ("a lossy WebP (or sets a video's quality)", "write a .webp, .mp4 or .webm; for a smaller GIF, --lossy")
         } else {
             ("a lossy GIF", "write a .gif (or --format gif); for a smaller WebP, --quality")
         };

@@ -117,11 +117,33 @@ impl BackgroundSpec {
                 } else {
                     format!("{}: {}: {reason}", site.message, path.display())
                 };
-                Error::Scene(Box::new(Diagnostic { message, ..site.clone() }))
+                let hint = near_file(&path).map(|name| format!("did you mean `{name}`?")).or_else(|| site.hint.clone());
+                Error::Scene(Box::new(Diagnostic { message, hint, ..site.clone() }))
             }
             (error, _) => error,
         }
     }
+}
+
+/// The name of a file beside where `path` was looked for that is plausibly what was meant (a
+/// typo, another case), when `path` does not exist. At most a few thousand names are read.
+fn near_file(path: &std::path::Path) -> Option<String> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return None;
+    }
+    let name = path.file_name()?.to_str()?;
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let names: Vec<String> = std::fs::read_dir(folder)
+        .ok()?
+        .take(4096)
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    let lowered: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
+    let near = toml_reader::closest(name, &lowered.iter().map(String::as_str).collect::<Vec<_>>())?;
+    let at = lowered.iter().position(|n| n == near)?;
+    Some(names[at].clone())
 }
 
 /// A procedural background, drawn by the drawing stage (`draw::background`).

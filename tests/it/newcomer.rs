@@ -1,6 +1,8 @@
-//! What a newcomer tripped on (issue #39): a pre-roll that keeps the events where they are
-//! (`video.preroll`), a warning naming the events a `video.start` hides, a warning for a scene
-//! with no event at all, and `--max-size` units that mean what they say.
+//! What a newcomer tripped on (issues #39 and #49): a pre-roll that keeps the events where they
+//! are (`video.preroll`), a warning naming the events a `video.start` hides, a warning for a
+//! scene with no event at all, `--max-size` units that mean what they say; a looping scene's
+//! swipe shown where each pass of it happens, a video's quality, a picture's near name, and a
+//! clone the README's first render leaves clean.
 
 use std::path::Path;
 
@@ -76,4 +78,58 @@ fn max_size_units_say_which_they_are() {
     // A limit no rung reaches says the limit it read.
     let run = ripple(&["scene.toml", "-o", "small.gif", "--max-size", "1kB"], &dir);
     assert!(run.code == 2 && run.stderr.contains("fits --max-size 1 kB (1,000 bytes)"), "{}", run.stderr);
+}
+
+#[test]
+fn a_looping_scenes_swipe_is_shown_where_each_pass_happens() {
+    let run = ripple(&["plan", "scenes/loop.toml"], &crate::support::root());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let swipes: Vec<&str> = run.stdout.lines().filter(|l| l.contains("swipe[0]:")).collect();
+    // Four passes (three in the pre-roll), each over its own steps; the last shows at 65..=86.
+    assert_eq!(swipes.len(), 4, "{}", run.stdout);
+    assert!(swipes[3].contains("(output 65..=86)"), "{}", swipes[3]);
+    assert!(swipes[..3].iter().all(|l| l.contains("(output pre-roll)")), "{swipes:?}");
+    let json = ripple(&["plan", "scenes/loop.toml", "--json"], &crate::support::root()).stdout;
+    assert!(!json.contains("\"first_frame\":null,\"last_frame\":86"), "a marker still spans the pre-roll to 86");
+}
+
+#[test]
+fn a_video_takes_a_quality_and_a_missing_picture_its_near_name() {
+    let dir = scene_dir("newcomer-video", SCENE);
+    std::fs::copy(crate::support::root().join("scenes/koi.png"), dir.join("koi.png")).unwrap();
+    let typo = scene_dir("newcomer-typo", "[background]\nimage = \"Koi.pgn\"\n");
+    std::fs::copy(crate::support::root().join("scenes/koi.png"), typo.join("koi.png")).unwrap();
+    let run = ripple(&["scene.toml", "-o", "x.gif"], &typo);
+    assert!(run.code == 2 && run.stderr.contains("hint: did you mean `koi.png`?"), "{}", run.stderr);
+    if std::process::Command::new("ffmpeg").arg("-version").output().is_err() {
+        eprintln!("skipped the video's quality: ffmpeg is not on PATH");
+        return;
+    }
+    let size = |args: &[&str], out: &str| {
+        let run = ripple(&[&["scene.toml", "-o", out, "-q", "-f"], args].concat(), &dir);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        std::fs::metadata(dir.join(out)).unwrap().len()
+    };
+    for out in ["v.mp4", "v.webm"] {
+        let (best, plain, low) = (size(&["--quality", "100"], out), size(&[], out), size(&["--quality", "10"], out));
+        assert!(best > plain && plain > low, "{out}: {best} {plain} {low}");
+    }
+}
+
+#[test]
+fn the_readmes_first_render_leaves_the_clone_clean() {
+    let root = crate::support::root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let first = readme.lines().find(|l| l.starts_with("cargo run --release -- ")).unwrap();
+    let output = first.split(" -o ").nth(1).and_then(|rest| rest.split_whitespace().next()).unwrap();
+    let ignored = std::process::Command::new("git")
+        .args(["check-ignore", "-q", output])
+        .current_dir(&root)
+        .status()
+        .map(|s| s.success());
+    // Outside a Git checkout (a crates.io package) there is nothing to keep clean.
+    if let Some(ignored) = ignored.ok().filter(|_| root.join(".git").exists()) {
+        assert!(ignored, "{output}, which the README renders first, would show in `git status`");
+    }
+    assert!(readme.contains("takes a few\nminutes"), "the README does not say the first build takes minutes");
 }
