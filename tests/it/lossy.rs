@@ -86,7 +86,10 @@ fn quality_is_refused_where_the_output_cannot_be_lossy() {
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
     };
-    refused(&["-o", "out.gif", "--quality"], "--quality=75 makes a lossy WebP, and the output is GIF");
+    refused(
+        &["-o", "out.gif", "--quality"],
+        "--quality=75 makes a lossy WebP (or sets a video's quality), and the output is GIF",
+    );
     refused(&["-o", "out.apng", "--quality=50"], "the output is APNG");
     refused(&["-o", "out.webp", "--quality=50", "--frames", "0..3"], "--frames renders a part for `join`");
     refused(&["-o", "out.webp", "--quality=50", "--max-size", "100K"], "--max-size chooses how lossy to be itself");
