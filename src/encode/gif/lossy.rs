@@ -62,7 +62,8 @@ pub struct Coded {
 /// Codes `lossy` at `min_code_size`.
 pub fn compress(lossy: &Lossy<'_>, min_code_size: u8) -> Coded {
     let (step, sum) = (i32::from(lossy.level / LEVELS_PER_CHANNEL_STEP), i32::from(lossy.level));
-    let parse = Parse { lossy, near: near_table(lossy.palette, lossy.transparent, step), step, sum };
+    let parse = Parse::new(lossy, step, sum);
+    let mut scratch = Scratch::default();
     let count = lossy.exact.len();
     let mut stream = CodeStream::new(min_code_size);
     let mut trie = Trie::new();
@@ -72,7 +73,7 @@ pub fn compress(lossy: &Lossy<'_>, min_code_size: u8) -> Coded {
     // The signed error, per channel, the parse chose so far.
     let mut carried = [0i32; 3];
     while i < count {
-        let mut found = parse.longest(&trie, i, None, carried);
+        let mut found = parse.longest(&trie, i, None, carried, &mut scratch);
         if let Some(p) = previous {
             // The string before, extended by this one's first pixel: the decoder adds it now.
             trie.add(p, found.first, stream.next);
@@ -81,7 +82,7 @@ pub fn compress(lossy: &Lossy<'_>, min_code_size: u8) -> Coded {
             }
             // The string just added may extend this one (or, after a clear, the match was in
             // the dictionary just emptied): looked for again from its first pixel.
-            found = parse.longest(&trie, i, Some(found.first), carried);
+            found = parse.longest(&trie, i, Some(found.first), carried, &mut scratch);
         }
         stream.put(found.code);
         trie.spell(found.code, &mut indices[i..i + found.length]);
@@ -157,105 +158,128 @@ struct Found {
     error: [i32; 3],
 }
 
+/// How pixel `i` may be coded, worked out once per pixel (the search asks of each pixel many
+/// times).
+#[derive(Clone, Copy)]
+struct Rule {
+    /// The render's index.
+    exact: u8,
+    /// What is shown there, where the frame may leave it (the transparent index, or the shown
+    /// index itself): always for a pixel the render left unchanged (`forced`), else only when
+    /// what is shown is near enough.
+    keep: Option<u8>,
+    /// The error what is shown has against the render, when it may be kept.
+    keep_error: [i32; 3],
+    /// Whether the pixel must keep what is shown: the render left it unchanged.
+    forced: bool,
+}
+
 /// A frame's parse: what each pixel may be, and how far the parse may stray.
 struct Parse<'a> {
     lossy: &'a Lossy<'a>,
     near: Vec<Vec<u8>>,
+    /// Per pixel of the frame, how it may be coded.
+    rules: Vec<Rule>,
+    /// Per palette index, the palette's colours as i32.
+    colours: Vec<[i32; 3]>,
     /// The most a shown pixel's channel may differ from the render's.
     step: i32,
     /// The most the signed error summed over the pixels coded so far may reach on a channel.
     sum: i32,
 }
 
-/// How pixel `i` may be coded.
-enum Rule {
-    /// Kept as shown: the transparent index or the shown index, with the error shown.
-    Keep { shown: u8, error: [i32; 3] },
-    /// Its index, a near one, or (if what is shown is near enough) kept as shown.
-    Change { exact: u8, keep: Option<(u8, [i32; 3])> },
-}
-
-impl Parse<'_> {
-    fn difference(&self, a: u8, b: u8) -> [i32; 3] {
-        let (a, b) = (self.lossy.palette[usize::from(a)], self.lossy.palette[usize::from(b)]);
-        [0, 1, 2].map(|c| i32::from(a[c]) - i32::from(b[c]))
-    }
-
-    fn near_enough(&self, e: &[i32; 3]) -> bool {
-        e.iter().all(|x| x.abs() <= self.step)
-    }
-
-    fn rule(&self, i: usize) -> Rule {
-        let exact = self.lossy.exact[i];
-        let shown = self.lossy.shown.map(|s| s[i]);
-        let unchanged = self.lossy.before.is_some_and(|b| b[i] == exact);
-        match shown {
-            Some(shown) if unchanged => Rule::Keep { shown, error: self.difference(shown, exact) },
-            Some(shown) => {
-                let error = self.difference(shown, exact);
-                Rule::Change { exact, keep: self.near_enough(&error).then_some((shown, error)) }
-            }
-            None => Rule::Change { exact, keep: None },
-        }
+impl<'a> Parse<'a> {
+    fn new(lossy: &'a Lossy<'a>, step: i32, sum: i32) -> Parse<'a> {
+        let colours: Vec<[i32; 3]> = lossy.palette.iter().map(|c| c.map(i32::from)).collect();
+        let difference = |a: u8, b: u8| {
+            let (a, b) = (colours[usize::from(a)], colours[usize::from(b)]);
+            [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+        };
+        let near_enough = |e: &[i32; 3]| e.iter().all(|x| x.abs() <= step);
+        let rules = (0..lossy.exact.len())
+            .map(|i| {
+                let exact = lossy.exact[i];
+                let unchanged = lossy.before.is_some_and(|b| b[i] == exact);
+                match lossy.shown.map(|s| s[i]) {
+                    Some(shown) if unchanged => {
+                        Rule { exact, keep: Some(shown), keep_error: difference(shown, exact), forced: true }
+                    }
+                    Some(shown) => {
+                        let error = difference(shown, exact);
+                        let keep = near_enough(&error).then_some(shown);
+                        Rule { exact, keep, keep_error: error, forced: false }
+                    }
+                    None => Rule { exact, keep: None, keep_error: [0; 3], forced: false },
+                }
+            })
+            .collect();
+        let near = near_table(lossy.palette, lossy.transparent, step);
+        Parse { lossy, near, rules, colours, step, sum }
     }
 
     /// The error pixel `i` shows as `v`, and whether it is forced (a kept pixel's), if it may
     /// be `v`.
+    #[inline(always)]
     fn error(&self, i: usize, v: u8) -> Option<([i32; 3], bool)> {
         let transparent = self.lossy.transparent;
-        match self.rule(i) {
-            Rule::Keep { shown, error } => (Some(v) == transparent || v == shown).then_some((error, true)),
-            Rule::Change { exact, keep } => {
-                if v == exact {
-                    return Some(([0; 3], false));
-                }
-                if let Some((shown, error)) = keep
-                    && (Some(v) == transparent || v == shown)
-                {
-                    return Some((error, false));
-                }
-                if Some(v) == transparent {
-                    return None;
-                }
-                let e = self.difference(v, exact);
-                self.near_enough(&e).then_some((e, false))
-            }
+        let rule = self.rules[i];
+        if rule.forced {
+            let keep = rule.keep.unwrap_or(rule.exact);
+            return (Some(v) == transparent || v == keep).then_some((rule.keep_error, true));
         }
+        if v == rule.exact {
+            return Some(([0; 3], false));
+        }
+        if let Some(shown) = rule.keep
+            && (Some(v) == transparent || v == shown)
+        {
+            return Some((rule.keep_error, false));
+        }
+        if Some(v) == transparent {
+            return None;
+        }
+        let (a, b) = (self.colours[usize::from(v)], self.colours[usize::from(rule.exact)]);
+        let e = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+        e.iter().all(|x| x.abs() <= self.step).then_some((e, false))
     }
 
-    /// The values a string may start with at `i`: the likeliest first.
-    fn starts(&self, i: usize) -> Vec<u8> {
+    /// The values a string may start with at `i`, the likeliest first, into `out`.
+    fn starts(&self, i: usize, out: &mut Vec<u8>) {
+        out.clear();
         let transparent = self.lossy.transparent;
-        match self.rule(i) {
-            Rule::Keep { shown, .. } => transparent.into_iter().chain([shown]).collect(),
-            Rule::Change { exact, keep } => {
-                let mut out = vec![exact];
-                if keep.is_some() {
-                    out.extend(transparent);
-                }
-                out.extend_from_slice(&self.near[usize::from(exact)]);
-                out
-            }
+        let rule = self.rules[i];
+        if rule.forced {
+            out.extend(transparent);
+            out.extend(rule.keep);
+            return;
         }
+        out.push(rule.exact);
+        if rule.keep.is_some() {
+            out.extend(transparent);
+        }
+        out.extend_from_slice(&self.near[usize::from(rule.exact)]);
     }
 
     /// The longest string at `i` the dictionary holds over the values each pixel may take, the
     /// error summed from `carried` within bounds all along (starting with `start` alone, if
-    /// given); of equals, the one whose squared error is least.
-    fn longest(&self, trie: &Trie, i: usize, start: Option<u8>, carried: [i32; 3]) -> Found {
+    /// given); of equals, the one whose squared error is least. `scratch` holds the search's
+    /// stack and first values between calls.
+    fn longest(&self, trie: &Trie, i: usize, start: Option<u8>, carried: [i32; 3], scratch: &mut Scratch) -> Found {
         let count = self.lossy.exact.len();
         let within = |e: &[i32; 3]| e.iter().all(|s| s.abs() <= self.sum);
         let add = |a: [i32; 3], b: [i32; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
         let squared = |e: [i32; 3]| e.iter().map(|x| x * x).sum::<i32>();
-        let starts = match start {
-            Some(v) => vec![v],
-            None => self.starts(i),
-        };
+        let Scratch { starts, stack } = scratch;
+        match start {
+            Some(v) => {
+                starts.clear();
+                starts.push(v);
+            }
+            None => self.starts(i, starts),
+        }
         let mut best: Option<(Found, i32)> = None;
         let mut visited = 0;
-        // Per node: its code, length, summed signed error and summed squared error.
-        let mut stack: Vec<(u32, usize, [i32; 3], i32)> = Vec::new();
-        for (n, first) in starts.into_iter().enumerate() {
+        for (n, &first) in starts.iter().enumerate() {
             let Some((e, forced)) = self.error(i, first) else { continue };
             // A kept pixel's error is not the parse's choice: it does not count.
             let summed = if forced { carried } else { add(carried, e) };
@@ -289,6 +313,14 @@ impl Parse<'_> {
         let exact = self.lossy.exact[i];
         best.map_or(Found { code: u32::from(exact), length: 1, first: exact, error: carried }, |(f, _)| f)
     }
+}
+
+/// The search's buffers, kept from one code to the next.
+#[derive(Default)]
+struct Scratch {
+    starts: Vec<u8>,
+    /// Per node: its code, length, summed signed error and summed squared error.
+    stack: Vec<(u32, usize, [i32; 3], i32)>,
 }
 
 #[cfg(test)]
