@@ -4,7 +4,7 @@
 //! Everything here speaks of one file and returns the reason it cannot be used as plain text;
 //! the caller says which key of the scene the file belongs to.
 
-use std::io::BufReader;
+use std::io::{BufRead, BufReader, Cursor, Seek};
 use std::path::Path;
 
 use image::metadata::Orientation;
@@ -86,10 +86,66 @@ fn open(path: &Path) -> Result<std::fs::File, Reason> {
     std::fs::File::open(path).map_err(|e| format!("cannot read it: {}", os_reason(&e)))
 }
 
-/// A decoder for the file, with its format guessed from the content, and limits when decoding.
-fn decoder(path: &Path, decode_budget: Option<u64>) -> Result<impl ImageDecoder, Reason> {
-    let file = open(path)?;
-    let mut reader = image::ImageReader::new(BufReader::new(file));
+/// Where an image's bytes come from: its file, or bytes given in its place (a web page fetches
+/// a scene's picture and hands it over; the path then only names it).
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// The file at the path.
+    File,
+    /// These bytes.
+    Bytes(&'a [u8]),
+}
+
+/// A decoder for the image at `path` (from `source`), with its format guessed from the
+/// content, and limits when decoding.
+fn decoder<'a>(
+    path: &Path,
+    source: Source<'a>,
+    decode_budget: Option<u64>,
+) -> Result<Box<dyn ImageDecoder + 'a>, Reason> {
+    match source {
+        Source::File => decoder_of(BufReader::new(open(path)?), path, decode_budget),
+        Source::Bytes(bytes) => {
+            if bytes.is_empty() {
+                return Err("the file is empty".into());
+            }
+            decoder_of(Cursor::new(bytes), path, decode_budget)
+        }
+    }
+}
+
+/// Images handed over in place of the files a scene names: each path's bytes. A path not
+/// among them is read from its file.
+#[derive(Debug, Clone, Default)]
+pub struct Given {
+    files: Vec<(std::path::PathBuf, Vec<u8>)>,
+}
+
+impl Given {
+    /// No file handed over: every image is read from its file.
+    pub fn none() -> Given {
+        Given::default()
+    }
+
+    /// Hands `bytes` over for `path` (as the scene names it, relative to its folder).
+    pub fn add(&mut self, path: &Path, bytes: Vec<u8>) {
+        self.files.retain(|(p, _)| p != path);
+        self.files.push((path.to_path_buf(), bytes));
+    }
+
+    /// Where the image at `path` is read from.
+    pub fn source(&self, path: &Path) -> Source<'_> {
+        self.files.iter().find(|(p, _)| p == path).map_or(Source::File, |(_, bytes)| Source::Bytes(bytes))
+    }
+}
+
+/// [`decoder`] over a reader.
+fn decoder_of<'a, R: BufRead + Seek + 'a>(
+    input: R,
+    path: &Path,
+    decode_budget: Option<u64>,
+) -> Result<Box<dyn ImageDecoder + 'a>, Reason> {
+    let mut reader = image::ImageReader::new(input);
     // The name's extension is the first guess; the content overrides it when it tells.
     if let Ok(format) = image::ImageFormat::from_path(path) {
         reader.set_format(format);
@@ -107,7 +163,10 @@ fn decoder(path: &Path, decode_budget: Option<u64>) -> Result<impl ImageDecoder,
         }
         None => reader.no_limits(),
     }
-    reader.into_decoder().map_err(|e| describe(e, decode_budget.unwrap_or(0)))
+    reader
+        .into_decoder()
+        .map(|d| Box::new(d) as Box<dyn ImageDecoder>)
+        .map_err(|e| describe(e, decode_budget.unwrap_or(0)))
 }
 
 /// Refuses an image whose header promises more pixels than the limit.
@@ -136,7 +195,12 @@ fn quarter_turn(orientation: Orientation) -> bool {
 /// The image's upright size and what decoding it takes, from its header, without decoding the
 /// pixels.
 pub fn probe(path: &Path) -> Result<ImageHeader, Reason> {
-    let mut decoder = decoder(path, None)?;
+    probe_from(path, Source::File)
+}
+
+/// [`probe`] of the image at `path` read from `source`.
+pub fn probe_from(path: &Path, source: Source<'_>) -> Result<ImageHeader, Reason> {
+    let mut decoder = decoder(path, source, None)?;
     let (width, height) = decoder.dimensions();
     check_pixels((width, height))?;
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
@@ -167,7 +231,12 @@ fn describe(e: image::ImageError, decode_budget: u64) -> Reason {
 /// Decodes the image to upright 8-bit RGBA. The decoder may allocate at most `decode_budget`
 /// bytes; check [`ImageHeader::decode_bytes`] first to refuse an image before decoding it.
 pub fn decode(path: &Path, decode_budget: u64) -> Result<RgbaImage, Reason> {
-    let mut decoder = decoder(path, Some(decode_budget))?;
+    decode_from(path, Source::File, decode_budget)
+}
+
+/// [`decode`] of the image at `path` read from `source`.
+fn decode_from(path: &Path, source: Source<'_>, decode_budget: u64) -> Result<RgbaImage, Reason> {
+    let mut decoder = decoder(path, source, Some(decode_budget))?;
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
     let image = image::DynamicImage::from_decoder(decoder).map_err(|e| describe(e, decode_budget))?;
     // Converted first, so that a rotation copies 8-bit RGBA, whatever the file held.
@@ -197,9 +266,14 @@ pub fn check_within(image: &ImageHeader, budget: u64) -> Result<(), Reason> {
 
 /// Decodes the image within a quarter of the memory `budget`, checked from its header first.
 pub fn decode_within(path: &Path, budget: u64) -> Result<RgbaImage, Reason> {
-    let header = probe(path)?;
+    decode_within_from(path, Source::File, budget)
+}
+
+/// [`decode_within`] of the image at `path` read from `source`.
+pub fn decode_within_from(path: &Path, source: Source<'_>, budget: u64) -> Result<RgbaImage, Reason> {
+    let header = probe_from(path, source)?;
     check_within(&header, budget)?;
-    decode(path, decode_budget(budget))
+    decode_from(path, source, decode_budget(budget))
 }
 
 /// Where a canvas covered by an image scaled to `scaled` (and shifted by `offset`) samples it.

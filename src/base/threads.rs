@@ -11,11 +11,16 @@
 //! to each thread without copying or `unsafe`; docs/design.md ("Threads") gives what it buys.
 //! Either way, every band and every job is done as it would be on one thread, so no output
 //! depends on the thread count.
+//!
+//! The WebAssembly build (without the `native` feature) has no threads: rayon is left out, and
+//! [`Bands`] is always none, every band on the caller's thread.
 
 use std::sync::Arc;
 use std::thread::{JoinHandle, Scope, ScopedJoinHandle};
 
+#[cfg(feature = "native")]
 use rayon::ThreadPool;
+#[cfg(feature = "native")]
 use rayon::prelude::*;
 
 use super::error::{Error, Result};
@@ -44,9 +49,21 @@ pub const PARALLEL_REFRACT_PIXELS: usize = 1 << 16;
 #[derive(Clone, Default)]
 pub struct Bands(Option<Arc<ThreadPool>>);
 
+/// Without the `native` feature there are no threads to hand bands to: no pool is ever made.
+#[cfg(not(feature = "native"))]
+enum ThreadPool {}
+
 impl Bands {
+    /// No threads, whatever `threads` asks: this build has none.
+    #[cfg(not(feature = "native"))]
+    pub fn new(threads: usize) -> Bands {
+        let _ = threads;
+        Bands(None)
+    }
+
     /// `threads` threads (1: none beside the caller's; also none if the system will not start
     /// them, and the work then runs on the caller's thread alone).
+    #[cfg(feature = "native")]
     pub fn new(threads: usize) -> Bands {
         let pool = (threads > 1).then(|| {
             rayon::ThreadPoolBuilder::new()
@@ -65,6 +82,7 @@ impl Bands {
 
     /// Runs `f(band, first_row)` over bands of whole rows of `out` (`width` a row), in parallel
     /// when `out` has at least `min_cells` cells.
+    #[cfg_attr(not(feature = "native"), allow(unused_variables))] // `width` cuts bands
     pub fn for_bands<T: Send>(
         &self,
         out: &mut [T],
@@ -73,16 +91,20 @@ impl Bands {
         f: impl Fn(&mut [T], usize) + Sync,
     ) {
         match self.pool_for(out.len(), min_cells) {
+            #[cfg(feature = "native")]
             Some(pool) => pool.install(|| {
                 let rows = band_rows(width, out.len() / width.max(1), pool);
                 out.par_chunks_mut(rows * width).enumerate().for_each(|(i, band)| f(band, i * rows));
             }),
+            #[cfg(not(feature = "native"))]
+            Some(pool) => match *pool {},
             None => f(out, 0),
         }
     }
 
     /// Like [`Bands::for_bands`], over the same bands of two buffers, in parallel from
     /// [`PARALLEL_STEP_CELLS`] cells.
+    #[cfg_attr(not(feature = "native"), allow(unused_variables))] // `width` cuts bands
     pub fn for_band_pairs<T: Send>(
         &self,
         a: &mut [T],
@@ -91,6 +113,9 @@ impl Bands {
         f: impl Fn(&mut [T], &mut [T], usize) + Sync,
     ) {
         match self.pool_for(a.len(), PARALLEL_STEP_CELLS) {
+            #[cfg(not(feature = "native"))]
+            Some(pool) => match *pool {},
+            #[cfg(feature = "native")]
             Some(pool) => pool.install(|| {
                 let rows = band_rows(width, a.len() / width.max(1), pool);
                 a.par_chunks_mut(rows * width)
@@ -113,6 +138,9 @@ impl Bands {
     ) -> u64 {
         match self.pool_for(a.len(), PARALLEL_REFRACT_PIXELS) {
             None => a.chunks(chunk).zip(b.chunks_mut(chunk)).map(|(a, b)| f(a, b)).sum(),
+            #[cfg(not(feature = "native"))]
+            Some(pool) => match *pool {},
+            #[cfg(feature = "native")]
             Some(pool) => pool.install(|| a.par_chunks(chunk).zip(b.par_chunks_mut(chunk)).map(|(a, b)| f(a, b)).sum()),
         }
     }
@@ -120,6 +148,7 @@ impl Bands {
 
 /// Rows per band of parallel work: one band per thread, each of at least 16 Ki cells, so that
 /// handing a band out costs little beside its work.
+#[cfg(feature = "native")]
 fn band_rows(width: usize, rows: usize, pool: &ThreadPool) -> usize {
     let per_thread = rows.div_ceil(pool.current_num_threads().max(1));
     per_thread.max(16_384usize.div_ceil(width.max(1))).max(1)

@@ -214,8 +214,10 @@ fn write(path: &Path, bytes: &[u8], scene: &Path) -> Result<()> {
         std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
     }
     let staged = Staged::begin(path, Policy::File { force: true }, &[scene])?;
-    let mut file = staged.file()?;
-    std::io::Write::write_all(&mut file, bytes).map_err(|e| staged.claim(Error::io(staged.path(), e)))?;
-    drop(file);
+    // The file is closed at the end of the block, before it is committed.
+    {
+        let mut file = staged.file()?;
+        std::io::Write::write_all(&mut file, bytes).map_err(|e| staged.claim(Error::io(staged.path(), e)))?;
+    }
     staged.commit()
 }

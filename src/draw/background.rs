@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::base::error::{Error, Result};
 use crate::base::limits::DEFAULT_BUDGET;
-use crate::base::picture::{self, Fit, ImageHeader};
+use crate::base::picture::{self, Fit, Given, ImageHeader};
 use crate::scene::{Pattern, Scene};
 
 /// What lies under the water: the picture after fit and alpha flattening, one opaque RGB pixel
@@ -29,11 +29,16 @@ impl Background {
     /// [`Background::for_scene`], refusing an image whose decode would take more than a quarter
     /// of `budget` bytes (checked from its header, and enforced by the decoder).
     pub fn for_scene_within(scene: &Scene, budget: u64) -> Result<Background> {
+        Background::for_scene_given(scene, budget, &Given::none())
+    }
+
+    /// [`Background::for_scene_within`], its image read from `given` where it is there.
+    pub fn for_scene_given(scene: &Scene, budget: u64, given: &Given) -> Result<Background> {
         let (width, height) = (scene.width as usize, scene.height as usize);
         let spec = &scene.background;
         let pixels = match (&spec.image, spec.pattern) {
             (Some(path), _) => {
-                let image = picture::decode_within(path, budget)
+                let image = picture::decode_within_from(path, given.source(path), budget)
                     .map_err(|reason| spec.locate(background_error(path, reason)))?;
                 fit(&image, width, height, spec.fit, spec.color)
             }

@@ -49,6 +49,8 @@ fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
 /// by a signal without reaching its own clean-up (an ffmpeg left behind would go on encoding).
 pub fn stop_all() {
     for pid in running().drain(..) {
+        #[cfg(not(any(unix, windows)))]
+        let _ = pid;
         #[cfg(unix)]
         if let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
             // The group ffmpeg leads, and ffmpeg itself should it have left it.

@@ -19,6 +19,7 @@ use checkpoints::{Checkpoints, Resumed};
 
 use crate::base::error::{Error, Result};
 use crate::base::limits::DEFAULT_BUDGET;
+use crate::base::picture::Given;
 use crate::base::pool::{Ordered, Pool, default_threads};
 use crate::base::threads::Bands;
 use crate::draw::Lens;
@@ -54,8 +55,14 @@ impl Inputs {
     /// The scene's background and shore, refusing an image or a mask whose decode would take
     /// more than a quarter of `budget` bytes.
     pub fn for_scene_within(scene: &Scene, budget: u64) -> Result<Inputs> {
-        let background = Arc::new(Background::for_scene_within(scene, budget)?);
-        let shore = Arc::new(Shore::for_scene_within(scene, budget)?);
+        Inputs::for_scene_given(scene, budget, &Given::none())
+    }
+
+    /// [`Inputs::for_scene_within`], the images read from `given` where they are there (a web
+    /// page hands over the picture and mask it fetched).
+    pub fn for_scene_given(scene: &Scene, budget: u64, given: &Given) -> Result<Inputs> {
+        let background = Arc::new(Background::for_scene_given(scene, budget, given)?);
+        let shore = Arc::new(Shore::for_scene_given(scene, budget, given)?);
         let provenance = Provenance::of(scene.source_hash, &background.pixels);
         Ok(Inputs { background, shore, provenance })
     }

@@ -110,6 +110,7 @@ pub fn smallest(raw: &[u8], stride: usize, bpp: usize) -> Vec<u8> {
 }
 
 /// The zlib stream of `data` at libdeflate's compression `level` (1–12).
+#[cfg(feature = "native")]
 pub fn zlib(data: &[u8], level: i32) -> Vec<u8> {
     let level = libdeflater::CompressionLvl::new(level).unwrap_or_default();
     let mut compressor = libdeflater::Compressor::new(level);
@@ -117,6 +118,33 @@ pub fn zlib(data: &[u8], level: i32) -> Vec<u8> {
     // The bound is libdeflate's own: a stream never outgrows it.
     let written = compressor.zlib_compress(data, &mut out).unwrap_or(0);
     out.truncate(written);
+    out
+}
+
+/// The zlib stream of `data`, stored (deflate's uncompressed blocks), in a build without
+/// libdeflate: valid for every reader, and never written by the program's own build, which has
+/// it (`native`).
+#[cfg(not(feature = "native"))]
+pub fn zlib(data: &[u8], _level: i32) -> Vec<u8> {
+    let mut out = vec![0x78, 0x01];
+    let mut blocks = data.chunks(65535).peekable();
+    if blocks.peek().is_none() {
+        out.extend([1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(block) = blocks.next() {
+        let len = block.len() as u16;
+        out.push(u8::from(blocks.peek().is_none()));
+        out.extend(len.to_le_bytes());
+        out.extend((!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    // Adler-32 of the data, big-endian.
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in data {
+        a = (a + u32::from(byte)) % 65521;
+        b = (b + a) % 65521;
+    }
+    out.extend((b << 16 | a).to_be_bytes());
     out
 }
 

@@ -9,6 +9,7 @@
 //! browsers compose exactly. (image-webp composes a blended opaque pixel one level low, so
 //! `diff` composes WebP frames itself.)
 
+#[cfg_attr(not(feature = "native"), path = "vp8_absent.rs")]
 pub mod vp8;
 pub mod vp8l;
 

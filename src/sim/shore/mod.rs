@@ -19,6 +19,7 @@ use super::field::Cell;
 use super::timeline::Drop;
 use crate::base::error::Result;
 use crate::base::limits::DEFAULT_BUDGET;
+use crate::base::picture::Given;
 use crate::scene::{Edge, Edges, Scene};
 
 /// The walls and the edges of one canvas.
@@ -118,6 +119,11 @@ impl Shore {
     /// The scene's walls (its obstacles and its mask, fitted like the background) and edges. A
     /// mask image whose decode would take more than a quarter of `budget` is refused.
     pub fn for_scene_within(scene: &Scene, budget: u64) -> Result<Shore> {
+        Shore::for_scene_given(scene, budget, &Given::none())
+    }
+
+    /// [`Shore::for_scene_within`], its mask read from `given` where it is there.
+    pub fn for_scene_given(scene: &Scene, budget: u64, given: &Given) -> Result<Shore> {
         let (width, height) = (scene.width as usize, scene.height as usize);
         let spec = &scene.shore;
         let walls = if spec.has_walls() {
@@ -126,7 +132,7 @@ impl Shore {
                 walls.add(obstacle);
             }
             if let Some(mask) = &spec.mask {
-                walls.add_mask(mask, scene.background.fit, budget)?;
+                walls.add_mask(mask, scene.background.fit, budget, given)?;
             }
             Some(Arc::new(walls))
         } else {

@@ -2,7 +2,7 @@
 //! mask picture fitted like the background.
 
 use crate::base::error::{Diagnostic, Error, Result};
-use crate::base::picture::{self, Fit};
+use crate::base::picture::{self, Fit, Given};
 use crate::scene::{MaskSpec, Obstacle};
 use crate::sim::timeline::bresenham;
 
@@ -247,9 +247,11 @@ impl Walls {
 
     /// Adds the mask's wall cells: the image fitted like the background (not flattened), and a
     /// wall where `v = (299·r + 587·g + 114·b)·a / 255000` is below the threshold (at or above
-    /// it when inverted). `contain` bars count as transparent (v = 0).
-    pub(super) fn add_mask(&mut self, mask: &MaskSpec, fit: Fit, budget: u64) -> Result<()> {
-        let image = picture::decode_within(&mask.image, budget).map_err(|reason| mask_error(mask, &reason))?;
+    /// it when inverted). `contain` bars count as transparent (v = 0). The image is read from
+    /// `given` where it is there.
+    pub(super) fn add_mask(&mut self, mask: &MaskSpec, fit: Fit, budget: u64, given: &Given) -> Result<()> {
+        let image = picture::decode_within_from(&mask.image, given.source(&mask.image), budget)
+            .map_err(|reason| mask_error(mask, &reason))?;
         let brightness = |p: [u8; 4]| {
             let [r, g, b, a] = p.map(i64::from);
             (299 * r + 587 * g + 114 * b) * a / 255_000
