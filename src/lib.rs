@@ -12,7 +12,8 @@
 //!   a render split by frame range put back together;
 //! - [`render`](mod@render): the pipeline that puts them together, the encoder for each format,
 //!   the memory estimate; [`inspect`]: `plan` and warnings; [`diff`]: comparing two renders;
-//!   [`check`]: scenes against their references, the CI job.
+//!   [`check`]: scenes against their references, the CI job; [`live`]: a scene played frame by
+//!   frame with a pointer adding to it, as a web page plays it (`web/`).
 //!
 //! The pipeline is [`render::render_with`]: scene → timeline → water (walls, edges) → heights
 //! to draw → look → encoder. `docs/design.md` says how the layers are cut, and why.
@@ -42,6 +43,7 @@ pub mod encode;
 pub mod fuzzing;
 pub mod inspect;
 pub mod join;
+pub mod live;
 pub mod output;
 pub mod render;
 pub mod scene;

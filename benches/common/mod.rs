@@ -12,7 +12,15 @@ pub const SIZES: [(usize, usize); 2] = [(640, 480), (1920, 1080)];
 /// Drops on a grid, so that the whole surface moves.
 fn drops(w: usize, h: usize) -> impl Iterator<Item = Drop> {
     (0..h as i64).step_by(37).flat_map(move |y| {
-        (0..w as i64).step_by(41).map(move |x| Drop { x, y, radius: 3, weight: 900, source: Source::Rain, share: 256 })
+        (0..w as i64).step_by(41).map(move |x| Drop {
+            x,
+            y,
+            radius: 3,
+            weight: 900,
+            source: Source::Rain,
+            share: 256,
+            eased: false,
+        })
     })
 }
 

@@ -12,7 +12,7 @@ use crate::base::threads::Bands;
 use crate::draw::Lens;
 use crate::draw::look::{Backdrop, Pens};
 use crate::draw::refract::Height;
-use crate::scene::{Model, Scene};
+use crate::scene::{Model, Scene, Stone, Swipe};
 use crate::sim::shore::Shore;
 use crate::sim::timeline::Schedule;
 use crate::sim::water::{Classic, Spring, Water};
@@ -87,6 +87,22 @@ impl<'r> Player<'r> {
     pub fn scene(&self) -> &Scene {
         &self.scene
     }
+
+    /// The units the next [`Player::advance`] applies the events of.
+    pub fn next_units(&self) -> std::ops::Range<u64> {
+        self.water.next_units()
+    }
+
+    /// Adds the stone `index` (after the scene's) to the units to come.
+    pub fn add_stone(&mut self, index: u32, stone: &Stone) {
+        self.water.schedule().add_stone(index, stone);
+    }
+
+    /// Adds the swipe `index` (after the scene's) to the units to come.
+    pub fn add_swipe(&mut self, index: u32, swipe: &Swipe) {
+        let shape = self.scene.water.drop;
+        self.water.schedule().add_swipe(index, swipe, shape);
+    }
 }
 
 /// The water of one model, played: what [`Player`] needs of its `Surface` whatever the cell.
@@ -96,6 +112,12 @@ trait Play: Send {
 
     /// Draws the current heights from `source` through `lens` into `out`.
     fn draw(&self, lens: &Lens, source: &Source, out: &mut [[u8; 3]]);
+
+    /// [`Simulation::next_units`].
+    fn next_units(&self) -> std::ops::Range<u64>;
+
+    /// The schedule of events to come.
+    fn schedule(&mut self) -> &mut Schedule;
 }
 
 impl<W: Water> Play for Surface<W>
@@ -104,6 +126,14 @@ where
 {
     fn advance(&mut self) -> Option<u64> {
         Surface::advance(self)
+    }
+
+    fn next_units(&self) -> std::ops::Range<u64> {
+        self.simulation().next_units()
+    }
+
+    fn schedule(&mut self) -> &mut Schedule {
+        self.simulation_mut().schedule_mut()
     }
 
     fn draw(&self, lens: &Lens, source: &Source, out: &mut [[u8; 3]]) {

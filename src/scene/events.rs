@@ -3,7 +3,7 @@
 
 use super::frame_of;
 use super::toml_reader::{COORD, RADIUS, SHIFT, Table, Value, WEIGHT, read_all};
-use super::{DampingChange, Rain, Stone, Swipe};
+use super::{DampingChange, Interaction, Rain, Stone, Swipe, SwipeTiming};
 use crate::base::error::Result;
 
 pub(super) fn read_stone(t: &Table<'_, '_>, rate: u32, width: u32, height: u32) -> Result<Stone> {
@@ -50,7 +50,12 @@ pub(super) fn read_swipe(t: &Table<'_, '_>, rate: u32) -> Result<Swipe> {
     })?;
     let radius = t.get("radius").map(|v| v.int(RADIUS)).transpose()?.unwrap_or(2);
     let weight = t.get("weight").map(|v| v.int(WEIGHT)).transpose()?.unwrap_or(40);
-    Ok(Swipe { first_unit: frame_of(from_s, rate), last_unit: frame_of(until_s, rate), path, radius, weight })
+    let timing = match t.get("timing") {
+        Some(v) => SwipeTiming::from_name(v.choice(&SwipeTiming::NAMES)?).unwrap_or_default(),
+        None => SwipeTiming::Batched,
+    };
+    let (first_unit, last_unit) = (frame_of(from_s, rate), frame_of(until_s, rate));
+    Ok(Swipe { first_unit, last_unit, path, radius, weight, timing })
 }
 
 fn read_range(v: Option<Value<'_, '_>>, allowed: std::ops::RangeInclusive<i64>, default: [i64; 2]) -> Result<[i64; 2]> {
@@ -102,4 +107,11 @@ pub(super) fn read_damping(t: &Table<'_, '_>, rate: u32) -> Result<DampingChange
     let unit = frame_of(t.require("at", "a time in seconds")?.time()?, rate);
     let shift = t.require("shift", "a damping shift in 1..=15")?.int(SHIFT)? as u32;
     Ok(DampingChange { unit, shift })
+}
+
+pub(super) fn read_interaction(t: &Table<'_, '_>) -> Result<Interaction> {
+    let default = Interaction::default();
+    let radius = t.get("radius").map(|v| v.int(RADIUS)).transpose()?.unwrap_or(default.radius);
+    let weight = t.get("weight").map(|v| v.int(WEIGHT)).transpose()?.unwrap_or(default.weight);
+    Ok(Interaction { radius, weight })
 }

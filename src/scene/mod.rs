@@ -63,6 +63,11 @@ pub struct Scene {
     pub shore: ShoreSpec,
     /// A loop without a seam (§11).
     pub seamless: Seamless,
+    /// What a pointer presses on a live page (`[interaction]`).
+    pub interaction: Interaction,
+    /// The units every event time was moved by (the pre-roll's, with `[video] preroll`): a
+    /// time written `t` lands on unit `frame_of(t) + event_offset`.
+    pub event_offset: u64,
     /// Where `fps` was written, for the GIF frame-rate refusal.
     pub(crate) fps_site: Option<Diagnostic>,
     /// XXH3-64 of the scene text (for provenance).
@@ -481,6 +486,61 @@ pub struct Swipe {
     pub radius: i64,
     /// Drop depth.
     pub weight: i64,
+    /// When within its unit each point is pressed.
+    pub timing: SwipeTiming,
+}
+
+/// When a swipe's points are pressed (`[[swipe]] timing`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SwipeTiming {
+    /// A unit's points at once, as the finger left them at the unit's start (a smooth swipe of
+    /// more than one unit pressed again, graded, in the next unit): the format's first rule,
+    /// which leaves faint rungs behind a finger moving several pixels a unit.
+    #[default]
+    Batched,
+    /// Each point pressed at its moment within the unit, as a share split between its unit and
+    /// the next: one even wake at any speed.
+    Spread,
+}
+
+impl SwipeTiming {
+    /// The names `timing` takes.
+    pub const NAMES: [&str; 2] = ["batched", "spread"];
+
+    /// The timing of this name.
+    pub fn from_name(name: &str) -> Option<SwipeTiming> {
+        match name {
+            "batched" => Some(SwipeTiming::Batched),
+            "spread" => Some(SwipeTiming::Spread),
+            _ => None,
+        }
+    }
+
+    /// Its name in a scene.
+    pub fn name(self) -> &'static str {
+        match self {
+            SwipeTiming::Batched => "batched",
+            SwipeTiming::Spread => "spread",
+        }
+    }
+}
+
+/// What a pointer presses into the water where a page plays the scene live (`[interaction]`):
+/// a click a stone, a drag a spread swipe, both of this radius and weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interaction {
+    /// Drop radius.
+    pub radius: i64,
+    /// Drop depth.
+    pub weight: i64,
+}
+
+impl Default for Interaction {
+    /// A ring a click makes plainly seen on any look: radius 4, weight 256 (four times a
+    /// stone's default depth, which the smooth drop's crater also widens).
+    fn default() -> Interaction {
+        Interaction { radius: 4, weight: 256 }
+    }
 }
 
 /// Random drops at a steady rate.

@@ -24,15 +24,17 @@ const TOP_KEYS: &[&str] = &[
     "mask",
     "edges",
     "seamless",
+    "interaction",
 ];
 const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "preroll", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
 const WATER_KEYS: &[&str] =
     &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction", "settle", "drop"];
 const STONE_KEYS: &[&str] = &["at", "x", "y", "radius", "weight"];
-const SWIPE_KEYS: &[&str] = &["from", "until", "path", "radius", "weight"];
+const SWIPE_KEYS: &[&str] = &["from", "until", "path", "radius", "weight", "timing"];
 const RAIN_KEYS: &[&str] = &["drops_per_second", "radius", "weight", "from", "until", "seed"];
 const DAMPING_KEYS: &[&str] = &["at", "shift"];
+const INTERACTION_KEYS: &[&str] = &["radius", "weight"];
 
 impl Scene {
     /// Reads and validates a scene file. Relative paths in it are relative to its folder.
@@ -124,6 +126,7 @@ struct Tables<'t, 's> {
     mask: Option<Table<'t, 's>>,
     edges: Option<Table<'t, 's>>,
     seamless: Option<Table<'t, 's>>,
+    interaction: Option<Table<'t, 's>>,
     stones: Vec<Table<'t, 's>>,
     swipes: Vec<Table<'t, 's>>,
     damping: Vec<Table<'t, 's>>,
@@ -147,6 +150,7 @@ impl<'t, 's> Tables<'t, 's> {
             mask: section("mask", shore::MASK_KEYS)?,
             edges: section("edges", shore::EDGES_KEYS)?,
             seamless: section("seamless", seamless::KEYS)?,
+            interaction: section("interaction", INTERACTION_KEYS)?,
             stones: list("stone", STONE_KEYS)?,
             swipes: list("swipe", SWIPE_KEYS)?,
             damping: list("damping", DAMPING_KEYS)?,
@@ -179,10 +183,12 @@ impl<'t, 's> Tables<'t, 's> {
         let rain = self.rain.as_ref().map(|t| events::read_rain(t, rate)).transpose()?;
         let mut damping = read_all(&self.damping, |t| events::read_damping(t, rate))?;
         let (mut stones, mut swipes, mut rain) = (stones, swipes, rain);
+        let interaction = self.interaction.as_ref().map(events::read_interaction).transpose()?.unwrap_or_default();
+        // Events keep their place in the output: each moves by the units before its first
+        // frame (the window's start, §11).
+        let event_offset = if preroll { window_start(water.clock, first_frame, fps) } else { 0 };
         if preroll {
-            // Events keep their place in the output: each moves by the units before its first
-            // frame (the window's start, §11).
-            let u0 = window_start(water.clock, first_frame, fps);
+            let u0 = event_offset;
             stones.iter_mut().for_each(|s| s.unit += u0);
             damping.iter_mut().for_each(|d| d.unit += u0);
             for swipe in &mut swipes {
@@ -222,6 +228,8 @@ impl<'t, 's> Tables<'t, 's> {
             look,
             shore,
             seamless,
+            interaction,
+            event_offset,
             fps_site,
             source_hash: 0,
             source_bytes: 0,

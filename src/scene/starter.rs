@@ -183,7 +183,8 @@ fn events_text((w, h): (u32, u32), tuning: &Tuning, radius: u32) -> String {
     let [(sx0, sy0), (sx1, sy1), (sx2, sy2)] = [at(0.12, 0.78), at(0.5, 0.7), at(0.88, 0.8)];
     text.push_str(&format!(
         "\n# A finger drawn across the lower third.\n[[swipe]]\nfrom = 2.6\nuntil = 3.4\n\
-         path = [[{sx0}, {sy0}], [{sx1}, {sy1}], [{sx2}, {sy2}]]\nradius = {swipe_radius}\nweight = {sweight}\n",
+         path = [[{sx0}, {sy0}], [{sx1}, {sy1}], [{sx2}, {sy2}]]\nradius = {swipe_radius}\nweight = {sweight}\n\
+         # Each point pressed at its moment within a unit: one even wake, however fast.\ntiming = \"spread\"\n",
         sweight = (tuning.swipe_weight * swipe_radius).min(16384),
     ));
     let rain = (wf * hf / 20_000.0).max(0.5);

@@ -5,7 +5,7 @@
 use crate::base::rng::RainRng;
 #[cfg(test)]
 use crate::scene::frame_of;
-use crate::scene::{DampingChange, DropShape, Rain, Scene, Stone, Swipe};
+use crate::scene::{DampingChange, DropShape, Rain, Scene, Stone, Swipe, SwipeTiming};
 
 /// What made a drop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -45,6 +45,9 @@ pub struct Drop {
     /// How much of the press this event makes, in 1/256 (256: all of it): a smooth drop
     /// blends with its profile scaled by it (`p·share >> 8`); a flat disc ignores it.
     pub share: i64,
+    /// Whether the press also eases the water's motion under it toward rest by the same
+    /// share (a spread swipe's point pressed again in the next unit: see `SwipeTrack::each_drop`).
+    pub eased: bool,
 }
 
 /// One scheduled event.
@@ -133,12 +136,41 @@ pub fn swipe_path_bytes(scene: &Scene) -> u64 {
     points.saturating_mul(POINT_BYTES)
 }
 
+/// How a swipe's points are pressed: see [`SwipeTrack::each_drop`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Press {
+    /// Each point whole in its unit.
+    Whole,
+    /// Each point whole in its unit and again, graded, in the next (a smooth batched swipe of
+    /// more than one unit).
+    Graded,
+    /// Each point split between its unit and the next (`timing = "spread"`).
+    Spread,
+}
+
+impl Press {
+    /// How `swipe` is pressed, its drops of `shape`.
+    fn of(swipe: &Swipe, shape: DropShape) -> Press {
+        match swipe.timing {
+            SwipeTiming::Spread => Press::Spread,
+            SwipeTiming::Batched if shape == DropShape::Smooth && swipe.last_unit > swipe.first_unit => Press::Graded,
+            SwipeTiming::Batched => Press::Whole,
+        }
+    }
+
+    /// Whether its last points are pressed one unit after the swipe's last.
+    fn runs_over(self) -> bool {
+        self != Press::Whole
+    }
+}
+
 struct SwipeTrack {
     /// The swipe's index in the file.
     index: u32,
-    /// Whether its points are pressed over two units each (smooth drops, a swipe of more than
-    /// one unit): see [`Timeline::next_unit_each`].
-    graded: bool,
+    /// How its points are pressed.
+    press: Press,
+    /// Whether its drops are flat discs (which take no share: see [`SwipeTrack::each_drop`]).
+    flat: bool,
     points: Vec<[i64; 2]>,
     first_unit: u64,
     last_unit: u64,
@@ -147,6 +179,20 @@ struct SwipeTrack {
 }
 
 impl SwipeTrack {
+    /// The `[[swipe]]` of this index, its drops of `shape`.
+    fn new(index: usize, swipe: &Swipe, shape: DropShape) -> SwipeTrack {
+        SwipeTrack {
+            index: index as u32,
+            press: Press::of(swipe, shape),
+            flat: shape == DropShape::Disc,
+            points: rasterize(&swipe.path),
+            first_unit: swipe.first_unit,
+            last_unit: swipe.last_unit,
+            radius: swipe.radius,
+            weight: swipe.weight,
+        }
+    }
+
     /// The points unit `k` drops, as indices into `points` (empty when the swipe has none that
     /// unit).
     fn batch(&self, k: u64) -> std::ops::Range<usize> {
@@ -158,12 +204,20 @@ impl SwipeTrack {
         from..swipe_index(m, kf, kt, k) + 1
     }
 
-    /// Calls `each` with the drops of unit `k`, in order. A flat swipe presses unit `k`'s points
-    /// whole. A graded one presses each point whole in its unit and again in the next, as if
-    /// the finger left it at its place in the unit: point `i` of a batch of `n` from `from`,
-    /// `t = 256·(i − from) / n`, takes the share `t` in the next unit (none when 0), so that
-    /// where one unit's points meet the next's the water was released at the same time and a
-    /// wake has no step. Unit `k` presses the previous unit's points first, then its own.
+    /// Calls `each` with the drops of unit `k`, in order. Point `i` of a batch of `n` from
+    /// `from` sits at `t = 256·(i − from) / n` (floored) of the way through its unit.
+    ///
+    /// - `Whole`: unit `k` presses its points whole.
+    /// - `Graded`: each point is pressed whole in its unit and again in the next with the share
+    ///   `t` (none when 0), as if the finger left it at its place in the unit, so that where one
+    ///   unit's points meet the next's the water was released at the same time. Unit `k`
+    ///   presses the previous unit's points first, then its own.
+    /// - `Spread`: as `Graded`, and the press in the next unit also eases the water's motion
+    ///   under the point toward rest by the same share (`Drop::eased`): between the state of a
+    ///   point pressed at its unit's start and that of one pressed at the next's, as a finger
+    ///   passing it at `t` would leave it, in both of the water's buffers. A swipe of one unit
+    ///   is spread too. Flat discs take no share: a point is pressed whole in its unit when
+    ///   `t < 128`, else whole in the next.
     fn each_drop(&self, k: u64, mut each: impl FnMut(Drop)) {
         let drop = |[x, y]: [i64; 2], share: i64| Drop {
             x,
@@ -172,23 +226,32 @@ impl SwipeTrack {
             weight: self.weight,
             source: Source::Swipe(self.index),
             share,
+            eased: self.press == Press::Spread && share < 256,
         };
         let batch = self.batch(k);
-        if !self.graded {
+        if self.press == Press::Whole {
             self.points.get(batch).unwrap_or(&[]).iter().for_each(|&p| each(drop(p, 256)));
             return;
         }
-        let graded = |batch: std::ops::Range<usize>| {
+        let moments = |batch: std::ops::Range<usize>| {
             let (from, n) = (batch.start as i64, batch.len() as i64);
             batch.map(move |i| (i, 256 * (i as i64 - from) / n.max(1)))
         };
+        // A flat spread swipe presses each point whole, in its unit or the next.
+        let late = |t: i64| self.flat && t >= 128;
         if let Some(before) = k.checked_sub(1) {
-            for (i, t) in graded(self.batch(before)).filter(|&(_, t)| t > 0) {
-                each(drop(self.points[i], t));
+            for (i, t) in moments(self.batch(before)) {
+                match self.flat {
+                    true if late(t) => each(drop(self.points[i], 256)),
+                    false if t > 0 => each(drop(self.points[i], t)),
+                    _ => {}
+                }
             }
         }
-        for i in batch {
-            each(drop(self.points[i], 256));
+        for (i, t) in moments(batch) {
+            if !late(t) {
+                each(drop(self.points[i], 256));
+            }
         }
     }
 }
@@ -243,26 +306,20 @@ impl Timeline {
             .enumerate()
             .map(|(i, s)| {
                 let source = Source::Stone(i as u32);
-                let drop = Drop { x: s.x, y: s.y, radius: s.radius, weight: s.weight, source, share: 256 };
+                let drop =
+                    Drop { x: s.x, y: s.y, radius: s.radius, weight: s.weight, source, share: 256, eased: false };
                 (s.unit, drop)
             })
             .collect();
         stones.sort_unstable_by_key(|(unit, drop)| (*unit, drop.source));
         // Listed at their exact number: a scene may hold thousands.
-        let smooth = scene.water.drop == DropShape::Smooth;
-        let graded = |s: &Swipe| smooth && s.last_unit > s.first_unit;
-        // A graded swipe's last points finish one unit after its last.
-        let live = |s: &&Swipe| s.first_unit < end && s.last_unit + u64::from(graded(s)) >= start;
+        let shape = scene.water.drop;
+        // A graded or spread swipe's last points finish one unit after its last.
+        let live = |s: &&Swipe| s.first_unit < end && s.last_unit + u64::from(Press::of(s, shape).runs_over()) >= start;
         let mut swipes = Vec::with_capacity(scene.swipes.iter().filter(live).count());
-        swipes.extend(scene.swipes.iter().enumerate().filter(|(_, s)| live(s)).map(|(i, s)| SwipeTrack {
-            index: i as u32,
-            graded: graded(s),
-            points: rasterize(&s.path),
-            first_unit: s.first_unit,
-            last_unit: s.last_unit,
-            radius: s.radius,
-            weight: s.weight,
-        }));
+        swipes.extend(
+            scene.swipes.iter().enumerate().filter(|(_, s)| live(s)).map(|(i, s)| SwipeTrack::new(i, s, shape)),
+        );
         let rain = scene.rain.as_ref().map(|r| RainState {
             per_unit: r.drops_per_second / f64::from(scene.units_per_second()),
             acc: 0.0,
@@ -284,6 +341,34 @@ impl Timeline {
             swipes,
             rain,
         }
+    }
+
+    /// Adds the `[[stone]]` of index `index` (after every stone of the scene) to the units to
+    /// come: it lands where the same stone written in the scene would, after the stones of its
+    /// unit with lower indices. A stone of a unit already played is never applied.
+    pub fn add_stone(&mut self, index: u32, stone: &Stone) {
+        if stone.unit < self.next {
+            return;
+        }
+        let source = Source::Stone(index);
+        let drop = Drop {
+            x: stone.x,
+            y: stone.y,
+            radius: stone.radius,
+            weight: stone.weight,
+            source,
+            share: 256,
+            eased: false,
+        };
+        let at =
+            self.stone_at + self.stones[self.stone_at..].partition_point(|s| (s.0, s.1.source) < (stone.unit, source));
+        self.stones.insert(at, (stone.unit, drop));
+    }
+
+    /// Adds the `[[swipe]]` of index `index` (after every swipe of the scene) to the units to
+    /// come, its drops of `shape`: pressed as the same swipe written in the scene would be.
+    pub fn add_swipe(&mut self, index: u32, swipe: &Swipe, shape: DropShape) {
+        self.swipes.push(SwipeTrack::new(index as usize, swipe, shape));
     }
 
     /// Goes back to before the first unit, as if new (the rain's accumulator at 0, its
@@ -338,7 +423,7 @@ impl Timeline {
                 let y = rain.rng.in_range(1, self.height - 2);
                 let radius = rain.rng.in_range(rain.rain.radius[0], rain.rain.radius[1]);
                 let weight = rain.rng.in_range(rain.rain.weight[0], rain.rain.weight[1]);
-                each(k, &Event::Drop(Drop { x, y, radius, weight, source: Source::Rain, share: 256 }));
+                each(k, &Event::Drop(Drop { x, y, radius, weight, source: Source::Rain, share: 256, eased: false }));
             }
         }
         Some(k)
@@ -364,6 +449,18 @@ struct Replay {
 }
 
 impl Schedule {
+    /// Adds a stone to the units to come (see [`Timeline::add_stone`]); a pre-roll that replays
+    /// the window is not replayed again, so it never gets it.
+    pub fn add_stone(&mut self, index: u32, stone: &Stone) {
+        self.main.add_stone(index, stone);
+    }
+
+    /// Adds a swipe to the units to come (see [`Timeline::add_swipe`] and
+    /// [`Schedule::add_stone`]).
+    pub fn add_swipe(&mut self, index: u32, swipe: &Swipe, shape: DropShape) {
+        self.main.add_swipe(index, swipe, shape);
+    }
+
     /// The scene's schedule, positioned before unit 0.
     pub fn new(scene: &Scene) -> Schedule {
         if !scene.seamless.repeat {

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("inspect", &["draw", "sim", "scene", "base"]),
     ("diff", &["render", "decode", "draw", "encode", "output", "sim", "scene", "base"]),
     ("check", &["diff", "render", "decode", "draw", "encode", "output", "sim", "scene", "base"]),
+    ("live", &["render", "encode", "sim", "scene", "base"]),
 ];
 
 /// Every `.rs` file under `dir`.

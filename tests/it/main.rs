@@ -16,6 +16,7 @@ mod impacts;
 mod install;
 mod kill;
 mod layers;
+mod live;
 mod looks;
 mod lossy;
 mod newcomer;

@@ -196,7 +196,7 @@ fn stepped(
 }
 
 fn drop(x: i64, y: i64, radius: i64, weight: i64) -> Drop {
-    Drop { x, y, radius, weight, source: Source::Stone(0), share: 256 }
+    Drop { x, y, radius, weight, source: Source::Stone(0), share: 256, eased: false }
 }
 
 fn edges(all: Edge) -> Edges {

@@ -54,6 +54,15 @@ impl Basin {
         }
     }
 
+    /// Eases the water's motion under `drop` toward rest (`Drop::eased`): `motion` (the
+    /// classic's previous heights, the spring's velocities) blended toward 0 by the smooth
+    /// drop's profile and share, `m ← m + ((−m·p) >> 8)`; a flat disc eases nothing.
+    pub fn ease<C: Cell>(&self, drop: &Drop, motion: &mut [C]) {
+        if self.shape == DropShape::Smooth {
+            self.press(&Drop { weight: 0, ..*drop }, motion);
+        }
+    }
+
     /// The canvas size, (width, height).
     pub fn size(&self) -> (usize, usize) {
         self.shore.size()
@@ -88,7 +97,7 @@ mod tests {
 
     fn cells(w: usize, h: usize, x: i64, y: i64, radius: i64) -> Vec<usize> {
         let mut out = Vec::new();
-        let drop = Drop { x, y, radius, weight: 1, source: Source::Stone(0), share: 256 };
+        let drop = Drop { x, y, radius, weight: 1, source: Source::Stone(0), share: 256, eased: false };
         Basin::open(w, h).drop_cells(&drop, |i| out.push(i));
         out
     }
@@ -134,7 +143,7 @@ mod tests {
 
     #[test]
     fn a_smooth_drop_blends_toward_its_weight_and_a_disc_sets_it() {
-        let drop = Drop { x: 4, y: 4, radius: 1, weight: 100, source: Source::Stone(0), share: 256 };
+        let drop = Drop { x: 4, y: 4, radius: 1, weight: 100, source: Source::Stone(0), share: 256, eased: false };
         let mut heights = vec![50i16; 81];
         Basin::open(9, 9).pressing(DropShape::Smooth).press(&drop, &mut heights);
         // Centre: all the way to −100; a side (p = 108): 50 + ((−150·108) >> 8) = 50 − 64;

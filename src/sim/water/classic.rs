@@ -31,9 +31,13 @@ impl Water for Classic {
         Classic::new(basin.pressing(spec.drop))
     }
 
-    /// Presses the drop into `cur` (a flat disc sets its cells to `-weight`).
+    /// Presses the drop into `cur` (a flat disc sets its cells to `-weight`); an eased one
+    /// also eases `prev` toward rest.
     fn drop(&mut self, drop: &Drop) {
         self.basin.press(drop, &mut self.cur);
+        if drop.eased {
+            self.basin.ease(drop, &mut self.prev);
+        }
     }
 
     /// One step: `n = (sum of 4 neighbours >> 1) - prev; n -= n >> shift`, clamped to i16,
@@ -139,7 +143,7 @@ mod tests {
     use crate::sim::timeline::Source;
 
     fn stone(x: i64, y: i64, radius: i64, weight: i64) -> Drop {
-        Drop { x, y, radius, weight, source: Source::Stone(0), share: 256 }
+        Drop { x, y, radius, weight, source: Source::Stone(0), share: 256, eased: false }
     }
 
     #[test]

@@ -61,7 +61,15 @@ mod tests {
             crate::scene::Scene::from_toml_str("[video]\nframes = 1\n", std::path::Path::new("s.toml")).unwrap().water;
         let mut water = W::still(Basin::open(1100, 960), &spec);
         for (i, (x, y)) in [(3, 4), (1000, 214), (1099, 959), (10, 425), (700, 300)].into_iter().enumerate() {
-            water.drop(&Drop { x, y, radius: 5, weight: 16384 - i as i64, source: Source::Rain, share: 256 });
+            water.drop(&Drop {
+                x,
+                y,
+                radius: 5,
+                weight: 16384 - i as i64,
+                source: Source::Rain,
+                share: 256,
+                eased: false,
+            });
         }
         for step in 0..12 {
             water.step(1 + step % 15, &bands);

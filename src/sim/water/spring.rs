@@ -43,9 +43,12 @@ impl Water for Spring {
     }
 
     /// Presses the drop into `pos` (a flat disc sets its cells to `-weight`); velocity is
-    /// untouched.
+    /// untouched but where the drop is eased, toward rest.
     fn drop(&mut self, drop: &Drop) {
         self.basin.press(drop, &mut self.pos);
+        if drop.eased {
+            self.basin.ease(drop, &mut self.vel);
+        }
     }
 
     /// One step of §4 spring, every operation wrapping in i32 and `/ 16` truncating.
@@ -216,7 +219,7 @@ mod tests {
     #[test]
     fn five_by_five_after_one_and_two_steps() {
         let mut water = Spring::new(Basin::open(5, 5));
-        water.drop(&Drop { x: 2, y: 2, radius: 1, weight: 100, source: Source::Stone(0), share: 256 });
+        water.drop(&Drop { x: 2, y: 2, radius: 1, weight: 100, source: Source::Stone(0), share: 256, eased: false });
         water.step(6, &Bands::default());
         // Centre: a = 16·-100 / 16 = -100; vel = 100; 100 - (100 >> 6 = 1) = 99;
         //   next = -100 + 99 = -1; -1 - (-1 >> 8 = -1) = 0.
@@ -286,6 +289,7 @@ mod settle_tests {
                 weight: 900 + 300 * i as i64,
                 source: Source::Rain,
                 share: 256,
+                eased: false,
             });
         }
         for step in 0..steps {
