@@ -33,4 +33,5 @@ mod support;
 mod surfaces;
 mod time;
 mod water_look;
+mod web;
 mod wholeness;

@@ -1,0 +1,165 @@
+//! The web player (web/): the committed WebAssembly draws every frame of every bundled scene,
+//! and of PNG and JPEG pictures, as the CLI renders it, hashed from its own frame buffer in Node
+//! and in headless Chromium; a person's click and drag on the element make rings where they
+//! land and lines that render the same frames in the CLI; reduced motion shows the still.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::formats::{have, skipped};
+use crate::support::{browser, ripple, root, scratch};
+
+/// The CLI's frame hashes (16 hex digits) for `scene`.
+fn cli_hashes(scene: &Path) -> Vec<String> {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let out = scratch(&format!("web-hashes-{run}")).join("hashes.txt");
+    let run = ripple(&[scene.to_str().unwrap(), "--hashes", out.to_str().unwrap()], scene.parent().unwrap());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(out).unwrap();
+    text.lines().filter(|l| !l.starts_with('#')).map(|l| l.split_whitespace().nth(1).unwrap().to_string()).collect()
+}
+
+/// Runs `node web/test/SCRIPT ARGS` and returns its standard output.
+fn node(script: &str, args: &[&str]) -> String {
+    let out = Command::new("node")
+        .arg(root().join("web/test").join(script))
+        .args(args)
+        .output()
+        .expect("run node");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "node {script} {args:?}: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The bundled scenes, by path.
+fn bundled() -> Vec<PathBuf> {
+    let mut scenes: Vec<PathBuf> = std::fs::read_dir(root().join("scenes"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    scenes.sort();
+    scenes
+}
+
+/// The pond with its picture as a JPEG, and as a PNG of 16 bits a channel with alpha (made
+/// from the bundled picture here): both decoded in the wasm as the CLI decodes them.
+fn other_pictures() -> Vec<PathBuf> {
+    let dir = scratch("web-pictures");
+    let lagoon = image::open(root().join("scenes/lagoon.png")).unwrap();
+    lagoon.to_rgb8().save_with_format(dir.join("lagoon.jpg"), image::ImageFormat::Jpeg).unwrap();
+    let mut deep = lagoon.to_rgba16();
+    for (i, p) in deep.pixels_mut().enumerate() {
+        p.0[3] = 65535 - (i % 3000) as u16 * 7;
+    }
+    deep.save(dir.join("lagoon16.png")).unwrap();
+    let pond = std::fs::read_to_string(root().join("scenes/pond.toml")).unwrap();
+    let mut scenes = Vec::new();
+    for (name, picture) in [("jpeg.toml", "lagoon.jpg"), ("png16.toml", "lagoon16.png")] {
+        std::fs::write(dir.join(name), pond.replace("lagoon.png", picture)).unwrap();
+        scenes.push(dir.join(name));
+    }
+    scenes
+}
+
+/// Whether Node and the browser harness (playwright-core, `npm ci --prefix web`) are here.
+fn harness(test: &str, with_browser: bool) -> bool {
+    if !have("node") {
+        skipped(test, "node is not on PATH (apt-get install nodejs)");
+        return false;
+    }
+    if with_browser && browser().is_none() {
+        skipped(test, "no chromium on PATH (apt-get install chromium)");
+        return false;
+    }
+    if with_browser && !root().join("web/node_modules/playwright-core").is_dir() {
+        skipped(test, "web/node_modules has no playwright-core (npm ci --prefix web)");
+        return false;
+    }
+    true
+}
+
+#[test]
+fn the_wasm_in_node_draws_every_frame_as_the_cli() {
+    if !harness("the_wasm_in_node_draws_every_frame_as_the_cli", false) {
+        return;
+    }
+    for scene in bundled().into_iter().chain(other_pictures()) {
+        let hashes: Vec<String> = node("hashes.mjs", &[scene.to_str().unwrap()]).lines().map(str::to_string).collect();
+        assert_eq!(hashes, cli_hashes(&scene), "{}", scene.display());
+    }
+}
+
+#[test]
+fn the_wasm_in_chromium_draws_every_frame_as_the_cli() {
+    if !harness("the_wasm_in_chromium_draws_every_frame_as_the_cli", true) {
+        return;
+    }
+    for scene in bundled().into_iter().chain(other_pictures()) {
+        let out = node("browser.mjs", &["hashes", scene.to_str().unwrap()]);
+        let hashes: Vec<String> = out.lines().map(str::to_string).collect();
+        assert_eq!(hashes, cli_hashes(&scene), "{}", scene.display());
+    }
+}
+
+/// A field of the JSON a browser command printed.
+fn field<'a>(json: &'a serde_json::Value, key: &str) -> &'a serde_json::Value {
+    json.get(key).unwrap_or_else(|| panic!("{key} in {json}"))
+}
+
+#[test]
+fn a_click_and_a_drag_make_rings_there_and_lines_the_cli_renders_alike() {
+    if !harness("a_click_and_a_drag_make_rings_there_and_lines_the_cli_renders_alike", true) {
+        return;
+    }
+    for name in ["pool.toml", "pond.toml"] {
+        let scene = root().join("scenes").join(name);
+        let out: serde_json::Value = serde_json::from_str(&node("browser.mjs", &["pointer", scene.to_str().unwrap()])).unwrap();
+        assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
+        // The paused element showed the next frame, and it changed at the click first.
+        assert_eq!(field(&out, "frameAfterClick"), 11, "{out}");
+        let around = field(&out, "around");
+        assert!(field(around, "nearest").as_f64().unwrap() <= 1.0, "{name}: nothing changed at the click: {out}");
+        assert!(field(around, "near").as_u64().unwrap() >= 100, "{name}: little changed at the click: {out}");
+        // The lines: a stone where it clicked, and pieces of swipe along the drag.
+        let lines = field(&out, "lines").as_str().unwrap();
+        assert!(lines.starts_with("[[stone]]\n") && lines.contains("\nx = 120\ny = 90\n"), "{lines}");
+        assert!(lines.matches("[[swipe]]").count() >= 5, "{lines}");
+        // In the CLI, the scene with the lines renders what the page plays now.
+        let dir = scratch(&format!("web-pointer-{name}"));
+        let text = std::fs::read_to_string(&scene).unwrap();
+        let text = text.replace("image = \"", &format!("image = \"{}/", root().join("scenes").display()));
+        std::fs::write(dir.join(name), format!("{text}\n{lines}")).unwrap();
+        let replay: Vec<String> =
+            field(&out, "replay").as_array().unwrap().iter().map(|h| h.as_str().unwrap().to_string()).collect();
+        assert_eq!(replay, cli_hashes(&dir.join(name)), "{name}: the page and the CLI, after the pointer");
+        assert_ne!(replay, cli_hashes(&scene), "{name}: the pointer changed nothing");
+    }
+}
+
+#[test]
+fn with_reduced_motion_the_still_shows() {
+    if !harness("with_reduced_motion_the_still_shows", true) {
+        return;
+    }
+    let scene = root().join("scenes/pool.toml");
+    let out: serde_json::Value = serde_json::from_str(&node("browser.mjs", &["reduced", scene.to_str().unwrap()])).unwrap();
+    assert_eq!(field(&out, "showing"), "poster", "{out}");
+    assert_eq!(field(&out, "still"), true, "it moved: {out}");
+    assert_eq!(field(&out, "isFrame0"), true, "{out}");
+    assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
+}
+
+#[test]
+fn the_wasm_is_small() {
+    // The bounds the web player keeps: at most 1 MB, and 400 KB gzipped at level 9.
+    let wasm = std::fs::read(root().join("web/ripple_water.wasm")).unwrap();
+    assert!(wasm.len() <= 1_000_000, "{} bytes", wasm.len());
+    let mut gzip = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(9).unwrap());
+    let mut out = vec![0; gzip.gzip_compress_bound(wasm.len())];
+    let gz = gzip.gzip_compress(&wasm, &mut out).unwrap();
+    assert!(gz <= 400_000, "{gz} bytes gzipped");
+    assert_eq!(&wasm[..4], b"\0asm", "not a WebAssembly module");
+}
