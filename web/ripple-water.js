@@ -181,8 +181,9 @@ const CLICK_SLOP = 4;
  * `<ripple-water scene="pond.toml">`: plays the scene, looping, in real time, on a canvas in
  * its light DOM whose backing store is the scene's size (style it to scale). Attributes:
  * `scene` (URL), `wasm` (URL of ripple_water.wasm), `poster` (an image shown until the first
- * frame, and instead of playing when the reader prefers reduced motion), `paused`, `static`
- * (no pointer). Methods: play(), pause(), seek(n), export(), clear(); properties: water, frame.
+ * frame, and instead of playing when the reader prefers reduced motion), `fallback` (an image,
+ * say an animated WebP of the loop, shown instead when the player cannot play: no WebAssembly,
+ * or the scene could not be fetched, as from file://), `alt`, `paused`, `static` (no pointer). Methods: play(), pause(), seek(n), export(), clear(); properties: water, frame.
  * Events: `ready`, `error` (detail: the Error), `frame` (detail: the frame number, drawn).
  */
 export class RippleWaterElement extends (globalThis.HTMLElement ?? class {}) {
@@ -305,9 +306,22 @@ export class RippleWaterElement extends (globalThis.HTMLElement ?? class {}) {
       (error) => {
         this.dataset.error = error.message;
         console.error(error);
+        this.#fallBack();
         this.dispatchEvent(new CustomEvent("error", { detail: error }));
       },
     );
+  }
+
+  /** The `fallback` image (an animation of the loop) in the canvas's place, when the player cannot play. */
+  #fallBack() {
+    const fallback = this.getAttribute("fallback");
+    if (fallback === null || this.querySelector("img[data-fallback]")) return;
+    const image = document.createElement("img");
+    image.src = new URL(fallback, document.baseURI).href;
+    image.alt = this.getAttribute("alt") ?? "";
+    image.dataset.fallback = "";
+    this.#canvas.replaceWith(image);
+    this.dataset.showing = "fallback";
   }
 
   #show() {

@@ -241,6 +241,23 @@ impl Diagnostic {
         Diagnostic { from_set: true, ..diagnostic }
     }
 
+    /// The bytes of `source` (the text it was made from) it underlines, when it lies on one
+    /// line of that text (`None` for an override, or another text).
+    pub fn byte_range(&self, source: &str) -> Option<std::ops::Range<usize>> {
+        if self.from_set {
+            return None;
+        }
+        let line_start = if self.line == 1 { 0 } else { source.match_indices('\n').nth(self.line - 2)?.0 + 1 };
+        let line = source[line_start..].split('\n').next()?.trim_end_matches('\r');
+        if line != self.source_line {
+            return None;
+        }
+        let byte_at = |chars: usize| line.char_indices().map(|(i, _)| i).chain([line.len()]).nth(chars);
+        let start = byte_at(self.column - 1)?;
+        let end = byte_at(self.column - 1 + self.underline)?;
+        Some(line_start + start..line_start + end)
+    }
+
     pub(crate) fn with_hint(mut self, hint: Option<String>) -> Self {
         self.hint = hint;
         self

@@ -10,6 +10,7 @@ mod render;
 mod say;
 mod serve;
 mod signals;
+mod web;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -252,6 +253,33 @@ enum Command {
     },
     /// Print the manual page (roff) on standard output: `ripple-render man > ripple-render.1`.
     Man,
+    /// Write a web page where the scene plays live and answers the pointer.
+    ///
+    /// Into the folder DIR: index.html with the <ripple-water> element, the player
+    /// (ripple-water.js and ripple_water.wasm, which this program carries: no toolchain is
+    /// needed), the scene and its pictures, a still poster (frame 0) and a lossy WebP of the
+    /// loop for a browser without WebAssembly or JavaScript. The page plays the very frames the
+    /// CLI renders, in real time; a click drops a stone and a drag draws a swipe. Serve the
+    /// folder from any static host (browsers refuse to fetch the scene from file://, and show
+    /// the WebP there instead).
+    Web {
+        /// The scene (TOML).
+        #[arg(value_name = "SCENE")]
+        scene: PathBuf,
+        /// The folder to write: new or empty, or with --force an earlier page's.
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        /// Replace the folder of an earlier page.
+        #[arg(short, long)]
+        force: bool,
+        /// Print nothing but errors and warnings.
+        #[arg(short, long)]
+        quiet: bool,
+        /// Refuse a scene estimated to need more memory than SIZE to render (the poster and
+        /// fallback).
+        #[arg(long, value_name = "SIZE", default_value = "1G", allow_negative_numbers = true, value_parser = memory_size)]
+        max_memory: u64,
+    },
     /// Write a starter scene for a picture: the canvas from its size (at most 640 pixels a
     /// side), stones, a swipe and light rain scaled to it, and a smooth, lit look.
     New {
@@ -502,6 +530,10 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Join(args)) => join::run(&args).map(|()| ExitCode::SUCCESS),
         Some(Command::Serve(args)) => serve::run(&args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Web { scene, output, force, quiet, max_memory }) => {
+            let request = web::Request { scene: &scene, output: &output, force, quiet, max_memory };
+            web::run(&request).map(|()| ExitCode::SUCCESS)
+        }
         Some(Command::New { picture, output, model, force }) => {
             new::run(&picture, &output, model, force).map(|()| ExitCode::SUCCESS)
         }

@@ -308,6 +308,25 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
                 Some("choose a new or empty folder for the frames"),
             )),
         },
+        Policy::Site { .. } if !meta.is_dir() => Err(Error::usage(
+            format!("the output {} is a file, and a web page is written into a folder", given.display()),
+            Some("name a new or empty folder"),
+        )),
+        Policy::Site { .. } if !non_empty_dir(target) => Ok(()),
+        Policy::Site { force: false } => Err(exists("folder")),
+        Policy::Site { force: true }
+            if ["index.html", "ripple_water.wasm"].iter().all(|f| target.join(f).is_file()) =>
+        {
+            Ok(())
+        }
+        Policy::Site { force: true } => Err(Error::usage(
+            format!(
+                "the folder {} is not a web page ripple-render wrote (it has no index.html and ripple_water.wasm): \
+                 only such a folder is replaced, whole",
+                given.display()
+            ),
+            Some("choose a new or empty folder for the page"),
+        )),
         Policy::Report if !meta.is_dir() => Err(Error::usage(
             format!("the report folder {} is a file, not a folder", given.display()),
             Some("name a new or empty folder for the report, or the folder of an earlier report"),
@@ -346,6 +365,12 @@ pub enum Policy {
     /// one) beside the other parts'; one of its own names already there only with `force`.
     Part {
         /// Whether a frame already in the folder may be replaced.
+        force: bool,
+    },
+    /// A web page's folder (`web`): an empty folder, or with `force` the folder of an earlier
+    /// page (it holds its `index.html` and `ripple_water.wasm`), replaced whole.
+    Site {
+        /// Whether an earlier page's folder may be replaced.
         force: bool,
     },
 }

@@ -320,6 +320,31 @@ fn source_hash(src: &str, overrides: &[String]) -> u64 {
     hasher.digest()
 }
 
+impl Scene {
+    /// The scene's text `src` (what it was read from) with each image it names (background,
+    /// mask) written as `rename(path)` instead, a TOML string in place of the one written. For a
+    /// scene copied elsewhere with its pictures (`ripple-render web`).
+    pub fn with_images_renamed(&self, src: &str, rename: impl Fn(&Path) -> String) -> String {
+        let mut sites: Vec<(&Diagnostic, &Path)> = Vec::new();
+        if let (Some(site), Some(path)) = (&self.background.image_site, &self.background.image) {
+            sites.push((site, path));
+        }
+        if let Some(mask) = &self.shore.mask {
+            sites.push((&mask.site, &mask.image));
+        }
+        // From the end, so that earlier places keep their offsets.
+        let mut places: Vec<(std::ops::Range<usize>, String)> =
+            sites.into_iter().filter_map(|(site, path)| Some((site.byte_range(src)?, rename(path)))).collect();
+        places.sort_by_key(|(range, _)| std::cmp::Reverse(range.start));
+        let mut out = src.to_string();
+        for (range, name) in places {
+            let quoted = format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""));
+            out.replace_range(range, &quoted);
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,9 @@ fn manifest_hashes(text: &str) -> Vec<u64> {
 
 /// The CLI's frame hashes for the scene `name` in `dir`.
 fn cli_hashes(dir: &Path, name: &str) -> Vec<u64> {
-    let out = scratch(&format!("live-hashes-{name}")).join("hashes.txt");
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let out = scratch(&format!("live-hashes-{run}")).join("hashes.txt");
     let run = ripple(&[name, "--hashes", out.to_str().unwrap()], dir);
     assert_eq!(run.code, 0, "{}", run.stderr);
     manifest_hashes(&std::fs::read_to_string(out).unwrap())

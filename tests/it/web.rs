@@ -22,11 +22,7 @@ fn cli_hashes(scene: &Path) -> Vec<String> {
 
 /// Runs `node web/test/SCRIPT ARGS` and returns its standard output.
 fn node(script: &str, args: &[&str]) -> String {
-    let out = Command::new("node")
-        .arg(root().join("web/test").join(script))
-        .args(args)
-        .output()
-        .expect("run node");
+    let out = Command::new("node").arg(root().join("web/test").join(script)).args(args).output().expect("run node");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "node {script} {args:?}: {stderr}");
     String::from_utf8(out.stdout).unwrap()
@@ -116,7 +112,8 @@ fn a_click_and_a_drag_make_rings_there_and_lines_the_cli_renders_alike() {
     }
     for name in ["pool.toml", "pond.toml"] {
         let scene = root().join("scenes").join(name);
-        let out: serde_json::Value = serde_json::from_str(&node("browser.mjs", &["pointer", scene.to_str().unwrap()])).unwrap();
+        let out: serde_json::Value =
+            serde_json::from_str(&node("browser.mjs", &["pointer", scene.to_str().unwrap()])).unwrap();
         assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
         // The paused element showed the next frame, and it changed at the click first.
         assert_eq!(field(&out, "frameAfterClick"), 11, "{out}");
@@ -145,7 +142,8 @@ fn with_reduced_motion_the_still_shows() {
         return;
     }
     let scene = root().join("scenes/pool.toml");
-    let out: serde_json::Value = serde_json::from_str(&node("browser.mjs", &["reduced", scene.to_str().unwrap()])).unwrap();
+    let out: serde_json::Value =
+        serde_json::from_str(&node("browser.mjs", &["reduced", scene.to_str().unwrap()])).unwrap();
     assert_eq!(field(&out, "showing"), "poster", "{out}");
     assert_eq!(field(&out, "still"), true, "it moved: {out}");
     assert_eq!(field(&out, "isFrame0"), true, "{out}");
@@ -162,4 +160,102 @@ fn the_wasm_is_small() {
     let gz = gzip.gzip_compress(&wasm, &mut out).unwrap();
     assert!(gz <= 400_000, "{gz} bytes gzipped");
     assert_eq!(&wasm[..4], b"\0asm", "not a WebAssembly module");
+}
+
+#[test]
+fn web_writes_a_folder_that_plays_the_scene_over_http_and_falls_back_from_file() {
+    let dir = scratch("web-site");
+    let site = dir.join("site");
+    let run = ripple(&["web", root().join("scenes/pond.toml").to_str().unwrap(), "-o", site.to_str().unwrap()], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("in all") && run.stderr.contains("http.server"), "{}", run.stderr);
+    let mut names: Vec<String> =
+        std::fs::read_dir(&site).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    let expected =
+        ["index.html", "lagoon.png", "pond.toml", "pond.webp", "poster.png", "ripple-water.js", "ripple_water.wasm"];
+    assert_eq!(names, expected);
+    // The program carries the player web/ holds.
+    for file in ["ripple-water.js", "ripple_water.wasm"] {
+        assert!(
+            std::fs::read(site.join(file)).unwrap() == std::fs::read(root().join("web").join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    // The poster is frame 0, exactly.
+    let poster = image::open(site.join("poster.png")).unwrap().to_rgb8();
+    let first = &cli_hashes(&root().join("scenes/pond.toml"))[0];
+    assert_eq!(&format!("{:016x}", xxhash_rust::xxh3::xxh3_64(poster.as_raw())), first);
+    if !harness("web_writes_a_folder_that_plays_the_scene_over_http_and_falls_back_from_file", true) {
+        return;
+    }
+    let out: serde_json::Value = serde_json::from_str(&node("browser.mjs", &["site", site.to_str().unwrap()])).unwrap();
+    let http = field(&out, "http");
+    assert_eq!(field(http, "showing"), "frame", "{out}");
+    assert_eq!(field(http, "frames"), 100, "{out}");
+    assert_eq!(field(http, "first").as_str().unwrap(), first, "{out}");
+    assert_eq!(field(&out, "httpErrors").as_array().unwrap().len(), 0, "{out}");
+    let file = field(&out, "file");
+    assert_eq!(field(file, "showing"), "fallback", "{out}");
+    assert_eq!(field(file, "fallbackWidth"), 360, "the fallback WebP did not load: {out}");
+}
+
+#[test]
+fn web_moves_a_picture_from_outside_the_scenes_folder_in_beside_it() {
+    let dir = scratch("web-outside");
+    std::fs::create_dir_all(dir.join("scenes")).unwrap();
+    std::fs::create_dir_all(dir.join("pictures")).unwrap();
+    std::fs::copy(root().join("scenes/lagoon.png"), dir.join("pictures/lagoon.png")).unwrap();
+    let text = std::fs::read_to_string(root().join("scenes/pond.toml")).unwrap();
+    std::fs::write(dir.join("scenes/pond.toml"), text.replace("\"lagoon.png\"", "\"../pictures/lagoon.png\"")).unwrap();
+    let run = ripple(&["web", "scenes/pond.toml", "-o", "site", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let copied = std::fs::read_to_string(dir.join("site/pond.toml")).unwrap();
+    assert!(copied.contains("image = \"lagoon.png\""), "{copied}");
+    assert_eq!(
+        copied.replace("\"lagoon.png\"", "\"../pictures/lagoon.png\""),
+        text.replace("\"lagoon.png\"", "\"../pictures/lagoon.png\"")
+    );
+    assert!(dir.join("site/lagoon.png").is_file());
+    if harness("web_moves_a_picture_from_outside_the_scenes_folder_in_beside_it", false) {
+        let hashes: Vec<String> =
+            node("hashes.mjs", &[dir.join("site/pond.toml").to_str().unwrap()]).lines().map(str::to_string).collect();
+        assert_eq!(hashes, cli_hashes(&root().join("scenes/pond.toml")));
+    }
+}
+
+#[test]
+fn web_replaces_only_an_earlier_page_and_writes_nothing_for_a_bad_scene() {
+    let dir = scratch("web-refusals");
+    let pond = root().join("scenes/pond.toml");
+    let pond = pond.to_str().unwrap();
+    // A folder of other things: refused, with or without --force, and left as it was.
+    std::fs::create_dir_all(dir.join("notes")).unwrap();
+    std::fs::write(dir.join("notes/todo.txt"), "keep me").unwrap();
+    for force in [false, true] {
+        let mut args = vec!["web", pond, "-o", "notes"];
+        if force {
+            args.push("--force");
+        }
+        let run = ripple(&args, &dir);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("notes"), "{}", run.stderr);
+        assert_eq!(std::fs::read_to_string(dir.join("notes/todo.txt")).unwrap(), "keep me");
+        assert_eq!(std::fs::read_dir(dir.join("notes")).unwrap().count(), 1);
+    }
+    // An earlier page: refused without --force, replaced whole with it.
+    assert_eq!(ripple(&["web", pond, "-o", "site", "-q"], &dir).code, 0);
+    std::fs::write(dir.join("site/old.txt"), "from before").unwrap();
+    assert_eq!(ripple(&["web", pond, "-o", "site", "-q"], &dir).code, 2);
+    assert!(dir.join("site/old.txt").is_file());
+    assert_eq!(ripple(&["web", pond, "-o", "site", "-q", "--force"], &dir).code, 0);
+    assert!(!dir.join("site/old.txt").exists());
+    // A bad scene: one error, exit 2, no folder.
+    std::fs::write(dir.join("bad.toml"), "[video]\nfps = 0\n").unwrap();
+    let run = ripple(&["web", "bad.toml", "-o", "bad-site"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("bad.toml:2:7") && run.stderr.contains("video.fps"), "{}", run.stderr);
+    assert!(!dir.join("bad-site").exists());
+    assert!(crate::support::temporaries(&dir).is_empty(), "{:?}", crate::support::temporaries(&dir));
 }

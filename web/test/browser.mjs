@@ -7,6 +7,8 @@
 //   node web/test/browser.mjs replay SCENE.toml      after `pointer`: the hashes of the next loop
 //   node web/test/browser.mjs reduced SCENE.toml     with prefers-reduced-motion: JSON
 //   node web/test/browser.mjs first SCENE.toml       time to the first frame on screen: JSON
+//   node web/test/browser.mjs site DIR               a folder `ripple-render web` wrote: JSON
+//   node web/test/browser.mjs screenshot SCENE.toml  the README's picture, docs/web.png
 //
 // Files are served over HTTP from the repository's root (and a scene's folder, for scenes
 // elsewhere), as a static host would; CHROMIUM names the browser (default: chromium on PATH).
@@ -80,11 +82,16 @@ export async function open(scenePath, { reducedMotion = "no-preference", attribu
   await import("/repo/web/ripple-water.js");
 </script>`;
   const { server, url } = await serve(dirname(scene), page);
-  const browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu"],
-  });
+  // A browser that dies starting (it happens, rarely, on a busy machine) is started again.
+  let browser;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
   const context = await browser.newContext({ reducedMotion, viewport: viewport ?? { width: 1000, height: 800 } });
   const tab = await context.newPage();
   const errors = [];
@@ -255,7 +262,80 @@ async function first(scene) {
   return { cold, again: times };
 }
 
-const commands = { hashes, pointer, reduced, first };
+/**
+ * A folder `ripple-render web` wrote, served over HTTP, and opened from file://: what shows,
+ * and over HTTP the first frame's hash and the frames' count.
+ */
+async function site(dir) {
+  const { chromium } = await import("playwright-core");
+  const folder = resolve(dir);
+  const { server, url } = await serve(folder, "");
+  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  const tab = await browser.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(e.message));
+  const look = async () => {
+    await tab.waitForFunction(() => {
+      const el = document.querySelector("ripple-water");
+      return el?.water || el?.dataset.showing === "fallback";
+    });
+    return tab.evaluate(async () => {
+      const el = document.querySelector("ripple-water");
+      const image = el.querySelector("img[data-fallback]");
+      if (image) await image.decode().catch(() => {});
+      const water = el.water;
+      return {
+        showing: el.dataset.showing,
+        fallbackWidth: image?.naturalWidth ?? 0,
+        frames: water?.frames ?? 0,
+        first: water ? (water.seek(0), water.pixels(), water.hash()) : null,
+      };
+    });
+  };
+  await tab.goto(`${url}/scene/index.html`);
+  const http = await look();
+  const httpErrors = errors.splice(0);
+  await tab.goto(`file://${folder}/index.html`);
+  const file = await look();
+  await browser.close();
+  server.close();
+  return { http, httpErrors, file };
+}
+
+/**
+ * The README's picture: the scene at twice its size after a click and a drag across it, one
+ * frame at a time (so the picture is the same on every run), saved as PNG at `out`.
+ */
+async function screenshot(scene, out = "docs/web.png") {
+  const { tab, close } = await open(scene, { width: "720px" });
+  const box = await tab.evaluate(() => {
+    const el = document.querySelector("ripple-water");
+    el.seek(44);
+    const b = el.canvas.getBoundingClientRect();
+    return [b.left, b.top, b.width / el.canvas.width];
+  });
+  const at = (x, y) => [box[0] + (x + 0.5) * box[2], box[1] + (y + 0.5) * box[2]];
+  const step = () => tab.evaluate(() => {
+    const el = document.querySelector("ripple-water");
+    el.water.advance();
+    el.water.draw(el.canvas.getContext("2d"));
+  });
+  await tab.mouse.click(...at(250, 80));
+  for (let i = 0; i < 6; i++) await step();
+  await tab.mouse.move(...at(60, 150));
+  await tab.mouse.down();
+  for (let i = 1; i <= 10; i++) {
+    await tab.mouse.move(...at(60 + 18 * i, 150 + 3 * i));
+    await step();
+  }
+  await tab.mouse.up();
+  for (let i = 0; i < 4; i++) await step();
+  await tab.locator("ripple-water canvas").screenshot({ path: resolve(root, out) });
+  await close();
+  return `wrote ${out}`;
+}
+
+const commands = { hashes, pointer, reduced, first, site, screenshot };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [command, scene] = process.argv.slice(2);
