@@ -13,7 +13,8 @@
 //! - [`render`](mod@render): the pipeline that puts them together, the encoder for each format,
 //!   the memory estimate; [`inspect`]: `plan` and warnings; [`diff`]: comparing two renders;
 //!   [`check`]: scenes against their references, the CI job; [`live`]: a scene played frame by
-//!   frame with a pointer adding to it, as a web page plays it (`web/`).
+//!   frame with a pointer adding to it, as a web page plays it (`web/`); [`truth`]: a scene's
+//!   ground truth for research (heights, warp, slopes, frames) and datasets drawn from a seed.
 //!
 //! The pipeline is [`render::render_with`]: scene → timeline → water (walls, edges) → heights
 //! to draw → look → encoder. `docs/design.md` says how the layers are cut, and why.
@@ -48,6 +49,7 @@ pub mod output;
 pub mod render;
 pub mod scene;
 pub mod sim;
+pub mod truth;
 
 pub use base::error::{Error, Result};
 pub use encode::Encoder;

@@ -130,3 +130,11 @@ pub fn hash_into(hash: &mut xxhash_rust::xxh3::Xxh3, mut reader: impl std::io::R
         }
     }
 }
+
+/// The bytes of the files in `dir`, all the way down.
+pub fn folder_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir).into_iter().flatten().flatten().fold(0, |sum, entry| match entry.file_type() {
+        Ok(t) if t.is_dir() => sum + folder_bytes(&entry.path()),
+        _ => sum + entry.metadata().map_or(0, |m| m.len()),
+    })
+}

@@ -71,13 +71,30 @@ struct Cli {
 
     /// Where to write: a .gif, .apng, .webp, .mp4 or .webm file; a .png still (with --frame);
     /// a folder (ending in /) for a PNG sequence; or - for standard output (with --format).
-    #[arg(short, long, value_name = "OUT", required_unless_present_any = ["hashes", "checkpoint_every"])]
+    #[arg(short, long, value_name = "OUT", required_unless_present_any = ["hashes", "checkpoint_every", "ground_truth"])]
     output: Option<PathBuf>,
 
     /// Also write a hash manifest: one line per frame with a hash of its pixels (for `diff`).
     /// Without -o, only the manifest is written.
     #[arg(long, value_name = "FILE")]
     hashes: Option<PathBuf>,
+
+    /// Also write the scene's ground truth into the folder DIR, for research: per frame the
+    /// heights, the backward warp, the slopes and the frame; the clean picture and meta.json
+    /// (docs/research.md). Without -o, only the ground truth is written.
+    #[arg(long, value_name = "DIR")]
+    ground_truth: Option<PathBuf>,
+
+    /// The ground truth's file layout: ours, or fsrn (FSRN's depth/, warp/ as H×2W, RGB/).
+    #[arg(long, value_name = "LAYOUT", requires = "ground_truth", default_value = "ours",
+          value_parser = clap::builder::PossibleValuesParser::new(ripple_render::truth::Layout::NAMES))]
+    ground_truth_layout: String,
+
+    /// Extra ground-truth files, comma-separated: npz (sequence.npz, the frames' arrays stacked),
+    /// flo (Middlebury optical flow), kitti (KITTI 16-bit flow PNGs with their valid mask).
+    #[arg(long, value_name = "LIST", requires = "ground_truth", value_delimiter = ',',
+          value_parser = clap::builder::PossibleValuesParser::new(ripple_render::truth::Extras::NAMES))]
+    ground_truth_extras: Vec<String>,
 
     /// The output format, for standard output or a path that does not tell; it must agree with a
     /// path that does.
@@ -551,6 +568,10 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 checkpoints: cli.checkpoints.as_deref(),
                 checkpoint_every: cli.checkpoint_every,
                 hashes: cli.hashes.as_deref(),
+                ground_truth: cli
+                    .ground_truth
+                    .as_deref()
+                    .map(|dir| (dir, truth_of(&cli.ground_truth_layout, &cli.ground_truth_extras))),
                 force: cli.force,
                 quiet: cli.quiet,
                 threads: cli.threads.map_or_else(ripple_render::base::pool::default_threads, usize::from),
@@ -567,4 +588,16 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             render::run(&request).map(|()| ExitCode::SUCCESS)
         }
     }
+}
+
+/// `--ground-truth-layout` and `--ground-truth-extras`, which clap has checked.
+fn truth_of(layout: &str, extras: &[String]) -> ripple_render::truth::Truth {
+    let mut truth = ripple_render::truth::Truth {
+        layout: ripple_render::truth::Layout::from_name(layout).unwrap_or_default(),
+        ..Default::default()
+    };
+    for extra in extras {
+        truth.extras.add(extra);
+    }
+    truth
 }

@@ -21,6 +21,7 @@ use ripple_render::render::budget::{Estimate, read_scene};
 use ripple_render::render::checkpoints::Checkpoints;
 use ripple_render::render::formats::{self, Output, Written, stream_of};
 use ripple_render::render::{Inputs, Progress, Run};
+use ripple_render::truth::{self, Truth};
 use ripple_render::{Error, Scene};
 
 use super::say::{hint, tell, warn};
@@ -39,6 +40,8 @@ pub struct Request<'a> {
     /// `--checkpoint-every K`.
     pub checkpoint_every: Option<u64>,
     pub hashes: Option<&'a Path>,
+    /// `--ground-truth DIR` and what it holds.
+    pub ground_truth: Option<(&'a Path, Truth)>,
     pub force: bool,
     pub quiet: bool,
     pub threads: usize,
@@ -97,6 +100,10 @@ struct Job {
     inputs: Inputs,
     output: Option<Staged>,
     hashes: Option<Staged>,
+    /// `--ground-truth`'s folder, and what goes in it.
+    truth: Option<(Staged, Truth)>,
+    /// The scene's text, for the ground truth's `meta.json` (with the overrides after it).
+    text: String,
     /// `--frames`, resolved.
     frames: Option<std::ops::Range<u64>>,
     checkpoints: Option<Checkpoints>,
@@ -105,13 +112,35 @@ struct Job {
 pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let started = Instant::now();
     let mut job = resolve(request)?;
-    let bar = progress_bar(&job.scene, request.quiet);
-    let rendered = render(&job, request, &bar);
-    bar.finish_and_clear();
-    let written = rendered.map_err(|e| job.retarget(e))?;
-    written.notes.iter().chain(&written.stats.resumed.passed_over).for_each(|note| warn(note));
+    let written = if job.renders() {
+        let bar = progress_bar(&job.scene, request.quiet);
+        let rendered = render(&job, request, &bar);
+        bar.finish_and_clear();
+        let written = rendered.map_err(|e| job.retarget(e))?;
+        written.notes.iter().chain(&written.stats.resumed.passed_over).for_each(|note| warn(note));
+        Some(written)
+    } else {
+        None
+    };
+    if let Some((staged, truth)) = &job.truth {
+        let stop = &super::signals::STOP;
+        truth::write(&job.scene, &job.text, &job.inputs, staged.path(), *truth, request.threads, stop)
+            .map_err(|e| staged.claim(e))?;
+    }
     let started_commit = Instant::now();
     let files = job.commit()?;
+    if !request.quiet && written.is_none() {
+        let seconds = started.elapsed().as_secs_f64();
+        let scene = &job.scene;
+        tell(&format!(
+            "wrote {}: the ground truth of {} frames, {}×{}, in {seconds:.2} s",
+            files.join(" and "),
+            scene.frames,
+            scene.width,
+            scene.height
+        ));
+    }
+    let Some(written) = written else { return Ok(()) };
     if request.stats {
         tell(&stats_line(&written, started_commit, started, request.threads));
     }
@@ -153,12 +182,34 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
     let output = stage(request, &scene, output_path.zip(format), frames.as_ref(), &inputs)?;
     let hashes =
         request.hashes.map(|h| Staged::begin(h, Policy::File { force: request.force }, &inputs)).transpose()?;
+    let truth = match request.ground_truth {
+        Some((dir, truth)) => Some((Staged::begin(dir, Policy::Truth { force: request.force }, &inputs)?, truth)),
+        None => None,
+    };
     warn_of(request, &scene, &decoded, image.as_ref(), format);
     let checkpoints = match request.checkpoints {
         Some(dir) => Some(checkpoints(dir, request, &decoded)?),
         None => None,
     };
-    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, frames, checkpoints })
+    let text = match truth {
+        Some(_) => scene_text(request)?,
+        None => String::new(),
+    };
+    Ok(Job { scene, format, ffmpeg, inputs: decoded, output, hashes, truth, text, frames, checkpoints })
+}
+
+/// The scene's text as `meta.json` records it: the file, then each `--set` on a line of its own
+/// after a comment that says so (the text the scene was read from, overrides applied last).
+fn scene_text(request: &Request<'_>) -> Result<String, Error> {
+    let bytes = Scene::read_file(request.scene)?;
+    let mut text = String::from_utf8_lossy(&bytes).trim_start_matches('\u{feff}').to_string();
+    if !request.overrides.is_empty() {
+        text.push_str("\n# --set, applied after the file:\n");
+        for o in request.overrides {
+            text.push_str(&format!("# --set {o}\n"));
+        }
+    }
+    Ok(text)
 }
 
 /// Refuses what the request itself makes impossible (options of an output without one, an
@@ -178,6 +229,12 @@ fn refuse_request(
         return Err(Error::usage(
             "-o - writes to standard output, which is a terminal and cannot show an animation",
             Some("pipe it into another program, or redirect it into a file (> out.gif)"),
+        ));
+    }
+    if request.ground_truth.is_some() && request.frames.is_some() {
+        return Err(Error::usage(
+            "--ground-truth covers every frame of the scene, and --frames renders a part of it",
+            Some("write the ground truth in a run of its own, without --frames"),
         ));
     }
     let frames = request.frames.map(|span| span.within(scene.frames));
@@ -211,6 +268,7 @@ fn check_paths(request: &Request<'_>, output: Option<(&Path, Format)>, inputs: &
         }
     }
     outputs.extend(request.hashes.map(|h| (h, false, "manifest")));
+    outputs.extend(request.ground_truth.map(|(dir, _)| (dir, true, "ground truth")));
     output::check_distinct(&outputs, inputs)
 }
 
@@ -373,21 +431,26 @@ impl Job {
             Some(output) => e.writing(output.name()),
             None => e,
         };
-        [&self.output, &self.hashes].into_iter().flatten().fold(e, |e, staged| staged.claim(e))
+        let truth = self.truth.as_ref().map(|(staged, _)| staged);
+        [self.output.as_ref(), self.hashes.as_ref(), truth].into_iter().flatten().fold(e, |e, staged| staged.claim(e))
+    }
+
+    /// Whether anything but the ground truth is asked: an output, a manifest, checkpoints.
+    fn renders(&self) -> bool {
+        self.output.is_some() || self.hashes.is_some() || self.checkpoints.is_some() || self.truth.is_none()
     }
 
     /// Moves the outputs into place; says what was written: each path (or standard output) and
     /// the size of a file, or of a folder's files.
     fn commit(&mut self) -> Result<Vec<String>, Error> {
         let mut written = Vec::new();
-        for staged in [self.output.take(), self.hashes.take()].into_iter().flatten() {
+        let truth = self.truth.take().map(|(staged, _)| staged);
+        for staged in [self.output.take(), self.hashes.take(), truth].into_iter().flatten() {
             let (target, name) = (staged.target().to_path_buf(), staged.name());
             staged.commit()?;
             let size = match std::fs::metadata(&target) {
                 Ok(meta) if meta.is_file() => Some(meta.len()),
-                Ok(meta) if meta.is_dir() => std::fs::read_dir(&target)
-                    .ok()
-                    .map(|entries| entries.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum()),
+                Ok(meta) if meta.is_dir() => Some(ripple_render::base::files::folder_bytes(&target)),
                 _ => None,
             };
             written.push(size.map_or_else(|| name.to_string(), |bytes| format!("{name} ({})", units::show(bytes))));

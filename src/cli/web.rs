@@ -65,7 +65,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let fallback = format!("{stem}.webp");
     still_and_fallback(request, &dir, &fallback)?;
     write(Path::new("index.html"), index_html(&scene, &name, &stem, &fallback).as_bytes())?;
-    let total = folder_bytes(&dir);
+    let total = ripple_render::base::files::folder_bytes(&dir);
     staged.commit()?;
     if !request.quiet {
         let out = request.output.display();
@@ -147,6 +147,7 @@ fn still_and_fallback(request: &Request<'_>, dir: &Path, fallback: &str) -> Resu
             checkpoints: None,
             checkpoint_every: None,
             hashes: None,
+            ground_truth: None,
             force: false,
             quiet: true,
             threads: ripple_render::base::pool::default_threads(),
@@ -209,12 +210,4 @@ fn index_html(scene: &Scene, name: &str, stem: &str, fallback: &str) -> String {
 </html>
 "#
     )
-}
-
-/// The bytes of the files in `dir`, all the way down.
-fn folder_bytes(dir: &Path) -> u64 {
-    std::fs::read_dir(dir).into_iter().flatten().flatten().fold(0, |sum, entry| match entry.file_type() {
-        Ok(t) if t.is_dir() => sum + folder_bytes(&entry.path()),
-        _ => sum + entry.metadata().map_or(0, |m| m.len()),
-    })
 }

@@ -4,12 +4,14 @@
 
 pub mod background;
 pub mod caustics;
+pub mod fields;
 pub mod look;
 pub mod refract;
 
 use std::sync::Arc;
 
 use caustics::Caustics;
+use fields::Fields;
 use look::{Backdrop, GainPen, Pen, Pens, Slope};
 use refract::Height;
 
@@ -49,6 +51,12 @@ impl Lens {
                 shore.finish_band(band, y0, reach, pixel, |i| background[i]);
             }
         });
+    }
+
+    /// The slopes and sample positions `heights` are drawn with, into `out` (what a ground
+    /// truth exports: see [`fields`]).
+    pub fn fields<H: Height>(&self, heights: &[H], out: &mut Fields) {
+        out.compute(heights, &self.shore, self.r);
     }
 
     /// `look` resolved for drawing on this lens's canvas, once per render.

@@ -208,7 +208,12 @@ pub(super) fn is_stream(given: &Path, meta: &fs::Metadata, policy: Policy, what:
             Some("write to a regular file, a folder, a pipe or a character device such as /dev/null"),
         )),
         Some(true) if folder => {
-            let needs = if policy == Policy::Report { "a report" } else { "a PNG sequence" };
+            let needs = match policy {
+                Policy::Report => "a report",
+                Policy::Site { .. } => "a web page",
+                Policy::Truth { .. } => "a ground truth",
+                _ => "a PNG sequence",
+            };
             Err(Error::usage(
                 format!("the {what} {} is {}, and {needs} is a folder", given.display(), file_kind(meta)),
                 Some("name a folder"),
@@ -308,25 +313,8 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
                 Some("choose a new or empty folder for the frames"),
             )),
         },
-        Policy::Site { .. } if !meta.is_dir() => Err(Error::usage(
-            format!("the output {} is a file, and a web page is written into a folder", given.display()),
-            Some("name a new or empty folder"),
-        )),
-        Policy::Site { .. } if !non_empty_dir(target) => Ok(()),
-        Policy::Site { force: false } => Err(exists("folder")),
-        Policy::Site { force: true }
-            if ["index.html", "ripple_water.wasm"].iter().all(|f| target.join(f).is_file()) =>
-        {
-            Ok(())
-        }
-        Policy::Site { force: true } => Err(Error::usage(
-            format!(
-                "the folder {} is not a web page ripple-render wrote (it has no index.html and ripple_water.wasm): \
-                 only such a folder is replaced, whole",
-                given.display()
-            ),
-            Some("choose a new or empty folder for the page"),
-        )),
+        Policy::Site { force } => whole_folder(given, target, meta, force, Written::SITE),
+        Policy::Truth { force } => whole_folder(given, target, meta, force, Written::TRUTH),
         Policy::Report if !meta.is_dir() => Err(Error::usage(
             format!("the report folder {} is a file, not a folder", given.display()),
             Some("name a new or empty folder for the report, or the folder of an earlier report"),
@@ -343,6 +331,50 @@ pub(super) fn check_replace(given: &Path, target: &Path, meta: &fs::Metadata, po
             )),
         },
     }
+}
+
+/// A folder ripple-render writes whole (a web page, a ground truth): what it is called and the
+/// files that show it wrote one.
+pub(super) struct Written {
+    what: &'static str,
+    marks: &'static [&'static str],
+}
+
+impl Written {
+    const SITE: Written = Written { what: "a web page", marks: &["index.html", "ripple_water.wasm"] };
+    const TRUTH: Written = Written { what: "a ground truth", marks: &["meta.json"] };
+}
+
+/// Whether a folder written whole may take the place of `target`: a new or empty folder, or
+/// with `force` one that holds `written`'s marks (an earlier one, replaced whole).
+fn whole_folder(given: &Path, target: &Path, meta: &fs::Metadata, force: bool, written: Written) -> Result<()> {
+    let Written { what, marks } = written;
+    if !meta.is_dir() {
+        return Err(Error::usage(
+            format!("the output {} is a file, and {what} is written into a folder", given.display()),
+            Some("name a new or empty folder"),
+        ));
+    }
+    if !non_empty_dir(target) {
+        return Ok(());
+    }
+    if !force {
+        return Err(Error::usage(
+            format!("the output folder {} already exists", given.display()),
+            Some("pass --force (-f) to replace it"),
+        ));
+    }
+    if marks.iter().all(|f| target.join(f).is_file()) {
+        return Ok(());
+    }
+    Err(Error::usage(
+        format!(
+            "the folder {} is not {what} ripple-render wrote (it has no {}): only such a folder is replaced, whole",
+            given.display(),
+            marks.join(" and ")
+        ),
+        Some("choose a new or empty folder"),
+    ))
 }
 
 /// What an output is, and so what an existing one there may be replaced by, and when.
@@ -371,6 +403,12 @@ pub enum Policy {
     /// page (it holds its `index.html` and `ripple_water.wasm`), replaced whole.
     Site {
         /// Whether an earlier page's folder may be replaced.
+        force: bool,
+    },
+    /// A ground truth's folder (`--ground-truth`): an empty folder, or with `force` an earlier
+    /// one (it holds its `meta.json`), replaced whole.
+    Truth {
+        /// Whether an earlier ground truth's folder may be replaced.
         force: bool,
     },
 }

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use super::Inputs;
 use crate::base::threads::Bands;
 use crate::draw::Lens;
+use crate::draw::fields::Fields;
 use crate::draw::look::{Backdrop, Pens};
 use crate::draw::refract::Height;
 use crate::scene::{Model, Scene, Stone, Swipe};
@@ -83,6 +84,18 @@ impl<'r> Player<'r> {
         &self.frame
     }
 
+    /// The heights the frame [`Player::advance`] simulated last is drawn from (smoothed, if the
+    /// look smooths), and the water's own buffer before the seam's fade and smoothing.
+    pub fn heights(&self) -> [Cells<'_>; 2] {
+        self.water.heights()
+    }
+
+    /// The slopes and sample positions the frame [`Player::advance`] simulated last is drawn
+    /// with, into `out`.
+    pub fn fields(&self, out: &mut Fields) {
+        self.water.fields(&self.lens, out);
+    }
+
     /// The scene played.
     pub fn scene(&self) -> &Scene {
         &self.scene
@@ -105,6 +118,22 @@ impl<'r> Player<'r> {
     }
 }
 
+/// A height field's cells as bytes (the machine's order, little-endian on every target the
+/// crate builds for), of the classic model's i16 or (`wide`) the spring model's i32.
+#[derive(Debug, Clone, Copy)]
+pub struct Cells<'a> {
+    /// Whether a cell is an i32 (else an i16).
+    pub wide: bool,
+    /// The cells' bytes, row-major.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> Cells<'a> {
+    fn of<C: crate::sim::field::Cell>(cells: &'a [C]) -> Cells<'a> {
+        Cells { wide: std::mem::size_of::<C>() == 4, bytes: bytemuck::cast_slice(cells) }
+    }
+}
+
 /// The water of one model, played: what [`Player`] needs of its `Surface` whatever the cell.
 trait Play: Send {
     /// [`Surface::advance`].
@@ -118,6 +147,12 @@ trait Play: Send {
 
     /// The schedule of events to come.
     fn schedule(&mut self) -> &mut Schedule;
+
+    /// The heights drawn and the water's own.
+    fn heights(&self) -> [Cells<'_>; 2];
+
+    /// The fields the current heights are drawn with through `lens`.
+    fn fields(&self, lens: &Lens, out: &mut Fields);
 }
 
 impl<W: Water> Play for Surface<W>
@@ -134,6 +169,14 @@ where
 
     fn schedule(&mut self) -> &mut Schedule {
         self.simulation_mut().schedule_mut()
+    }
+
+    fn heights(&self) -> [Cells<'_>; 2] {
+        [Cells::of(Surface::heights(self)), Cells::of(self.simulation().heights())]
+    }
+
+    fn fields(&self, lens: &Lens, out: &mut Fields) {
+        lens.fields(Surface::heights(self), out);
     }
 
     fn draw(&self, lens: &Lens, source: &Source, out: &mut [[u8; 3]]) {

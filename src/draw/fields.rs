@@ -1,0 +1,77 @@
+//! The fields a frame is drawn with, worked out from its heights by the drawing stage's own
+//! formulas, for a ground truth to export (§5, §9, §8's edges and walls): per pixel the slopes the light uses and the
+//! position the picture is sampled at.
+//!
+//! With `dx = h(x−1, y) − h(x+1, y)`, `dy = h(x, y−1) − h(x, y+1)` (a height beyond the canvas
+//! read as the edge says: 0 across a reflecting edge, the border cell's across an absorbing
+//! one, the far side's across a wrapped one) and R the refraction in 1/256:
+//!
+//! - the sample position in 1/256 pixel is `sx = 256·x + dx·R`, `sy = 256·y + dy·R`, clamped to
+//!   `0..=256·(W−1)` (`0..=256·(H−1)`), or taken modulo `256·W` (`256·H`) along a wrapped axis;
+//! - a wall pixel is its own: `sx = 256·x`, `sy = 256·y`, and its slopes are 0.
+
+use crate::sim::field::Cell;
+use crate::sim::shore::Shore;
+
+/// One frame's fields: per pixel, row-major, the slopes and the sample position.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fields {
+    /// `[dx, dy]`.
+    pub slopes: Vec<[i64; 2]>,
+    /// `[sx, sy]` in 1/256 pixel.
+    pub positions: Vec<[i32; 2]>,
+    /// Whether the position was clamped to the canvas along an axis that does not wrap (or the
+    /// pixel is a wall): where a flow of the water's own displacement is not known.
+    pub held: Vec<bool>,
+}
+
+impl Fields {
+    /// Works out the fields of `heights` (a `shore`-sized field) with R = `r`, in place.
+    pub fn compute<C: Cell>(&mut self, heights: &[C], shore: &Shore, r: i64) {
+        let (w, h) = shore.size();
+        self.slopes.resize(w * h, [0; 2]);
+        self.positions.resize(w * h, [0; 2]);
+        self.held.resize(w * h, false);
+        let wrap = [shore.edges().wrap_x(), shore.edges().wrap_y()];
+        let mut put = |i: usize, dx: i64, dy: i64| {
+            let (x, y) = ((i % w) as i64, (i / w) as i64);
+            let (px, py) = (256 * x + dx * r, 256 * y + dy * r);
+            let (sx, sy) = (place(px, w, wrap[0]), place(py, h, wrap[1]));
+            self.slopes[i] = [dx, dy];
+            self.positions[i] = [sx as i32, sy as i32];
+            self.held[i] = (!wrap[0] && sx != px) || (!wrap[1] && sy != py);
+        };
+        // The border ring reads across the edges; the interior reads its own rows.
+        let ring = (0..w)
+            .flat_map(|x| [x, (h - 1) * w + x])
+            .chain((1..h.saturating_sub(1)).flat_map(|y| [y * w, y * w + w - 1]));
+        for i in ring {
+            let (dx, dy) = shore.slopes_at(heights, (i % w) as i64, (i / w) as i64);
+            put(i, dx, dy);
+        }
+        for y in 1..h.saturating_sub(1) {
+            let row = |y: usize| &heights[y * w..(y + 1) * w];
+            let (up, mid, down) = (row(y - 1), row(y), row(y + 1));
+            for x in 1..w - 1 {
+                let wide = |c: C| -> i64 { c.into() };
+                put(y * w + x, wide(mid[x - 1]) - wide(mid[x + 1]), wide(up[x]) - wide(down[x]));
+            }
+        }
+        if let Some(walls) = shore.walls() {
+            walls.for_each_run(0..w * h, |run| {
+                for i in run {
+                    self.slopes[i] = [0; 2];
+                    self.positions[i] = [256 * (i % w) as i32, 256 * (i / w) as i32];
+                    self.held[i] = true;
+                }
+            });
+        }
+    }
+}
+
+/// A position in 1/256 pixel along an axis of `size` pixels: clamped to the canvas, or taken
+/// modulo along a wrapped axis.
+fn place(p: i64, size: usize, wraps: bool) -> i64 {
+    let size = size as i64;
+    if wraps { p.rem_euclid(256 * size) } else { p.clamp(0, 256 * (size - 1)) }
+}
