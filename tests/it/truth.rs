@@ -1,0 +1,264 @@
+//! `--ground-truth`: the files hold what the frames were drawn from, shown independently (NumPy
+//! re-derives the warp from the heights and the frames from the warp: tools/rewarp.py), in the
+//! layouts and formats docs/research.md names; bad requests are refused whole.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{bundled_copy, read_png, ripple, root, scratch};
+
+/// Whether Python with NumPy is here (CI installs it); the NumPy checks say so when skipped.
+fn numpy() -> bool {
+    let ok = Command::new("python3").args(["-c", "import numpy"]).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: python3 with numpy is not installed");
+    }
+    ok
+}
+
+/// Runs `tools/rewarp.py` on a ground truth and returns its report.
+fn rewarp(dir: &Path) -> serde_json::Value {
+    let out = Command::new("python3").arg(root().join("tools/rewarp.py")).arg(dir).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}: {stdout}{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
+/// The scene's text with its `[look]` table replaced by one without light.
+fn without_light(text: &str, sampling: &str) -> String {
+    let mut out = String::new();
+    let mut in_look = false;
+    let mut smooth = String::new();
+    for line in text.lines() {
+        if line.starts_with('[') {
+            in_look = line.trim() == "[look]";
+        }
+        if in_look {
+            if line.starts_with("smooth") {
+                smooth = format!("{line}\n");
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    format!("{out}\n[look]\nsampling = \"{sampling}\"\n{smooth}")
+}
+
+/// The frame hashes of a manifest, in order.
+fn manifest_hashes(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().filter(|l| !l.starts_with('#')).map(|l| l.split(' ').nth(1).unwrap().to_string()).collect()
+}
+
+#[test]
+fn every_bundled_scene_is_rewarped_exactly_from_its_ground_truth() {
+    if !numpy() {
+        return;
+    }
+    let dir = scratch("truth-bundled");
+    for name in ["pond", "pool", "rain", "slit", "spring", "swipes", "loop"] {
+        let file = bundled_copy(name, &dir, 50);
+        let text = std::fs::read_to_string(dir.join(&file)).unwrap();
+        // With the scene's own look the warp is still the heights' (its light is not re-derived).
+        let lit = dir.join(format!("{name}-lit"));
+        let run = ripple(&[&file, "--ground-truth", lit.to_str().unwrap(), "-q"], &dir);
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        let report = rewarp(&lit);
+        assert_eq!(report["warp_differs"], serde_json::json!([]), "{name}: {report}");
+        for sampling in ["nearest", "bilinear"] {
+            let plain = format!("{name}-{sampling}.toml");
+            std::fs::write(dir.join(&plain), without_light(&text, sampling)).unwrap();
+            let truth = dir.join(format!("{name}-{sampling}"));
+            let hashes = dir.join(format!("{name}-{sampling}.txt"));
+            let args = [&plain, "--ground-truth", truth.to_str().unwrap(), "--hashes", hashes.to_str().unwrap(), "-q"];
+            let run = ripple(&args, &dir);
+            assert_eq!(run.code, 0, "{name} {sampling}: {}", run.stderr);
+            let report = rewarp(&truth);
+            assert_eq!(report["frames"], 50, "{name} {sampling}: {report}");
+            assert_eq!(report["frames_compared"], 50, "{name} {sampling}: {report}");
+            assert_eq!(report["warp_differs"], serde_json::json!([]), "{name} {sampling}: {report}");
+            assert_eq!(report["frames_differ"], serde_json::json!([]), "{name} {sampling}: {report}");
+            // The ground truth's frames are the render's: its manifest hashes their RGB.
+            let rendered = manifest_hashes(&hashes);
+            assert_eq!(rendered.len(), 50);
+            for (i, expected) in rendered.iter().enumerate() {
+                let (_, _, rgb) = read_png(&truth.join(format!("frame/{i:05}.png")));
+                let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&rgb));
+                assert_eq!(&hash, expected, "{name} {sampling} frame {i}");
+            }
+        }
+    }
+}
+
+/// A small scene over every edge rule and a wall, with rain and a swipe.
+const EDGY: &str = "[video]\nwidth = 48\nheight = 32\nframes = 12\n[background]\npattern = \"checker\"\n\
+    [water]\nrefraction = 0.6\n[edges]\nleft = \"wrap\"\nright = \"wrap\"\ntop = \"absorb\"\nbottom = \"reflect\"\n\
+    [[stone]]\nat = 0.0\nx = 1\ny = 2\nradius = 4\nweight = 3000\n[[obstacle]]\nshape = \"circle\"\nx = 30\ny = 20\nradius = 5\n\
+    [rain]\ndrops_per_second = 40\nseed = 3\n[look]\nsampling = \"bilinear\"\n";
+
+/// An `.npy` file's dtype, shape and data.
+fn npy(path: &Path) -> (String, Vec<usize>, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00", "{}", path.display());
+    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    assert_eq!((10 + len) % 64, 0, "the data is aligned to 64 bytes");
+    let dict = std::str::from_utf8(&bytes[10..10 + len]).unwrap();
+    let descr = dict.split("'descr': '").nth(1).unwrap().split('\'').next().unwrap().to_string();
+    let shape = dict.split("'shape': (").nth(1).unwrap().split(')').next().unwrap();
+    let shape = shape.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+    (descr, shape, bytes[10 + len..].to_vec())
+}
+
+#[test]
+fn the_files_are_what_meta_json_says_in_both_layouts_with_every_extra() {
+    let dir = scratch("truth-files");
+    std::fs::write(dir.join("edgy.toml"), EDGY).unwrap();
+    let run = ripple(&["edgy.toml", "--ground-truth", "gt", "--ground-truth-extras", "npz,flo,kitti", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let gt = dir.join("gt");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(gt.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["frames"], 12);
+    assert_eq!(meta["water"]["refraction_q8"], 154);
+    assert_eq!(meta["edges"]["left"], "wrap");
+    assert!(meta["scene"]["text"].as_str().unwrap().contains("[[obstacle]]"));
+    assert_eq!(meta["timeline"].as_array().unwrap().len(), 12);
+    let events = meta["events"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["kind"] == "stone" && e["x"] == 1 && e["frame"] == 0), "{events:?}");
+    assert!(events.iter().any(|e| e["kind"] == "rain"));
+    for entry in meta["files"].as_array().unwrap() {
+        let pattern = entry["path"].as_str().unwrap();
+        let path = gt.join(pattern.replace("{frame:05}", "00011"));
+        let shape: Vec<usize> =
+            entry["shape"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+        if pattern.ends_with(".npy") {
+            let (descr, found, data) = npy(&path);
+            assert_eq!(found, shape, "{pattern}");
+            let size = match entry["dtype"].as_str().unwrap() {
+                "int16" => 2,
+                "int32" | "float32" => 4,
+                _ => 8,
+            };
+            assert_eq!(data.len(), shape.iter().product::<usize>() * size, "{pattern} {descr}");
+        } else {
+            let (w, h, _) = read_png(&path);
+            assert_eq!([h, w, 3], shape[..], "{pattern}");
+        }
+    }
+    // The warp against the flow files: .flo exactly, KITTI's to 1/64 with walls not valid.
+    let (_, _, warp) = npy(&gt.join("warp/00011.npy"));
+    let warp: Vec<f32> = warp.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    let flo = std::fs::read(gt.join("flow/00011.flo")).unwrap();
+    assert_eq!(&flo[..4], b"PIEH");
+    assert_eq!(flo.len(), 12 + 48 * 32 * 8);
+    let flow: Vec<f32> = flo[12..].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    let decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(gt.join("flow_kitti/00011.png")).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut kitti = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut kitti).unwrap();
+    assert_eq!((info.bit_depth, info.color_type), (png::BitDepth::Sixteen, png::ColorType::Rgb));
+    let mut moved = 0;
+    for y in 0..32usize {
+        for x in 0..48usize {
+            let i = y * 48 + x;
+            let (u, v) = (flow[2 * i], flow[2 * i + 1]);
+            let mut du = warp[2 * i] - x as f32;
+            if du > 24.0 {
+                du -= 48.0;
+            } else if du < -24.0 {
+                du += 48.0;
+            }
+            assert_eq!((u, v), (du, warp[2 * i + 1] - y as f32), "({x}, {y})");
+            let sample = |c: usize| u16::from_be_bytes([kitti[6 * i + 2 * c], kitti[6 * i + 2 * c + 1]]);
+            let ku = (f32::from(sample(0)) - 32768.0) / 64.0;
+            assert!((ku - u).abs() <= 1.0 / 128.0, "({x}, {y}): {ku} against {u}");
+            let wall = (x as i32 - 30).pow(2) + (y as i32 - 20).pow(2) < 16;
+            if wall {
+                assert_eq!(sample(2), 0, "a wall pixel's flow is not valid ({x}, {y})");
+            }
+            moved += usize::from(u != 0.0 || v != 0.0);
+        }
+    }
+    assert!(moved > 100, "the water moved too little to test: {moved}");
+    // The .npz stacks the frames' files.
+    let npz = std::fs::read(gt.join("sequence.npz")).unwrap();
+    assert_eq!(&npz[..4], b"PK\x03\x04");
+    if numpy() {
+        let script = "import numpy as np, sys\nz = np.load(sys.argv[1] + '/sequence.npz')\n\
+            assert sorted(z.files) == ['height', 'height_raw', 'normal', 'warp'], z.files\n\
+            for k in z.files:\n    for i in (0, 11):\n        assert np.array_equal(z[k][i], np.load(f'{sys.argv[1]}/{k}/{i:05}.npy')), (k, i)\n\
+            print(z['warp'].shape, z['height'].dtype)\n";
+        let out = Command::new("python3").args(["-c", script]).arg(&gt).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "(12, 32, 48, 2) int16");
+        assert_eq!(rewarp(&gt)["warp_differs"], serde_json::json!([]));
+    }
+    // FSRN's layout: depth, the flow as H×2W float64, RGB from 1.
+    let run = ripple(&["edgy.toml", "--ground-truth", "fsrn", "--ground-truth-layout", "fsrn", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let fsrn = dir.join("fsrn");
+    let (descr, shape, depth) = npy(&fsrn.join("depth/00012.npy"));
+    assert_eq!((descr.as_str(), shape), ("<f8", vec![32, 48]));
+    let (_, _, height) = npy(&gt.join("height/00011.npy"));
+    let height: Vec<f64> = height.chunks_exact(2).map(|b| f64::from(i16::from_le_bytes([b[0], b[1]]))).collect();
+    let depth: Vec<f64> = depth.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap())).collect();
+    assert_eq!(depth, height);
+    let (descr, shape, fw) = npy(&fsrn.join("warp/00012_warp.npy"));
+    assert_eq!((descr.as_str(), shape), ("<f8", vec![32, 96]));
+    let fw: Vec<f64> = fw.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap())).collect();
+    for y in 0..32 {
+        for x in 0..48 {
+            let i = y * 48 + x;
+            assert_eq!([fw[y * 96 + x], fw[y * 96 + 48 + x]], [f64::from(flow[2 * i]), f64::from(flow[2 * i + 1])]);
+        }
+    }
+    assert!(fsrn.join("RGB/00001.png").is_file() && !fsrn.join("RGB/00000.png").exists());
+}
+
+#[test]
+fn the_same_scene_gives_the_same_bytes_on_any_thread_count() {
+    let dir = scratch("truth-same");
+    std::fs::write(dir.join("edgy.toml"), EDGY).unwrap();
+    for (name, threads) in [("a", "1"), ("b", "2"), ("c", "2")] {
+        let run = ripple(&["edgy.toml", "--ground-truth", name, "--threads", threads, "-q"], &dir);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    let sums = |name: &str| std::fs::read_to_string(dir.join(name).join("sums.txt")).unwrap();
+    assert_eq!(sums("a"), sums("b"));
+    assert_eq!(sums("b"), sums("c"));
+    assert!(sums("a").lines().count() > 12 * 5);
+}
+
+#[test]
+fn bad_requests_are_refused_whole_and_nothing_is_left() {
+    let dir = scratch("truth-refused");
+    std::fs::write(dir.join("edgy.toml"), EDGY).unwrap();
+    std::fs::create_dir(dir.join("full")).unwrap();
+    std::fs::write(dir.join("full/notes.txt"), "mine").unwrap();
+    let refused = |args: &[&str], says: &str| {
+        let run = ripple(args, &dir);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr.trim().lines().count(), 2, "one error and its hint: {}", run.stderr);
+    };
+    refused(&["edgy.toml", "--ground-truth", "full"], "already exists");
+    refused(&["edgy.toml", "--ground-truth", "full", "--force"], "not a ground truth ripple-render wrote");
+    refused(&["edgy.toml", "--ground-truth", "gt", "-o", "out.gif", "--frames", "0..4"], "--frames");
+    refused(&["edgy.toml", "--ground-truth", "same", "-o", "same/"], "same");
+    refused(&["edgy.toml", "--ground-truth", "edgy.toml"], "edgy.toml");
+    let run = ripple(&["edgy.toml", "--ground-truth-layout", "fsrn", "-o", "x.gif"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(dir.join("full/notes.txt")).unwrap(), "mine");
+    let left: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut left = left;
+    left.sort();
+    assert_eq!(left, ["edgy.toml", "full"]);
+    // An earlier ground truth is replaced whole with --force.
+    assert_eq!(ripple(&["edgy.toml", "--ground-truth", "gt", "-q"], &dir).code, 0);
+    std::fs::write(dir.join("gt/stale.npy"), "old").unwrap();
+    assert_eq!(ripple(&["edgy.toml", "--ground-truth", "gt", "-q", "--force"], &dir).code, 0);
+    assert!(!dir.join("gt/stale.npy").exists());
+}
