@@ -102,6 +102,10 @@ fn hidden_in_preroll(scene: &Scene) -> Vec<String> {
 
 /// What would make the render show no water.
 fn still_water(scene: &Scene) -> Vec<String> {
+    if scene.surface.is_some() {
+        // The water starts in motion.
+        return Vec::new();
+    }
     let end = scene.end_unit();
     let seconds = |unit: u64| unit as f64 / f64::from(scene.units_per_second());
     let stones = scene.stones.iter().any(|s| s.unit < end);

@@ -142,6 +142,7 @@ impl Estimate {
         let mut rendering = vec![
             background,
             canvas("water", water::bytes_per_cell(scene.water.model) * cells),
+            canvas("starting surface", water::start::bytes_for(scene)),
             canvas("walls and edges", Shore::bytes_for(scene)),
             canvas("seam", seam_bytes(scene)),
             canvas("crossfade", crossfade_bytes(scene)),

@@ -12,7 +12,7 @@ mod read;
 mod seamless;
 mod shore;
 pub mod starter;
-mod toml_reader;
+pub(crate) mod toml_reader;
 mod video;
 mod water;
 
@@ -65,6 +65,8 @@ pub struct Scene {
     pub seamless: Seamless,
     /// What a pointer presses on a live page (`[interaction]`).
     pub interaction: Interaction,
+    /// The water's first heights, if not flat (`[surface]`).
+    pub surface: Option<StartSurface>,
     /// The units every event time was moved by (the pre-roll's, with `[video] preroll`): a
     /// time written `t` lands on unit `frame_of(t) + event_offset`.
     pub event_offset: u64,
@@ -523,6 +525,19 @@ impl SwipeTiming {
             SwipeTiming::Spread => "spread",
         }
     }
+}
+
+/// A smooth random surface the water starts from, at rest (`[surface]`, the setup of Tian and
+/// Narasimhan's generator): seeded noise blurred and scaled so its highest |height| is `height`
+/// (docs/scene-format.md pins the arithmetic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StartSurface {
+    /// The peak |height|, 1..=16384.
+    pub height: i64,
+    /// The blur's box radius, 1..=64 (three box passes a axis: about a Gaussian of that σ).
+    pub blur: i64,
+    /// The noise's seed.
+    pub seed: u64,
 }
 
 /// What a pointer presses into the water where a page plays the scene live (`[interaction]`):

@@ -25,6 +25,7 @@ const TOP_KEYS: &[&str] = &[
     "edges",
     "seamless",
     "interaction",
+    "surface",
 ];
 const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "preroll", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
@@ -35,6 +36,7 @@ const SWIPE_KEYS: &[&str] = &["from", "until", "path", "radius", "weight", "timi
 const RAIN_KEYS: &[&str] = &["drops_per_second", "radius", "weight", "from", "until", "seed"];
 const DAMPING_KEYS: &[&str] = &["at", "shift"];
 const INTERACTION_KEYS: &[&str] = &["radius", "weight"];
+const SURFACE_KEYS: &[&str] = &["height", "blur", "seed"];
 
 impl Scene {
     /// Reads and validates a scene file. Relative paths in it are relative to its folder.
@@ -127,6 +129,7 @@ struct Tables<'t, 's> {
     edges: Option<Table<'t, 's>>,
     seamless: Option<Table<'t, 's>>,
     interaction: Option<Table<'t, 's>>,
+    surface: Option<Table<'t, 's>>,
     stones: Vec<Table<'t, 's>>,
     swipes: Vec<Table<'t, 's>>,
     damping: Vec<Table<'t, 's>>,
@@ -151,6 +154,7 @@ impl<'t, 's> Tables<'t, 's> {
             edges: section("edges", shore::EDGES_KEYS)?,
             seamless: section("seamless", seamless::KEYS)?,
             interaction: section("interaction", INTERACTION_KEYS)?,
+            surface: section("surface", SURFACE_KEYS)?,
             stones: list("stone", STONE_KEYS)?,
             swipes: list("swipe", SWIPE_KEYS)?,
             damping: list("damping", DAMPING_KEYS)?,
@@ -184,6 +188,7 @@ impl<'t, 's> Tables<'t, 's> {
         let mut damping = read_all(&self.damping, |t| events::read_damping(t, rate))?;
         let (mut stones, mut swipes, mut rain) = (stones, swipes, rain);
         let interaction = self.interaction.as_ref().map(events::read_interaction).transpose()?.unwrap_or_default();
+        let surface = self.surface.as_ref().map(water::read_surface).transpose()?;
         // Events keep their place in the output: each moves by the units before its first
         // frame (the window's start, §11).
         let event_offset = if preroll { window_start(water.clock, first_frame, fps) } else { 0 };
@@ -229,6 +234,7 @@ impl<'t, 's> Tables<'t, 's> {
             shore,
             seamless,
             interaction,
+            surface,
             event_offset,
             fps_site,
             source_hash: 0,

@@ -1,7 +1,7 @@
 //! The `[water]` table: the model, its settings, and how its steps follow time (§4, §10).
 
 use super::toml_reader::{SHIFT, Table, Value, opt};
-use super::{Clock, DropShape, Model, WaterSpec};
+use super::{Clock, DropShape, Model, StartSurface, WaterSpec};
 use crate::base::error::Result;
 
 /// Cells a wave crosses per step: 1/√2 for the classic stencil, √5/4 for the spring one
@@ -22,7 +22,13 @@ pub(super) fn read_water(t: Option<&Table<'_, '_>>, fps: u32) -> Result<WaterSpe
         Model::Classic => 5,
         Model::Spring => 6,
     };
-    let damping_shift = opt(t, "damping_shift").map(|v| v.int(SHIFT)).transpose()?.unwrap_or(shift) as u32;
+    let damping_shift = match opt(t, "damping_shift") {
+        // 0 leaves the classic model's waves undamped (free waves, as Tian's generator runs them).
+        Some(v) if model == Model::Classic && v.int(0..=0).is_ok() => 0,
+        Some(v) if model == Model::Classic => v.int(0..=*SHIFT.end())?,
+        Some(v) => v.int(SHIFT)?,
+        None => shift,
+    } as u32;
     let clock = read_clock(t, model, fps)?;
     let refraction =
         opt(t, "refraction").map(|v| v.number_in(0.0, 16.0)).transpose()?.unwrap_or(model.default_refraction());
@@ -78,6 +84,14 @@ fn read_clock(t: Option<&Table<'_, '_>>, model: Model, fps: u32) -> Result<Clock
     }
     let steps_per_frame = opt(t, "steps_per_frame").map(|v| v.int(1..=16)).transpose()?.unwrap_or(1) as u32;
     Ok(Clock::Frames { steps_per_frame })
+}
+
+/// `[surface]`: the peak height, the blur's radius and the seed.
+pub(super) fn read_surface(t: &Table<'_, '_>) -> Result<StartSurface> {
+    let height = t.require("height", "the peak |height| in 1..=16384")?.int(1..=16384)?;
+    let blur = t.get("blur").map(|v| v.int(1..=64)).transpose()?.unwrap_or(6);
+    let seed = t.get("seed").map(|v| v.int(0..=i64::MAX)).transpose()?.unwrap_or(0) as u64;
+    Ok(StartSurface { height, blur, seed })
 }
 
 /// R, a refraction in 1/256: `floor(refraction·256 + 0.5)` (§5).

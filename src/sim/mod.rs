@@ -43,10 +43,14 @@ impl<W: Water> Simulation<W> {
     /// Still water before frame 0 of `scene`, within `shore`, that will receive `schedule`'s
     /// events and step in bands of rows on `threads` (the same result as on one).
     pub fn new(scene: &Scene, schedule: Schedule, shore: &Shore, threads: Bands) -> Self {
+        let mut water = W::still(Basin::within(shore), &scene.water);
+        if let Some(surface) = &scene.surface {
+            water.start(&water::start::start_field(surface, scene.width as usize, scene.height as usize));
+        }
         Simulation {
             threads,
             schedule,
-            water: W::still(Basin::within(shore), &scene.water),
+            water,
             damping_shift: scene.water.damping_shift,
             clock: scene.water.clock,
             fps: scene.fps,

@@ -46,14 +46,14 @@ impl Water for Classic {
         let (cur, w) = (&self.cur, self.basin.size().0);
         match self.basin.shore() {
             None => {
-                bands.for_bands(&mut self.prev, w, PARALLEL_STEP_CELLS, |band, y0| step_rows(cur, band, y0, w, shift))
+                bands.for_bands(&mut self.prev, w, PARALLEL_STEP_CELLS, |band, y0| rows_of(cur, band, y0, w, shift))
             }
             Some(shore) => {
                 bands.for_bands(&mut self.prev, w, PARALLEL_STEP_CELLS, |band, y0| {
                     let rows = chunk_rows(w);
                     for (k, chunk) in band.chunks_mut(rows * w).enumerate() {
                         let y = y0 + k * rows;
-                        step_rows(cur, chunk, y, w, shift);
+                        rows_of(cur, chunk, y, w, shift);
                         let lines = y..y + chunk.len() / w;
                         shore.finish_rows(lines, &mut Rows { cur, new: chunk, first: y * w, shift });
                     }
@@ -66,6 +66,18 @@ impl Water for Classic {
 
     fn heights(&self) -> &[i16] {
         &self.cur
+    }
+
+    /// Both buffers hold the field: no motion.
+    fn start(&mut self, field: &[i64]) {
+        for ((c, p), &v) in self.cur.iter_mut().zip(&mut self.prev).zip(field) {
+            *c = v.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16;
+            *p = *c;
+        }
+        if let Some(shore) = self.basin.shore() {
+            shore.clear_walls(&mut self.cur, 0);
+            shore.clear_walls(&mut self.prev, 0);
+        }
     }
 
     fn buffers(&mut self) -> Vec<&mut [i16]> {
@@ -86,7 +98,9 @@ impl Finish for Rows<'_> {
     fn wrapped(&mut self, i: usize, [n, s, w, e, ..]: [u32; 8]) {
         let [n, s, w, e] = [n, s, w, e].map(|j| i32::from(self.cur[j as usize]));
         let mut v = ((n + s + w + e) >> 1) - i32::from(self.new[i - self.first]);
-        v -= v >> self.shift;
+        if self.shift > 0 {
+            v -= v >> self.shift;
+        }
         self.new[i - self.first] = v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
     }
 
@@ -108,13 +122,51 @@ fn absorbed(inward: i16, inward_next: i16, border: i16) -> i16 {
     v.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16
 }
 
+/// Steps the rows of `cur` that `band` (rows from `y0` of `prev`) holds into it, damped by
+/// `shift` (0: not damped, the free waves of a `[surface]` preset).
+fn rows_of(cur: &[i16], band: &mut [i16], y0: usize, width: usize, shift: u32) {
+    if shift == 0 {
+        step_rows(cur, band, y0, width, shift, Free)
+    } else {
+        step_rows(cur, band, y0, width, shift, Damped)
+    }
+}
+
+/// How a step damps a cell: by its shift, or not at all (a type, so that each way compiles to
+/// its own loop).
+trait Damp: Copy {
+    fn damp(n: i32, shift: u32) -> i32;
+}
+
+/// `n − (n >> shift)`.
+#[derive(Clone, Copy)]
+struct Damped;
+
+impl Damp for Damped {
+    #[inline(always)]
+    fn damp(n: i32, shift: u32) -> i32 {
+        n - (n >> shift)
+    }
+}
+
+/// `n`.
+#[derive(Clone, Copy)]
+struct Free;
+
+impl Damp for Free {
+    #[inline(always)]
+    fn damp(n: i32, _: u32) -> i32 {
+        n
+    }
+}
+
 crate::base::simd::dispatch! {
     /// Steps the rows of `cur` that `band` (rows from `y0` of `prev`) holds into it.
-    fn step_rows(cur: &[i16], band: &mut [i16], y0: usize, width: usize, shift: u32) => step_rows_portable
+    fn step_rows<D: Damp>(cur: &[i16], band: &mut [i16], y0: usize, width: usize, shift: u32, damp: D) => step_rows_portable
 }
 
 #[inline(always)]
-fn step_rows_portable(cur: &[i16], band: &mut [i16], y0: usize, w: usize, shift: u32) {
+fn step_rows_portable<D: Damp>(cur: &[i16], band: &mut [i16], y0: usize, w: usize, shift: u32, _: D) {
     let height = cur.len() / w;
     for (y, out) in (y0..).zip(band.chunks_exact_mut(w)) {
         if y == 0 || y == height - 1 {
@@ -130,8 +182,7 @@ fn step_rows_portable(cur: &[i16], band: &mut [i16], y0: usize, w: usize, shift:
         let out = &mut out[1..w - 1];
         for ((((o, &l), &r), &u), &d) in out.iter_mut().zip(left).zip(right).zip(up).zip(down) {
             let sum = i32::from(l) + i32::from(r) + i32::from(u) + i32::from(d);
-            let mut n = (sum >> 1) - i32::from(*o);
-            n -= n >> shift;
+            let n = D::damp((sum >> 1) - i32::from(*o), shift);
             *o = n.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
         }
     }

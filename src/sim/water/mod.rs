@@ -4,6 +4,7 @@
 mod basin;
 mod classic;
 mod spring;
+pub mod start;
 
 pub use basin::Basin;
 pub use classic::Classic;
@@ -34,6 +35,10 @@ pub trait Water: Sized + Send {
 
     /// The current heights, row-major.
     fn heights(&self) -> &[Self::Cell];
+
+    /// Sets the heights to `field` (row-major, clamped to the cell's range), at rest: the
+    /// start of a `[surface]`. Walls stay 0.
+    fn start(&mut self, field: &[i64]);
 
     /// Every buffer the model steps with, in a fixed order: its whole state, for a checkpoint.
     fn buffers(&mut self) -> Vec<&mut [Self::Cell]>;

@@ -83,6 +83,17 @@ impl Water for Spring {
         &self.pos
     }
 
+    /// The positions hold the field, the velocities 0.
+    fn start(&mut self, field: &[i64]) {
+        for (p, &v) in self.pos.iter_mut().zip(field) {
+            *p = v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+        }
+        self.vel.fill(0);
+        if let Some(shore) = self.basin.shore() {
+            shore.clear_walls(&mut self.pos, 0);
+        }
+    }
+
     fn buffers(&mut self) -> Vec<&mut [i32]> {
         vec![&mut self.pos, &mut self.next, &mut self.vel]
     }
