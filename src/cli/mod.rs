@@ -2,6 +2,7 @@
 
 mod check;
 mod check_report;
+mod dataset;
 mod diff;
 mod join;
 mod new;
@@ -270,6 +271,40 @@ enum Command {
     },
     /// Print the manual page (roff) on standard output: `ripple-render man > ripple-render.1`.
     Man,
+    /// Make a dataset for research: N sequences drawn from a spec's ranges with a seed, each
+    /// with its ground truth (docs/research.md).
+    ///
+    /// Into DIR: dataset.json (the spec, seed and count), SPLIT/NNNNNN/ per sequence (train,
+    /// val or test), index.json and index.csv. The same spec, seed and count give the same
+    /// bytes on any machine and thread count. Run again into the same folder, it keeps the
+    /// sequences already whole (their sums verified) and writes the rest. --shard K/N writes
+    /// one slice (its index index.K-of-N.json); --merge then writes the whole index.
+    Dataset {
+        /// The spec (TOML).
+        #[arg(value_name = "SPEC", required_unless_present = "merge")]
+        spec: Option<PathBuf>,
+        /// Sequences in the dataset.
+        #[arg(long, value_name = "N", required_unless_present = "merge", value_parser = whole::<1>)]
+        count: Option<u64>,
+        /// The seed every sequence is drawn from.
+        #[arg(long, value_name = "S", default_value_t = 0, value_parser = whole::<0>)]
+        seed: u64,
+        /// The dataset's folder: new, empty, or the same dataset's (to finish it).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        /// Write only the K-th of N near-equal slices (K from 1), for many machines or jobs.
+        #[arg(long, value_name = "K/N", value_parser = shard_of, conflicts_with = "merge")]
+        shard: Option<(u64, u64)>,
+        /// Merge the slices' indexes in DIR into index.json and index.csv.
+        #[arg(long, conflicts_with_all = ["spec", "count"])]
+        merge: bool,
+        /// Sequences written side by side (default: every core).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
+        /// Print nothing but errors.
+        #[arg(short, long)]
+        quiet: bool,
+    },
     /// Write a web page where the scene plays live and answers the pointer.
     ///
     /// Into the folder DIR: index.html with the <ripple-water> element, the player
@@ -332,6 +367,16 @@ fn frame_span(text: &str) -> Result<render::Span, String> {
         s => s.parse::<u64>().map(Some).map_err(|_| expected()),
     };
     Ok(render::Span::Range { start: number(start)?, end: number(end)? })
+}
+
+/// `--shard K/N`: K from 1 to N.
+fn shard_of(text: &str) -> Result<(u64, u64), String> {
+    let expected = || "expected K/N, the K-th of N slices, K from 1 to N".to_string();
+    let (k, n) = text.split_once('/').ok_or_else(expected)?;
+    match (k.trim().parse::<u64>(), n.trim().parse::<u64>()) {
+        (Ok(k), Ok(n)) if (1..=n).contains(&k) => Ok((k, n)),
+        _ => Err(expected()),
+    }
 }
 
 fn memory_size(text: &str) -> Result<u64, String> {
@@ -547,6 +592,12 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Join(args)) => join::run(&args).map(|()| ExitCode::SUCCESS),
         Some(Command::Serve(args)) => serve::run(&args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Dataset { spec, count, seed, output, shard, merge, threads, quiet }) => {
+            let threads = threads.map_or_else(ripple_render::base::pool::default_threads, usize::from);
+            let request =
+                dataset::Request { spec: spec.as_deref(), count, seed, output: &output, shard, merge, threads, quiet };
+            dataset::run(&request).map(|()| ExitCode::SUCCESS)
+        }
         Some(Command::Web { scene, output, force, quiet, max_memory }) => {
             let request = web::Request { scene: &scene, output: &output, force, quiet, max_memory };
             web::run(&request).map(|()| ExitCode::SUCCESS)

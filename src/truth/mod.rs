@@ -5,6 +5,7 @@
 //! [`Player`] (timeline, water, heights to draw, look) and writes NumPy files ([`npy`]), optical
 //! flow ([`flow`]) and the description ([`meta`]). docs/research.md is the guide.
 
+pub mod dataset;
 pub mod flow;
 mod meta;
 pub mod npy;

@@ -1,0 +1,318 @@
+//! Datasets from a seed (`ripple-render dataset SPEC --count N --seed S -o DIR`): N sequences,
+//! each a scene drawn from the spec's ranges by its own generator ([`draw`]), written with its
+//! ground truth into `DIR/SPLIT/NNNNNN/`, and an index of them all. The same spec, seed and count
+//! give the same bytes on any machine and thread count; `--shard K/N` writes one slice, and the
+//! slices' indexes merge into the index one run writes. A run finds the sequences an earlier
+//! one finished (whole, their sums verified) and writes only the others.
+
+pub mod draw;
+pub mod spec;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use serde_json::json;
+use xxhash_rust::xxh3::xxh3_64;
+
+use self::draw::Drawn;
+use self::spec::Spec;
+use crate::base::error::{Error, Result};
+use crate::base::limits::DEFAULT_BUDGET;
+use crate::base::pool::Ordered;
+use crate::output::{Policy, Staged};
+use crate::render::Inputs;
+use crate::scene::Scene;
+
+/// The record of what a dataset folder is made from: its first file, and how a later run knows
+/// the folder is the same dataset's.
+pub const RECORD: &str = "dataset.json";
+
+/// The three splits, in the order their fractions are given.
+pub const SPLITS: [&str; 3] = ["train", "val", "test"];
+
+/// What to make.
+pub struct Request<'a> {
+    /// The spec.
+    pub spec: &'a Spec,
+    /// Sequences in all.
+    pub count: u64,
+    /// The seed.
+    pub seed: u64,
+    /// The dataset's folder.
+    pub dir: &'a Path,
+    /// The slice `(K, N)`: the K-th of N (from 1), or the whole.
+    pub shard: Option<(u64, u64)>,
+    /// Sequences written side by side.
+    pub threads: usize,
+    /// Once set, stops before the next sequence (and within one, before its next frame).
+    pub stop: &'static AtomicBool,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Made {
+    /// Sequences written now.
+    pub written: u64,
+    /// Sequences an earlier run had finished, verified and kept.
+    pub kept: u64,
+    /// Bytes written now.
+    pub bytes: u64,
+    /// The index file written (the whole index, or this shard's).
+    pub index: String,
+}
+
+/// The sequences of shard `k` of `n` among `count`: `⌊(k−1)·count/n⌋ .. ⌊k·count/n⌋`.
+pub fn shard_range(count: u64, (k, n): (u64, u64)) -> std::ops::Range<u64> {
+    let at = |k: u64| (u128::from(k) * u128::from(count) / u128::from(n)) as u64;
+    at(k - 1)..at(k)
+}
+
+/// Each sequence's split: sequences ordered by XXH3-64 of `split`, the seed and their number;
+/// the first `round(count·train)` are train, the next `round(count·val)` val, the rest test.
+pub fn splits(count: u64, seed: u64, fractions: [f64; 3]) -> Vec<&'static str> {
+    let mut order: Vec<(u64, u64)> = (0..count)
+        .map(|i| {
+            let mut key = b"split".to_vec();
+            key.extend(seed.to_le_bytes());
+            key.extend(i.to_le_bytes());
+            (xxh3_64(&key), i)
+        })
+        .collect();
+    order.sort_unstable();
+    let train = (count as f64 * fractions[0]).round() as u64;
+    let val = ((count as f64 * fractions[1]).round() as u64).min(count - train.min(count));
+    let mut out = vec![SPLITS[2]; count as usize];
+    for (rank, (_, i)) in order.into_iter().enumerate() {
+        let rank = rank as u64;
+        out[i as usize] = if rank < train {
+            SPLITS[0]
+        } else if rank < train + val {
+            SPLITS[1]
+        } else {
+            SPLITS[2]
+        };
+    }
+    out
+}
+
+/// Makes the dataset (or its shard).
+pub fn make(request: &Request<'_>, progress: &mut dyn FnMut(u64, u64)) -> Result<Made> {
+    let Request { spec, count, seed, dir, .. } = *request;
+    let record = record(spec, count, seed);
+    claim_folder(dir, &record)?;
+    let range = request.shard.map_or(0..count, |shard| shard_range(count, shard));
+    let splits = splits(count, seed, spec.split);
+    let mut made = Made::default();
+    let mut rows = Vec::new();
+    let mut todo = Vec::new();
+    for i in range.clone() {
+        let drawn = draw::draw(spec, seed, i);
+        let folder = dir.join(splits[i as usize]).join(format!("{i:06}"));
+        if crate::truth::is_whole(&folder) {
+            made.kept += 1;
+        } else {
+            todo.push((drawn.clone(), folder));
+        }
+        rows.push((drawn, splits[i as usize]));
+    }
+    let total = todo.len() as u64;
+    let pictures = spec.pictures.as_ref().map(|(folder, _)| folder.clone());
+    let (truth, stop) = (spec.truth, request.stop);
+    let mut pool = Ordered::new(request.threads.max(1), move |(drawn, folder): (Drawn, PathBuf)| {
+        write_sequence(&drawn, &folder, pictures.as_deref(), truth, stop)
+    });
+    let mut done = 0;
+    let mut each = |bytes: u64| -> Result<()> {
+        made.written += 1;
+        made.bytes += bytes;
+        done += 1;
+        progress(done, total);
+        Ok(())
+    };
+    for job in todo {
+        pool.submit(job, &mut each)?;
+    }
+    pool.finish(&mut each)?;
+    let name = match request.shard {
+        Some((k, n)) if (k, n) != (1, 1) => format!("index.{k}-of-{n}.json"),
+        _ => "index.json".to_string(),
+    };
+    let entries: Vec<serde_json::Value> = rows.iter().map(|(d, split)| row_json(d, split)).collect();
+    write_index(dir, &name, &record, &entries, request.shard.is_none() || request.shard == Some((1, 1)))?;
+    made.index = name;
+    Ok(made)
+}
+
+/// Writes one sequence's ground truth into `folder` (staged: it appears whole or not at all),
+/// replacing what a broken earlier run left there. Returns its bytes.
+fn write_sequence(
+    drawn: &Drawn,
+    folder: &Path,
+    pictures: Option<&Path>,
+    truth: crate::truth::Truth,
+    stop: &AtomicBool,
+) -> Result<u64> {
+    let parent = folder.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    if folder.exists() {
+        // Not whole (checked before): what an interrupted or damaged write left.
+        std::fs::remove_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+    }
+    // The scene is read as if it lay beside the pictures, which it names by file name.
+    let name = format!("{:06}.toml", drawn.index);
+    let place = pictures.map_or_else(|| PathBuf::from(&name), |p| p.join(&name));
+    let scene = Scene::from_toml_str(&drawn.scene, &place)?;
+    let inputs = Inputs::for_scene_within(&scene, DEFAULT_BUDGET)?;
+    let staged = Staged::begin(folder, Policy::Truth { force: false }, &[])?;
+    let written = crate::truth::write(&scene, &drawn.scene, &inputs, staged.path(), truth, 1, stop)
+        .map_err(|e| staged.claim(e))?;
+    staged.commit()?;
+    Ok(written.bytes())
+}
+
+/// What `dataset.json` holds: the spec (text and hash), the seed and the count.
+fn record(spec: &Spec, count: u64, seed: u64) -> serde_json::Value {
+    json!({
+        "format": "ripple-render dataset 1",
+        "spec": { "text": spec.text, "xxh3": format!("{:016x}", xxh3_64(spec.text.as_bytes())) },
+        "pictures": spec.pictures_as_written,
+        "seed": seed,
+        "count": count,
+        "program": { "version": env!("CARGO_PKG_VERSION") },
+    })
+}
+
+/// Makes `dir` the dataset's folder: new or empty (its record written), or the folder of the
+/// same dataset (the same record); anything else is refused.
+fn claim_folder(dir: &Path, record: &serde_json::Value) -> Result<()> {
+    let text = format!("{}\n", serde_json::to_string_pretty(record).map_err(|e| Error::Encode(e.to_string()))?);
+    let path = dir.join(RECORD);
+    match std::fs::read_to_string(&path) {
+        Ok(found) if found == text => return Ok(()),
+        Ok(_) => {
+            return Err(Error::usage(
+                format!(
+                    "{} holds a dataset made from another spec, seed or count (its {RECORD} differs)",
+                    dir.display()
+                ),
+                Some("choose a new folder, or run again with that dataset's spec, --seed and --count"),
+            ));
+        }
+        Err(_) => {}
+    }
+    if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+        return Err(Error::usage(
+            format!("{} is not empty and holds no {RECORD}: it is not a dataset's folder", dir.display()),
+            Some("choose a new or empty folder"),
+        ));
+    }
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::usage(format!("{} is a file, and a dataset is a folder", dir.display()), None));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    write_file(&path, text.as_bytes())
+}
+
+/// One sequence's entry in the index.
+fn row_json(drawn: &Drawn, split: &str) -> serde_json::Value {
+    let mut row = serde_json::Map::new();
+    row.insert("sequence".into(), json!(drawn.index));
+    row.insert("split".into(), json!(split));
+    row.insert("path".into(), json!(format!("{split}/{:06}", drawn.index)));
+    row.insert("seed".into(), json!(format!("{:016x}", drawn.seed)));
+    for (key, value) in &drawn.columns {
+        row.insert((*key).into(), json!(value));
+    }
+    serde_json::Value::Object(row)
+}
+
+/// Writes the index `name` (and, for the whole, `index.csv`), staged.
+fn write_index(
+    dir: &Path,
+    name: &str,
+    record: &serde_json::Value,
+    rows: &[serde_json::Value],
+    whole: bool,
+) -> Result<()> {
+    let doc = json!({ "dataset": record, "sequences": rows });
+    let text = format!("{}\n", serde_json::to_string_pretty(&doc).map_err(|e| Error::Encode(e.to_string()))?);
+    write_file(&dir.join(name), text.as_bytes())?;
+    if whole {
+        write_file(&dir.join("index.csv"), csv(rows).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The index as CSV: a header of the columns, then a line a sequence.
+fn csv(rows: &[serde_json::Value]) -> String {
+    let mut out = draw::COLUMNS.join(",");
+    out.push('\n');
+    for row in rows {
+        let cells: Vec<String> = draw::COLUMNS
+            .iter()
+            .map(|c| {
+                let v = &row[*c];
+                let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                if text.contains([',', '"', '\n']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text }
+            })
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes a file whole: staged beside it and renamed over it.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let staged = Staged::begin(path, Policy::File { force: true }, &[])?;
+    let mut file = staged.file()?;
+    std::io::Write::write_all(&mut file, bytes).map_err(|e| staged.claim(Error::io(path, e)))?;
+    drop(file);
+    staged.commit()
+}
+
+/// Merges the shards' indexes in `dir` into the index one run writes: every sequence of the
+/// dataset listed once, in order, from slices of the same dataset.
+pub fn merge(dir: &Path) -> Result<u64> {
+    let record_text = std::fs::read_to_string(dir.join(RECORD)).map_err(|e| Error::io(dir.join(RECORD), e))?;
+    let record: serde_json::Value =
+        serde_json::from_str(&record_text).map_err(|e| Error::usage(format!("{RECORD} is not JSON: {e}"), None))?;
+    let count = record["count"].as_u64().unwrap_or(0);
+    let mut rows: Vec<Option<serde_json::Value>> = vec![None; count as usize];
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("index.") && n.ends_with(".json") && n.contains("-of-"))
+        .collect();
+    names.sort();
+    for name in &names {
+        let path = dir.join(name);
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let doc: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| Error::usage(format!("{name} is not JSON: {e}"), None))?;
+        if doc["dataset"] != record {
+            return Err(Error::usage(
+                format!("{name} is a slice of another dataset (its record differs from {RECORD})"),
+                None,
+            ));
+        }
+        for row in doc["sequences"].as_array().into_iter().flatten() {
+            let i = row["sequence"].as_u64().filter(|&i| i < count);
+            let Some(i) = i else {
+                return Err(Error::usage(format!("{name} lists a sequence outside 0..{count}"), None));
+            };
+            rows[i as usize] = Some(row.clone());
+        }
+    }
+    let missing: Vec<usize> = rows.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i).collect();
+    if let Some(&first) = missing.first() {
+        return Err(Error::usage(
+            format!("{} of {count} sequences are in no shard's index (the first: {first})", missing.len()),
+            Some("run the missing shards (--shard K/N) into this folder, then merge again"),
+        ));
+    }
+    let rows: Vec<serde_json::Value> = rows.into_iter().flatten().collect();
+    write_index(dir, "index.json", &record, &rows, true)?;
+    Ok(count)
+}
