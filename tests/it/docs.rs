@@ -259,6 +259,13 @@ fn every_scene_snippet_reads_as_a_scene() {
     // Snippets name the bundled pictures, relative to the scenes' folder.
     let file = root().join("scenes/snippet.toml");
     for (page, text) in snippets {
+        // A dataset's spec reads as one.
+        if text.contains("[dataset]") {
+            if let Err(e) = ripple_render::truth::dataset::spec::Spec::read(&text, &file) {
+                panic!("{}: a spec snippet does not read as a spec:\n{text}\n{e}", page.display());
+            }
+            continue;
+        }
         // A fragment (a table or two) is read inside a scene of one frame.
         let text = if text.contains("[video]") { text } else { format!("[video]\nframes = 1\n{text}") };
         if let Err(e) = Scene::from_toml_str(&text, &file) {
@@ -400,4 +407,41 @@ fn the_sharded_check_recipe_as_printed_merges_into_the_whole_verdict() {
     assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("scene scenes/tiles.toml ... FAILED") && said.contains("2 same; 1 different"), "{said}");
     assert!(project.join("report/index.html").exists() && project.join("junit.xml").exists());
+}
+
+#[test]
+fn the_dataset_recipe_as_printed_makes_the_whole_dataset() {
+    let doc = std::fs::read_to_string(root().join("docs/distributed.md")).unwrap();
+    let recipe = &blocks(under(&doc, "## A dataset on many machines"), "sh")[0];
+    if Command::new("parallel").arg("--version").output().is_err() {
+        eprintln!("skipped the dataset recipe: no parallel on PATH (apt-get install parallel)");
+        return;
+    }
+    // The project as the recipe finds it: the example spec and the pictures it names.
+    let project = scratch("recipe-dataset");
+    std::fs::create_dir_all(project.join("examples")).unwrap();
+    std::fs::create_dir_all(project.join("scenes")).unwrap();
+    std::fs::copy(root().join("examples/dataset.toml"), project.join("examples/dataset.toml")).unwrap();
+    for entry in std::fs::read_dir(root().join("scenes")).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "png") {
+            std::fs::copy(entry.path(), project.join("scenes").join(entry.file_name())).unwrap();
+        }
+    }
+    run_script(&project, recipe, &[]);
+    let whole = recipe.lines().next().unwrap().split("-o set").next().unwrap().replace("parallel ", "");
+    run_script(&project, &format!("{whole} -o whole -q"), &[]);
+    for file in ["index.json", "index.csv", "dataset.json"] {
+        let (a, b) = (std::fs::read(project.join("set").join(file)), std::fs::read(project.join("whole").join(file)));
+        assert!(a.unwrap() == b.unwrap(), "{file} differs");
+    }
+    let sums = |dir: &str| {
+        let index: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(project.join(dir).join("index.json")).unwrap()).unwrap();
+        let rows = index["sequences"].as_array().unwrap().clone();
+        rows.iter()
+            .map(|r| std::fs::read(project.join(dir).join(r["path"].as_str().unwrap()).join("sums.txt")).unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sums("set").len(), 24);
+    assert!(sums("set") == sums("whole"));
 }

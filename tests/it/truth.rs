@@ -262,3 +262,139 @@ fn bad_requests_are_refused_whole_and_nothing_is_left() {
     assert_eq!(ripple(&["edgy.toml", "--ground-truth", "gt", "-q", "--force"], &dir).code, 0);
     assert!(!dir.join("gt/stale.npy").exists());
 }
+
+/// A small spec over the bundled pictures, its frames few.
+fn small_spec(dir: &Path) -> String {
+    let text = std::fs::read_to_string(root().join("examples/dataset.toml")).unwrap();
+    let text = text
+        .replace("pictures = \"../scenes\"", &format!("pictures = {:?}", root().join("scenes").display().to_string()))
+        .replace("frames = [24, 40]", "frames = [4, 8]")
+        .replace("width = 128", "width = 48")
+        .replace("height = 128", "height = 40");
+    std::fs::write(dir.join("spec.toml"), &text).unwrap();
+    "spec.toml".into()
+}
+
+/// Every file under `dir` but the shards' indexes, with its bytes, by path.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                if !name.contains("-of-") {
+                    out.push((name, std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_dataset_is_the_same_bytes_on_any_thread_count_in_shards_and_after_an_interruption() {
+    let dir = scratch("truth-dataset");
+    let spec = small_spec(&dir);
+    let make = |out: &str, extra: &[&str]| {
+        let mut args = vec!["dataset", spec.as_str(), "--count", "12", "--seed", "5", "-o", out, "-q"];
+        args.extend(extra);
+        let run = ripple(&args, &dir);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    };
+    make("one", &["--threads", "1"]);
+    make("two", &["--threads", "2"]);
+    for k in ["1/3", "2/3", "3/3"] {
+        make("shards", &["--shard", k, "--threads", "2"]);
+    }
+    assert_eq!(ripple(&["dataset", "--merge", "-o", "shards"], &dir).code, 0);
+    let whole = tree(&dir.join("one"));
+    assert!(whole.len() > 12 * 10, "{}", whole.len());
+    assert!(whole.iter().any(|(n, _)| n.starts_with("val/")) && whole.iter().any(|(n, _)| n.starts_with("test/")));
+    assert!(tree(&dir.join("two")) == whole, "two threads made other bytes");
+    assert!(tree(&dir.join("shards")) == whole, "the merged shards differ from the whole");
+    let index = std::fs::read_to_string(dir.join("one/index.csv")).unwrap();
+    assert_eq!(index.lines().count(), 13);
+    assert!(index.starts_with("sequence,split,path,seed,picture,"), "{index}");
+    // A merge that misses a slice says which sequence is in no index.
+    std::fs::remove_file(dir.join("shards/index.2-of-3.json")).unwrap();
+    let run = ripple(&["dataset", "--merge", "-o", "shards"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("4 of 12 sequences are in no shard's index (the first: 4)"), "{}", run.stderr);
+
+    // Interrupted: a sequence lost a file and another is half-written; the rest are kept.
+    let first = whole.iter().find(|(n, _)| n.ends_with("/meta.json")).unwrap().0.clone();
+    let broken = dir.join("two").join(Path::new(&first).parent().unwrap());
+    std::fs::remove_file(broken.join("height/00000.npy")).unwrap();
+    let run = ripple(&["dataset", &spec, "--count", "12", "--seed", "5", "-o", "two"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("wrote 1 sequences") && run.stderr.contains("kept 11"), "{}", run.stderr);
+    assert!(tree(&dir.join("two")) == whole);
+
+    // Another seed, count or spec into the folder is refused, and so is a folder of other things.
+    let run = ripple(&["dataset", &spec, "--count", "12", "--seed", "6", "-o", "two"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("another spec, seed or count"), "{}", run.stderr);
+    std::fs::create_dir(dir.join("mine")).unwrap();
+    std::fs::write(dir.join("mine/notes.txt"), "x").unwrap();
+    let run = ripple(&["dataset", &spec, "--count", "2", "-o", "mine"], &dir);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("holds notes.txt"), "{}", run.stderr);
+}
+
+#[test]
+fn a_bad_spec_is_named_by_line_column_key_and_value() {
+    let dir = scratch("truth-spec");
+    for (text, says) in [
+        ("[dataset]\nwidth = [64, 32]\n", "spec.toml:2:9: dataset.width = [64, 32] is an empty range"),
+        ("[water]\nmodel = [\"classic\", \"wave\"]\n", "spec.toml:2:21: water.model[1] = \"wave\""),
+        ("[dataset]\nsplit = [0.5, 0.2, 0.2]\n", "sums to 0.9: the fractions must sum to 1"),
+        ("[stones]\ncolour = 1\n", "unknown key `stones.colour`"),
+        ("[dataset]\npictures = \"nowhere\"\n", "dataset.pictures = \"nowhere\" cannot be read as a folder"),
+    ] {
+        std::fs::write(dir.join("spec.toml"), text).unwrap();
+        let run = ripple(&["dataset", "spec.toml", "--count", "2", "-o", "set"], &dir);
+        assert_eq!(run.code, 2, "{text}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{text}: {}", run.stderr);
+        assert!(!dir.join("set").exists(), "{text}: a folder was made for a bad spec");
+    }
+}
+
+#[test]
+fn the_tian_preset_starts_from_a_smooth_surface_with_free_wrapped_waves() {
+    let dir = scratch("truth-tian");
+    std::fs::write(
+        dir.join("tian.toml"),
+        "[dataset]\npreset = \"tian\"\nwidth = 64\nheight = 48\nframes = 6\n[start]\nheight = 500\nblur = 5\n",
+    )
+    .unwrap();
+    let run = ripple(&["dataset", "tian.toml", "--count", "2", "--seed", "3", "-o", "set", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let meta = tree(&dir.join("set")).into_iter().find(|(n, _)| n.ends_with("meta.json")).unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(&meta.1).unwrap();
+    let text = meta["scene"]["text"].as_str().unwrap();
+    assert!(text.contains("[surface]\nheight = 500\nblur = 5\n") && text.contains("damping_shift = 0"), "{text}");
+    assert!(text.contains("all = \"wrap\"") && !text.contains("[[stone]]"), "{text}");
+    assert_eq!(meta["water"]["damping_shift"], 0);
+    // Frame 0 already moves: the surface, not a stone.
+    let first = tree(&dir.join("set")).into_iter().find(|(n, _)| n.ends_with("/height/00000.npy")).unwrap().0;
+    let (descr, shape, heights) = npy(&dir.join("set").join(first));
+    assert_eq!((descr.as_str(), shape), ("<i2", vec![48, 64]));
+    let peak = heights.chunks_exact(2).map(|b| i16::from_le_bytes([b[0], b[1]]).unsigned_abs()).max().unwrap();
+    assert!((300..=520).contains(&peak), "peak {peak}");
+    // A spring scene cannot be undamped, and a surface needs its height.
+    let bad = [
+        ("[water]\nmodel = \"spring\"\ndamping_shift = 0\n", "water.damping_shift = 0 is out of range: allowed 1..=15"),
+        ("[surface]\nblur = 3\n", "missing key `surface.height`"),
+    ];
+    for (scene, says) in bad {
+        std::fs::write(dir.join("bad.toml"), format!("[video]\nwidth = 16\nheight = 16\nframes = 2\n{scene}")).unwrap();
+        let run = ripple(&["bad.toml", "-o", "bad.gif"], &dir);
+        assert_eq!(run.code, 2, "{scene}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{scene}: {}", run.stderr);
+    }
+}

@@ -200,9 +200,13 @@ fn claim_folder(dir: &Path, record: &serde_json::Value) -> Result<()> {
         }
         Err(_) => {}
     }
-    if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+    // Shards started together may find the others' first files and no record yet.
+    let foreign = std::fs::read_dir(dir).ok().and_then(|entries| {
+        entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).find(|name| !is_ours(name))
+    });
+    if let Some(name) = foreign {
         return Err(Error::usage(
-            format!("{} is not empty and holds no {RECORD}: it is not a dataset's folder", dir.display()),
+            format!("{} holds {name} and no {RECORD}: it is not a dataset's folder", dir.display()),
             Some("choose a new or empty folder"),
         ));
     }
@@ -211,6 +215,13 @@ fn claim_folder(dir: &Path, record: &serde_json::Value) -> Result<()> {
     }
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     write_file(&path, text.as_bytes())
+}
+
+/// Whether `name` is what a dataset's folder holds: its record, a split's folder, an index, or
+/// one of these being written.
+fn is_ours(name: &str) -> bool {
+    let name = name.strip_prefix('.').unwrap_or(name);
+    name.starts_with(RECORD) || name.starts_with("index.") || SPLITS.contains(&name)
 }
 
 /// One sequence's entry in the index.

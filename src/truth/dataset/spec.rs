@@ -239,7 +239,8 @@ fn split(value: Option<Value<'_, '_>>) -> Result<[f64; 3]> {
     };
     let fractions = [a.number_in(0.0, 1.0)?, b.number_in(0.0, 1.0)?, c.number_in(0.0, 1.0)?];
     if (fractions.iter().sum::<f64>() - 1.0).abs() > 1e-9 {
-        return Err(v.error(format!("sums to {}: the fractions must sum to 1", fractions.iter().sum::<f64>())));
+        let sum = (fractions.iter().sum::<f64>() * 1e9).round() / 1e9;
+        return Err(v.error(format!("sums to {sum}: the fractions must sum to 1")));
     }
     Ok(fractions)
 }
