@@ -171,19 +171,7 @@ pub fn write(
                 scene,
             )?;
         }
-        if truth.extras.flo || truth.extras.kitti {
-            let flow = flow::flow_q8(&fields, (w, h), wrap);
-            if truth.extras.flo {
-                let path = format!("flow/{name}.flo");
-                flow::write_flo(&out.dir.join(&path), &flow, (w, h))?;
-                out.record(&path)?;
-            }
-            if truth.extras.kitti {
-                let path = format!("flow_kitti/{name}.png");
-                flow::write_kitti(&out.dir.join(&path), &flow, &fields, (w, h))?;
-                out.record(&path)?;
-            }
-        }
+        out.flows(truth.extras, &name, &fields, (w, h), wrap)?;
         frames += 1;
     }
     if truth.extras.npz {
@@ -381,6 +369,32 @@ impl Folder {
     /// A `.npy` of `dtype` and `shape` whose elements' bytes are `body`.
     fn write_npy(&mut self, path: &str, dtype: Dtype, shape: &[usize], body: &[u8]) -> Result<()> {
         write_npy(&self.dir, &mut self.files, path, dtype, shape, body)
+    }
+
+    /// A frame's flow files, as `extras` asks: `flow/NAME.flo`, `flow_kitti/NAME.png`.
+    fn flows(
+        &mut self,
+        extras: Extras,
+        name: &str,
+        fields: &Fields,
+        size: (usize, usize),
+        wrap: [bool; 2],
+    ) -> Result<()> {
+        if !extras.flo && !extras.kitti {
+            return Ok(());
+        }
+        let flow = flow::flow_q8(fields, size, wrap);
+        if extras.flo {
+            let path = format!("flow/{name}.flo");
+            flow::write_flo(&self.dir.join(&path), &flow, size)?;
+            self.record(&path)?;
+        }
+        if extras.kitti {
+            let path = format!("flow_kitti/{name}.png");
+            flow::write_kitti(&self.dir.join(&path), &flow, fields, size)?;
+            self.record(&path)?;
+        }
+        Ok(())
     }
 
     /// One frame's file of the kind that `holds`.

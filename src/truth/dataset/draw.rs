@@ -102,13 +102,42 @@ pub fn draw(spec: &Spec, seed: u64, index: u64) -> Drawn {
         let (h, b) = (pick(spec.start_height), pick(spec.start_blur));
         let _ = writeln!(scene, "[surface]\nheight = {h}\nblur = {b}\nseed = {}\n", pick([0, i64::MAX]));
     }
+    let [stones, swipes, rate] = events(spec, &mut rng, [width, height, frames], &mut scene);
+    let columns = vec![
+        ("picture", picture.clone().unwrap_or_default()),
+        ("width", width.to_string()),
+        ("height", height.to_string()),
+        ("frames", frames.to_string()),
+        ("fps", fps.to_string()),
+        ("model", model.to_string()),
+        ("refraction", (r as f64 / 256.0).to_string()),
+        ("damping_shift", damping.to_string()),
+        ("drop", drop.to_string()),
+        ("edges", edges.to_string()),
+        ("sampling", sampling.to_string()),
+        ("smooth", smooth.to_string()),
+        ("has_light", (shading + highlight + caustics > 0).to_string()),
+        ("stones", stones.to_string()),
+        ("swipes", swipes.to_string()),
+        ("rain", rate.to_string()),
+        ("start", if spec.tian { "tian" } else { "flat" }.to_string()),
+    ];
+    Drawn { index, seed: key, scene, picture, columns }
+}
+
+/// Draws the events (after the scene's other draws, in the order docs/research.md gives) and
+/// writes them into `scene`: the stones, the swipes, the rain. Returns how many stones and
+/// swipes, and the rain's rate.
+fn events(spec: &Spec, rng: &mut RainRng, [width, height, frames]: [i64; 3], scene: &mut String) -> [i64; 3] {
+    let mut pick = |s: Span| rng.in_range(s[0], s[1]);
+    let fps = spec.fps;
     let time = |frame: i64| format!("{:.9}", frame as f64 / f64::from(fps));
     let stones = pick(spec.stones.count);
     for _ in 0..stones {
         let (at, x, y) = (pick([0, frames - 1]), pick([0, width - 1]), pick([0, height - 1]));
         let (radius, weight) = (pick(spec.stones.radius), pick(spec.stones.weight));
         let _ =
-            writeln!(scene, "[[stone]]\nat = {}\nx = {x}\ny = {y}\nradius = {radius}\nweight = {weight}\n", time(at));
+            writeln!(*scene, "[[stone]]\nat = {}\nx = {x}\ny = {y}\nradius = {radius}\nweight = {weight}\n", time(at));
     }
     let swipes = pick(spec.swipes.count);
     for _ in 0..swipes {
@@ -139,26 +168,7 @@ pub fn draw(spec: &Spec, seed: u64, index: u64) -> Drawn {
             pick([0, i64::MAX])
         );
     }
-    let columns = vec![
-        ("picture", picture.clone().unwrap_or_default()),
-        ("width", width.to_string()),
-        ("height", height.to_string()),
-        ("frames", frames.to_string()),
-        ("fps", fps.to_string()),
-        ("model", model.to_string()),
-        ("refraction", (r as f64 / 256.0).to_string()),
-        ("damping_shift", damping.to_string()),
-        ("drop", drop.to_string()),
-        ("edges", edges.to_string()),
-        ("sampling", sampling.to_string()),
-        ("smooth", smooth.to_string()),
-        ("has_light", (shading + highlight + caustics > 0).to_string()),
-        ("stones", stones.to_string()),
-        ("swipes", swipes.to_string()),
-        ("rain", rate.to_string()),
-        ("start", if spec.tian { "tian" } else { "flat" }.to_string()),
-    ];
-    Drawn { index, seed: key, scene, picture, columns }
+    [stones, swipes, rate]
 }
 
 /// A TOML basic string.
