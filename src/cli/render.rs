@@ -292,6 +292,9 @@ fn within_budget(
     if request.hashes.is_none() {
         estimate = estimate.without_manifest();
     }
+    if request.ground_truth.is_some() {
+        estimate = estimate.beside("ground truth", truth::bytes_for(scene));
+    }
     // A rung's file is held in memory up to the size budget.
     let estimate = match request.max_size {
         Some(limit) => estimate.holding_file(limit),

@@ -206,6 +206,12 @@ impl Estimate {
         self
     }
 
+    /// The same, with a stage beside the render that holds `bytes` throughout (a ground truth).
+    pub fn beside(mut self, what: &'static str, bytes: u64) -> Estimate {
+        self.fixed.push(canvas(what, bytes));
+        self
+    }
+
     /// The same, holding a file of at most `limit` bytes in memory (a rung of `--max-size`).
     pub fn holding_file(mut self, limit: u64) -> Estimate {
         self.fixed.push(canvas("file within --max-size", limit));

@@ -111,6 +111,14 @@ impl Written {
     }
 }
 
+/// Bytes a ground truth of `scene` holds while it is written: its own player (the water, a
+/// frame, the backdrop), the fields (slopes, positions), an array being written and a frame's
+/// PNG, per pixel.
+pub fn bytes_for(scene: &Scene) -> u64 {
+    let cells = u64::from(scene.width) * u64::from(scene.height);
+    cells * (crate::sim::water::bytes_per_cell(scene.water.model) + 64)
+}
+
 /// The list of files and their hashes a ground truth ends with, so that a later run can tell a
 /// whole one from a broken one: `SUMS`, one line each, `xxh3 bytes path`.
 pub const SUMS: &str = "sums.txt";
