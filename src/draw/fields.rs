@@ -33,9 +33,8 @@ impl Fields {
         self.positions.resize(w * h, [0; 2]);
         self.held.resize(w * h, false);
         let wrap = [shore.edges().wrap_x(), shore.edges().wrap_y()];
-        let mut put = |i: usize, dx: i64, dy: i64| {
-            let (x, y) = ((i % w) as i64, (i / w) as i64);
-            let (px, py) = (256 * x + dx * r, 256 * y + dy * r);
+        let mut put = |i: usize, (x, y): (usize, usize), dx: i64, dy: i64| {
+            let (px, py) = (256 * x as i64 + dx * r, 256 * y as i64 + dy * r);
             let (sx, sy) = (place(px, w, wrap[0]), place(py, h, wrap[1]));
             self.slopes[i] = [dx, dy];
             self.positions[i] = [sx as i32, sy as i32];
@@ -46,15 +45,16 @@ impl Fields {
             .flat_map(|x| [x, (h - 1) * w + x])
             .chain((1..h.saturating_sub(1)).flat_map(|y| [y * w, y * w + w - 1]));
         for i in ring {
-            let (dx, dy) = shore.slopes_at(heights, (i % w) as i64, (i / w) as i64);
-            put(i, dx, dy);
+            let (x, y) = (i % w, i / w);
+            let (dx, dy) = shore.slopes_at(heights, x as i64, y as i64);
+            put(i, (x, y), dx, dy);
         }
         for y in 1..h.saturating_sub(1) {
             let row = |y: usize| &heights[y * w..(y + 1) * w];
             let (up, mid, down) = (row(y - 1), row(y), row(y + 1));
             for x in 1..w - 1 {
                 let wide = |c: C| -> i64 { c.into() };
-                put(y * w + x, wide(mid[x - 1]) - wide(mid[x + 1]), wide(up[x]) - wide(down[x]));
+                put(y * w + x, (x, y), wide(mid[x - 1]) - wide(mid[x + 1]), wide(up[x]) - wide(down[x]));
             }
         }
         if let Some(walls) = shore.walls() {

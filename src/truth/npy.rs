@@ -232,13 +232,14 @@ mod tests {
     #[test]
     fn the_header_is_numpys() {
         let head = header(Dtype::I16, &[3, 4]);
-        assert_eq!(head.len(), 64);
+        // The 60-byte dictionary, padded: the data starts at 128.
+        assert_eq!(head.len(), 128);
         assert_eq!(&head[..8], b"\x93NUMPY\x01\x00");
-        assert_eq!(u16::from_le_bytes([head[8], head[9]]), 54);
+        assert_eq!(u16::from_le_bytes([head[8], head[9]]), 118);
         let dict = std::str::from_utf8(&head[10..]).unwrap();
         assert!(dict.starts_with("{'descr': '<i2', 'fortran_order': False, 'shape': (3, 4), }"), "{dict}");
         assert!(dict.ends_with(" \n"));
-        assert_eq!(&header(Dtype::F32, &[5])[10..57], b"{'descr': '<f4', 'fortran_order': False, 'shape'");
-        assert!(std::str::from_utf8(&header(Dtype::F32, &[5])).unwrap().contains("(5,)"));
+        assert_eq!(&header(Dtype::F32, &[5])[10..58], b"{'descr': '<f4', 'fortran_order': False, 'shape'");
+        assert!(std::str::from_utf8(&header(Dtype::F32, &[5])[10..]).unwrap().contains("'shape': (5,), }"));
     }
 }

@@ -78,7 +78,7 @@ mod tests {
         // A radius wider than the line counts cells more than once, as the modulo says.
         let mut v = vec![1, 10];
         box_sum(&mut v, 2, &mut Vec::new());
-        assert_eq!(v, [10 + 1 + 10 + 1 + 10, 1 + 10 + 1 + 10 + 1]);
+        assert_eq!(v, [1 + 10 + 1 + 10 + 1, 10 + 1 + 10 + 1 + 10]);
     }
 
     #[test]
