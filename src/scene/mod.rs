@@ -353,7 +353,7 @@ impl Model {
 pub struct WaterSpec {
     /// The model.
     pub model: Model,
-    /// The damping shift in force from the start (1..=15).
+    /// The damping shift in force from the start (1..=15; 0 with `undamped = true`: no damping).
     pub damping_shift: u32,
     /// How the water's steps follow time.
     pub clock: Clock,

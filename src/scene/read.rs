@@ -29,8 +29,17 @@ const TOP_KEYS: &[&str] = &[
 ];
 const VIDEO_KEYS: &[&str] = &["width", "height", "fps", "duration", "frames", "start", "preroll", "loop"];
 const BACKGROUND_KEYS: &[&str] = &["image", "fit", "color", "pattern"];
-const WATER_KEYS: &[&str] =
-    &["model", "damping_shift", "steps_per_frame", "steps_per_second", "speed", "refraction", "settle", "drop"];
+const WATER_KEYS: &[&str] = &[
+    "model",
+    "damping_shift",
+    "undamped",
+    "steps_per_frame",
+    "steps_per_second",
+    "speed",
+    "refraction",
+    "settle",
+    "drop",
+];
 const STONE_KEYS: &[&str] = &["at", "x", "y", "radius", "weight"];
 const SWIPE_KEYS: &[&str] = &["from", "until", "path", "radius", "weight", "timing"];
 const RAIN_KEYS: &[&str] = &["drops_per_second", "radius", "weight", "from", "until", "seed"];

@@ -22,13 +22,18 @@ pub(super) fn read_water(t: Option<&Table<'_, '_>>, fps: u32) -> Result<WaterSpe
         Model::Classic => 5,
         Model::Spring => 6,
     };
-    let damping_shift = match opt(t, "damping_shift") {
-        // 0 leaves the classic model's waves undamped (free waves, as Tian's generator runs them).
-        Some(v) if model == Model::Classic && v.int(0..=0).is_ok() => 0,
-        Some(v) if model == Model::Classic => v.int(0..=*SHIFT.end())?,
-        Some(v) => v.int(SHIFT)?,
-        None => shift,
-    } as u32;
+    let damping_shift = opt(t, "damping_shift").map(|v| v.int(SHIFT)).transpose()?.unwrap_or(shift) as u32;
+    // Free waves (Tian's generator's): the classic step without its damping, a shift of 0 inside.
+    let damping_shift = match opt(t, "undamped") {
+        Some(v) if v.bool()? && model == Model::Spring => {
+            return Err(v.error("applies to the classic model only: the spring model is always damped by its shift"));
+        }
+        Some(v) if v.bool()? => match opt(t, "damping_shift") {
+            Some(shift) => return Err(shift.error("conflicts with water.undamped = true: give one of them")),
+            None => 0,
+        },
+        _ => damping_shift,
+    };
     let clock = read_clock(t, model, fps)?;
     let refraction =
         opt(t, "refraction").map(|v| v.number_in(0.0, 16.0)).transpose()?.unwrap_or(model.default_refraction());

@@ -87,7 +87,7 @@ fn water_json(scene: &Scene) -> Value {
     let water = &scene.water;
     let stencil = match water.model {
         Model::Classic => {
-            "classic: h_next = ((h(x-1,y) + h(x+1,y) + h(x,y-1) + h(x,y+1)) >> 1) - h_prev, then h_next -= h_next >> damping_shift, clamped to i16"
+            "classic: h_next = ((h(x-1,y) + h(x+1,y) + h(x,y-1) + h(x,y+1)) >> 1) - h_prev, then h_next -= h_next >> damping_shift (not when undamped: damping_shift 0), clamped to i16"
         }
         Model::Spring => {
             "spring: Hooke's law over 8 neighbours with a velocity buffer: a = (16h - 3*sum(orthogonal) - sum(diagonal)) / 16 (truncated), v -= a, v -= v >> damping_shift, h_next = h + v, h_next -= h_next >> 8; wrapping i32"
@@ -101,6 +101,7 @@ fn water_json(scene: &Scene) -> Value {
         "model": water.model.name(),
         "stencil": stencil,
         "damping_shift": water.damping_shift,
+        "undamped": water.damping_shift == 0,
         "damping_changes": scene.damping.iter().map(|d| json!({ "unit": d.unit, "shift": d.shift })).collect::<Vec<_>>(),
         "settle": water.settle,
         clock: per,

@@ -21,7 +21,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("diff", &["render", "decode", "draw", "encode", "output", "sim", "scene", "base"]),
     ("check", &["diff", "render", "decode", "draw", "encode", "output", "sim", "scene", "base"]),
     ("live", &["render", "encode", "sim", "scene", "base"]),
-    ("truth", &["render", "draw", "encode", "sim", "scene", "base"]),
+    ("truth", &["render", "draw", "encode", "output", "sim", "scene", "base"]),
 ];
 
 /// Every `.rs` file under `dir`.

@@ -377,7 +377,7 @@ fn the_tian_preset_starts_from_a_smooth_surface_with_free_wrapped_waves() {
     let meta = tree(&dir.join("set")).into_iter().find(|(n, _)| n.ends_with("meta.json")).unwrap();
     let meta: serde_json::Value = serde_json::from_slice(&meta.1).unwrap();
     let text = meta["scene"]["text"].as_str().unwrap();
-    assert!(text.contains("[surface]\nheight = 500\nblur = 5\n") && text.contains("damping_shift = 0"), "{text}");
+    assert!(text.contains("[surface]\nheight = 500\nblur = 5\n") && text.contains("undamped = true"), "{text}");
     assert!(text.contains("all = \"wrap\"") && !text.contains("[[stone]]"), "{text}");
     assert_eq!(meta["water"]["damping_shift"], 0);
     // Frame 0 already moves: the surface, not a stone.
@@ -388,7 +388,11 @@ fn the_tian_preset_starts_from_a_smooth_surface_with_free_wrapped_waves() {
     assert!((300..=520).contains(&peak), "peak {peak}");
     // A spring scene cannot be undamped, and a surface needs its height.
     let bad = [
-        ("[water]\nmodel = \"spring\"\ndamping_shift = 0\n", "water.damping_shift = 0 is out of range: allowed 1..=15"),
+        ("[water]\nmodel = \"spring\"\nundamped = true\n", "water.undamped = true applies to the classic model only"),
+        (
+            "[water]\nundamped = true\ndamping_shift = 4\n",
+            "water.damping_shift = 4 conflicts with water.undamped = true",
+        ),
         ("[surface]\nblur = 3\n", "missing key `surface.height`"),
     ];
     for (scene, says) in bad {

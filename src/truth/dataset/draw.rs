@@ -84,9 +84,10 @@ pub fn draw(spec: &Spec, seed: u64, index: u64) -> Drawn {
         }
         None => scene.push_str("[background]\npattern = \"checker\"\n\n"),
     }
+    let damping_line = if damping == 0 { "undamped = true".to_string() } else { format!("damping_shift = {damping}") };
     let _ = writeln!(
         scene,
-        "[water]\nmodel = \"{model}\"\nrefraction = {}\ndamping_shift = {damping}\ndrop = \"{drop}\"\n",
+        "[water]\nmodel = \"{model}\"\nrefraction = {}\n{damping_line}\ndrop = \"{drop}\"\n",
         r as f64 / 256.0
     );
     let _ = writeln!(scene, "[edges]\nall = \"{edges}\"\n");
