@@ -56,7 +56,13 @@ def main(folder, frame, out):
     warp = np.load(folder / "warp" / f"{name}.npy").astype(np.float64)
     h, w = warp.shape[:2]
     ys, xs = np.mgrid[0:h, 0:w]
-    flow = flow_colours(warp[..., 0] - xs, warp[..., 1] - ys)
+    u, v = warp[..., 0] - xs, warp[..., 1] - ys
+    # Along a wrapped axis the flow is the difference nearest 0 (docs/research.md).
+    if meta["edges"]["left"] == "wrap":
+        u = (u + w / 2) % w - w / 2
+    if meta["edges"]["top"] == "wrap":
+        v = (v + h / 2) % h - h / 2
+    flow = flow_colours(u, v)
     heights = np.load(folder / "height" / f"{name}.npy").astype(np.float64)
     span = max(np.percentile(np.abs(heights), 99), 1)
     grey = ((heights / span + 1) / 2 * 255 + 0.5).clip(0, 255).astype(np.uint8)
