@@ -33,13 +33,7 @@ impl Fields {
         self.positions.resize(w * h, [0; 2]);
         self.held.resize(w * h, false);
         let wrap = [shore.edges().wrap_x(), shore.edges().wrap_y()];
-        let mut put = |i: usize, (x, y): (usize, usize), dx: i64, dy: i64| {
-            let (px, py) = (256 * x as i64 + dx * r, 256 * y as i64 + dy * r);
-            let (sx, sy) = (place(px, w, wrap[0]), place(py, h, wrap[1]));
-            self.slopes[i] = [dx, dy];
-            self.positions[i] = [sx as i32, sy as i32];
-            self.held[i] = (!wrap[0] && sx != px) || (!wrap[1] && sy != py);
-        };
+        let at = Placing { r, size: [w, h], wrap };
         // The border ring reads across the edges; the interior reads its own rows.
         let ring = (0..w)
             .flat_map(|x| [x, (h - 1) * w + x])
@@ -47,14 +41,20 @@ impl Fields {
         for i in ring {
             let (x, y) = (i % w, i / w);
             let (dx, dy) = shore.slopes_at(heights, x as i64, y as i64);
-            put(i, (x, y), dx, dy);
+            (self.slopes[i], self.positions[i], self.held[i]) = at.pixel(x, y, dx, dy);
         }
         for y in 1..h.saturating_sub(1) {
             let row = |y: usize| &heights[y * w..(y + 1) * w];
             let (up, mid, down) = (row(y - 1), row(y), row(y + 1));
-            for x in 1..w - 1 {
+            let inner = y * w + 1..y * w + w - 1;
+            let outs = self.slopes[inner.clone()]
+                .iter_mut()
+                .zip(&mut self.positions[inner.clone()])
+                .zip(&mut self.held[inner]);
+            let ins = mid.iter().zip(&mid[2..]).zip(up[1..].iter().zip(&down[1..]));
+            for (x, (((s, p), held), ((&left, &right), (&u, &d)))) in (1..).zip(outs.zip(ins)) {
                 let wide = |c: C| -> i64 { c.into() };
-                put(y * w + x, (x, y), wide(mid[x - 1]) - wide(mid[x + 1]), wide(up[x]) - wide(down[x]));
+                (*s, *p, *held) = at.pixel(x, y, wide(left) - wide(right), wide(u) - wide(d));
             }
         }
         if let Some(walls) = shore.walls() {
@@ -66,6 +66,26 @@ impl Fields {
                 }
             });
         }
+    }
+}
+
+/// What a pixel's fields are worked out with: R, the canvas, which axes wrap.
+#[derive(Clone, Copy)]
+struct Placing {
+    r: i64,
+    size: [usize; 2],
+    wrap: [bool; 2],
+}
+
+impl Placing {
+    /// The slopes, sample position and whether it was held at the canvas, of pixel (x, y) with
+    /// slopes `dx`, `dy`.
+    #[inline(always)]
+    fn pixel(self, x: usize, y: usize, dx: i64, dy: i64) -> ([i64; 2], [i32; 2], bool) {
+        let (px, py) = (256 * x as i64 + dx * self.r, 256 * y as i64 + dy * self.r);
+        let (sx, sy) = (place(px, self.size[0], self.wrap[0]), place(py, self.size[1], self.wrap[1]));
+        let held = (!self.wrap[0] && sx != px) || (!self.wrap[1] && sy != py);
+        ([dx, dy], [sx as i32, sy as i32], held)
     }
 }
 

@@ -3,7 +3,7 @@
 //! was sampled at, the slopes the light used, and the frame itself; once per sequence the clean
 //! picture and `meta.json`. A stage beside the encoder: it plays the scene through the same
 //! [`Player`] (timeline, water, heights to draw, look) and writes NumPy files ([`npy`]), optical
-//! flow ([`flow`]) and the description ([`meta`]). docs/research.md is the guide.
+//! flow ([`flow`]) and the description (`meta`). docs/research.md is the guide.
 
 pub mod dataset;
 pub mod flow;

@@ -36,7 +36,7 @@ pub(crate) fn comment_extension(text: &[u8]) -> Vec<u8> {
 
 /// Bytes a GIF encoder on `threads` threads holds per canvas pixel of `cells`: the palette
 /// indices of the background and of the previous frame, and each frame in flight (and one set
-/// kept for the next, see [`JOB_BYTES_PER_PIXEL`]); at the `max` effort, each thread also holds
+/// kept for the next, see `JOB_BYTES_PER_PIXEL`); at the `max` effort, each thread also holds
 /// the rectangle's colours (1) and two more streams (at most 1.5 each).
 pub fn bytes_per_pixel(threads: usize, effort: Effort, cells: u64) -> u64 {
     let choosing = if effort == Effort::Max { threads.max(1) as u64 * 4 } else { 0 };
