@@ -183,7 +183,7 @@ pub fn write(
         frames += 1;
     }
     if truth.extras.npz {
-        out.npz(&kinds, scene.frames, truth.layout, digits)?;
+        out.npz(&kinds, scene, truth.layout, digits)?;
     }
     let files =
         meta::Files { entries: kinds.iter().map(|k| k.describe(scene, w, h)).collect(), layout: truth.layout.name() };
@@ -245,41 +245,43 @@ impl Kind {
         w: usize,
         h: usize,
     ) -> (&'static str, String, &'static str, Vec<serde_json::Value>, &'static str) {
-        let wide = scene.water.model == crate::scene::Model::Spring;
-        let cell = if wide { Dtype::I32 } else { Dtype::I16 };
         let pattern = format!("{}/{{frame:0{}}}{}", self.folder, self.digits, self.suffix);
-        let (kind, dtype, shape, holds): (_, _, Vec<usize>, _) = match self.holds {
-            Holds::Heights => {
-                ("height", cell.name(), vec![h, w], "the heights the frame was drawn from (after the look's smoothing)")
-            }
-            Holds::RawHeights => (
-                "height_raw",
-                cell.name(),
-                vec![h, w],
-                "the water's own buffer (before the seam's crossfade and smoothing)",
-            ),
-            Holds::Warp => {
-                let dtype = if scene.look.sampling == Sampling::Bilinear { "float32" } else { "int32" };
-                (
-                    "warp",
-                    dtype,
-                    vec![h, w, 2],
-                    "the backward warp: where each pixel sampled the clean picture, [x, y] in pixels",
-                )
-            }
-            Holds::Normal => {
-                let dtype = if wide { "int64" } else { "int32" };
-                ("normal", dtype, vec![h, w, 2], "the slopes [dx, dy] the light used: the normal is (dx, dy, 2)")
-            }
-            Holds::Frame => ("frame", "uint8", vec![h, w, 3], "the rendered frame, RGB PNG"),
-            Holds::Depth => {
-                ("height", "float64", vec![h, w], "the heights the frame was drawn from, as float64 (FSRN's depth)")
-            }
-            Holds::FsrnWarp => {
-                ("warp", "float64", vec![h, 2 * w], "the backward flow [u | v] side by side, in pixels (FSRN's warp)")
-            }
+        let holds = match self.holds {
+            Holds::Heights => "the heights the frame was drawn from (after the look's smoothing)",
+            Holds::RawHeights => "the water's own buffer (before the seam's crossfade and smoothing)",
+            Holds::Warp => "the backward warp: where each pixel sampled the clean picture, [x, y] in pixels",
+            Holds::Normal => "the slopes [dx, dy] the light used: the normal is (dx, dy, 2)",
+            Holds::Frame => "the rendered frame, RGB PNG",
+            Holds::Depth => "the heights the frame was drawn from, as float64 (FSRN's depth)",
+            Holds::FsrnWarp => "the backward flow [u | v] side by side, in pixels (FSRN's warp)",
         };
-        (kind, pattern, dtype, shape.into_iter().map(serde_json::Value::from).collect(), holds)
+        let (dtype, shape) = self.array(scene, w, h);
+        (self.name(), pattern, dtype.name(), shape.into_iter().map(serde_json::Value::from).collect(), holds)
+    }
+
+    /// The type and shape of each file of this kind (a frame's PNG: its pixels').
+    fn array(&self, scene: &Scene, w: usize, h: usize) -> (Dtype, Vec<usize>) {
+        let wide = scene.water.model == crate::scene::Model::Spring;
+        match self.holds {
+            Holds::Heights | Holds::RawHeights => (if wide { Dtype::I32 } else { Dtype::I16 }, vec![h, w]),
+            Holds::Warp if scene.look.sampling == Sampling::Bilinear => (Dtype::F32, vec![h, w, 2]),
+            Holds::Warp => (Dtype::I32, vec![h, w, 2]),
+            Holds::Normal => (if wide { Dtype::I64 } else { Dtype::I32 }, vec![h, w, 2]),
+            Holds::Frame => (Dtype::U8, vec![h, w, 3]),
+            Holds::Depth => (Dtype::F64, vec![h, w]),
+            Holds::FsrnWarp => (Dtype::F64, vec![h, 2 * w]),
+        }
+    }
+
+    /// What it holds, by name: `meta.json`'s kind and the member name in `sequence.npz`.
+    fn name(&self) -> &'static str {
+        match self.holds {
+            Holds::Heights | Holds::Depth => "height",
+            Holds::RawHeights => "height_raw",
+            Holds::Warp | Holds::FsrnWarp => "warp",
+            Holds::Normal => "normal",
+            Holds::Frame => "frame",
+        }
     }
 }
 
@@ -449,36 +451,21 @@ impl Folder {
     }
 
     /// `sequence.npz`: each per-frame array kind stacked along a first axis of `frames`.
-    fn npz(&mut self, kinds: &[Kind], frames: u64, layout: Layout, digits: usize) -> Result<()> {
+    fn npz(&mut self, kinds: &[Kind], scene: &Scene, layout: Layout, digits: usize) -> Result<()> {
+        let (frames, w, h) = (scene.frames, scene.width as usize, scene.height as usize);
         let mut members = Vec::new();
         for kind in kinds.iter().filter(|k| k.holds != Holds::Frame) {
             let first = if layout == Layout::Fsrn { 1 } else { 0 };
             let parts: Vec<PathBuf> =
                 (first..first + frames).map(|i| self.dir.join(kind.path(&format!("{i:0digits$}")))).collect();
-            let Some(sample) = parts.first() else { continue };
-            let bytes = std::fs::read(sample).map_err(|e| Error::io(sample, e))?;
-            let (dtype, shape) = parse_header(&bytes).ok_or_else(|| Error::Encode("unreadable .npy".into()))?;
+            let (dtype, shape) = kind.array(scene, w, h);
             let mut stacked = vec![frames as usize];
             stacked.extend(shape);
-            let name = kind.describe_name();
-            members.push((name.to_string(), npy::header(dtype, &stacked), parts));
+            members.push((kind.name().to_string(), npy::header(dtype, &stacked), parts));
         }
         let path = self.dir.join("sequence.npz");
         npy::write_npz(&path, &members)?;
         self.record("sequence.npz")
-    }
-}
-
-impl Kind {
-    /// The member name in `sequence.npz`.
-    fn describe_name(&self) -> &'static str {
-        match self.holds {
-            Holds::Heights | Holds::Depth => "height",
-            Holds::RawHeights => "height_raw",
-            Holds::Warp | Holds::FsrnWarp => "warp",
-            Holds::Normal => "normal",
-            Holds::Frame => "frame",
-        }
     }
 }
 
@@ -501,18 +488,4 @@ fn write_npy(
     hash.update(body);
     files.push((path.to_string(), (head.len() + body.len()) as u64, hash.digest()));
     Ok(())
-}
-
-/// The dtype and shape of a `.npy` file this module wrote.
-fn parse_header(bytes: &[u8]) -> Option<(Dtype, Vec<usize>)> {
-    let len = usize::from(u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]));
-    let dict = std::str::from_utf8(bytes.get(10..10 + len)?).ok()?;
-    let descr = dict.split("'descr': '").nth(1)?.split('\'').next()?;
-    let dtype = [Dtype::I16, Dtype::I32, Dtype::I64, Dtype::F32, Dtype::F64, Dtype::U8]
-        .into_iter()
-        .find(|d| d.descr() == descr)?;
-    let shape = dict.split("'shape': (").nth(1)?.split(')').next()?;
-    let shape =
-        shape.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.parse().ok()).collect::<Option<_>>()?;
-    Some((dtype, shape))
 }

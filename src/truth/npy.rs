@@ -72,26 +72,11 @@ pub struct Array {
 }
 
 impl Array {
-    /// An array of `dtype` and `shape` from `values`, each converted by `put` into its bytes.
-    pub fn from_values<T: Copy>(dtype: Dtype, shape: &[usize], values: &[T], put: impl Fn(T, &mut Vec<u8>)) -> Array {
-        debug_assert_eq!(shape.iter().product::<usize>(), values.len());
-        let mut data = Vec::with_capacity(values.len() * dtype.size());
-        for &v in values {
-            put(v, &mut data);
-        }
-        Array { dtype, shape: shape.to_vec(), data }
-    }
-
     /// The `.npy` file's bytes.
     pub fn to_npy(&self) -> Vec<u8> {
         let mut out = header(self.dtype, &self.shape);
         out.extend_from_slice(&self.data);
         out
-    }
-
-    /// Writes the `.npy` file at `path`.
-    pub fn write(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_npy()).map_err(|e| Error::io(path, e))
     }
 }
 
