@@ -35,9 +35,7 @@ pub fn run(request: &Request<'_>) -> Result<(), Error> {
     let scene = Scene::load(request.scene)?;
     // Everything the page needs must load as the CLI loads it: checked before anything is staged.
     Inputs::for_scene_within(&scene, request.max_memory)?;
-    let text = String::from_utf8(Scene::read_file(request.scene)?)
-        .map_err(|_| Error::usage("the scene is not UTF-8", None))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string();
+    let text = Scene::read_text(request.scene)?;
     let name = scene_name(request.scene);
     let pictures = pictures(&scene);
     let page_text = scene.with_images_renamed(&text, |path| place_of(&pictures, path).to_string_lossy().into_owned());

@@ -69,6 +69,17 @@ impl Scene {
             .map_err(|source| Error::SceneUnreadable { path: path.to_path_buf(), source })
     }
 
+    /// A scene file's text as written, without a byte-order mark (what a copy of the scene
+    /// records: `web`'s page, a ground truth's `meta.json`).
+    pub fn read_text(path: &Path) -> Result<String> {
+        let text = String::from_utf8(Scene::read_file(path)?)
+            .map_err(|_| Error::usage(format!("the scene {} is not UTF-8 text", path.display()), None))?;
+        Ok(match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        })
+    }
+
     /// [`Scene::read_file`] of a regular file only: a pipe or device is refused unread (for a
     /// scene read again and again, as `serve` reads it, where a pipe would hold it forever).
     pub fn read_regular_file(path: &Path) -> Result<Vec<u8>> {
