@@ -189,9 +189,10 @@ struct Cli {
           value_parser = clap::value_parser!(u8).range(1..=100))]
     quality: Option<u8>,
 
-    /// Write a lossy GIF at level N (1–200; 20 when N is left out): LZW takes near colours for
-    /// the pixels that change (each channel within N/10), so a chat-sized GIF keeps every frame
-    /// and the whole canvas; unchanged pixels stay exact. Only with a .gif output.
+    /// Write a lossy GIF at level N (1–200; 20 when N is left out): a pixel keeps the colour
+    /// already shown while that is near the render's (each channel within N/10), so a
+    /// chat-sized GIF keeps every frame and the whole canvas; the first frame is exact. Only
+    /// with a .gif output.
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "20",
           allow_negative_numbers = true,
           value_parser = clap::value_parser!(u8).range(1..=200))]

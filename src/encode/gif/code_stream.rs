@@ -1,15 +1,15 @@
-//! The code stream both choosing parses write (`--effort max`'s and `--lossy`'s): codes packed
-//! as GIF's LZW packs them, the code size growing with the dictionary, a clear code when it is
-//! full. The parses decide which strings; this decides nothing, so a stream it writes is one
-//! every GIF decoder reads.
+//! The code stream the choosing parse writes (`--effort max`'s): codes packed as GIF's LZW packs
+//! them, the code size growing with the dictionary, a clear code when it is full. The parse
+//! decides which strings; this decides nothing, so a stream it writes is one every GIF decoder
+//! reads.
 
 /// GIF codes are at most 12 bits.
 pub(super) const MAX_CODES: u32 = 4096;
 
 /// A GIF code stream as a parse writes it: its code size byte, then codes packed
 /// least-significant first, the code size growing as the dictionary does, a clear code when it
-/// is full, and the end code. (The parses of [`super::lossy`] and [`super::choosing`] differ only
-/// in the strings they choose.)
+/// is full, and the end code. (The parse of [`super::choosing`] differs from [`super::lzw`] only
+/// in the strings it chooses.)
 pub(super) struct CodeStream {
     out: Vec<u8>,
     acc: u64,

@@ -1,8 +1,8 @@
 //! Animated GIF output (§6.1): one global palette from the background, exact delays. The frames'
-//! LZW code streams come from one of three parses: [`lzw`] (the fast one, every level's default),
-//! `choosing` (`--effort max`: unchanged pixels transparent or their own colour, whichever
-//! codes shorter) and `lossy` (`--lossy`: near colours where the water moves); the last two
-//! write through one `code_stream`.
+//! LZW code streams come from one of two parses: [`lzw`] (the fast one, every level's default)
+//! and `choosing` (`--effort max`: unchanged pixels transparent or their own colour, whichever
+//! codes shorter, written through `code_stream`). With `--lossy`, `lossy` first holds each frame
+//! where the screen already shows a near colour; what it leaves is compressed like any frame.
 
 mod choosing;
 mod code_stream;
@@ -74,10 +74,9 @@ pub struct GifEncoder<W: Write> {
     colour_index: OnceLock<Arc<ColourIndex>>,
     /// A buffer for such a frame's indices.
     indices: Vec<u8>,
-    /// `--lossy`: its level, and what the frames so far left showing (palette indices, the
-    /// whole canvas). Lossy frames are coded here, one after another, each against what the one
-    /// before left on the screen.
-    lossy: Option<(u8, Vec<u8>)>,
+    /// `--lossy`: which shown colours may stay for which rendered ones. Each frame is held here,
+    /// against what the frame before showed (`previous`), before it goes to the workers.
+    lossy: Option<lossy::Hold>,
 }
 
 fn gif_error(e: ::gif::EncodingError) -> Error {
@@ -111,11 +110,7 @@ impl<W: Write> GifEncoder<W> {
         let effort = stream.effort;
         let workers = Workers::new(move |job: Job| {
             let started = Instant::now();
-            let Job { previous, pixels, delay, transparent_whole, mut cut, mut data, coded } = job;
-            if let Some(frame) = coded {
-                // A lossy frame, coded in order before it came here.
-                return Ok(Compressed { frame, cut, previous, took: started.elapsed() });
-            }
+            let Job { previous, pixels, delay, transparent_whole, mut cut, mut data } = job;
             let mut frame = match &previous {
                 Some(previous) => difference(previous, &pixels, size, transparent, delay, cut),
                 None => {
@@ -135,6 +130,7 @@ impl<W: Write> GifEncoder<W> {
             Ok(Compressed { frame, cut, previous, took: started.elapsed() })
         })
         .holding(JOB_BYTES_PER_PIXEL * u64::from(stream.width) * u64::from(stream.height));
+        let lossy = stream.lossy.map(|level| lossy::Hold::new(&palette.colors, level));
         Ok(GifEncoder {
             encoder,
             palette,
@@ -147,7 +143,7 @@ impl<W: Write> GifEncoder<W> {
             times: EncodeTimes::default(),
             colour_index: OnceLock::new(),
             indices: Vec::new(),
-            lossy: stream.lossy.map(|level| (level, Vec::new())),
+            lossy,
         })
     }
 
@@ -173,8 +169,11 @@ impl<W: Write> GifEncoder<W> {
     /// the frame before and compress what changed.
     fn submit(&mut self, frame: Vec<u8>) -> Result<()> {
         let started = Instant::now();
-        let delay = self.stream.delay_cs(self.stream.held().start + self.written);
-        let coded = self.lossy_frame(&frame, delay);
+        let mut frame = frame;
+        if let (Some(hold), Some(shown)) = (&self.lossy, &self.previous) {
+            // A lossy GIF shows the render held where the screen is near enough.
+            hold.apply(&mut frame, shown);
+        }
         let frame = Arc::new(frame);
         let held = self.stream.held();
         let job = Job {
@@ -187,77 +186,11 @@ impl<W: Write> GifEncoder<W> {
             transparent_whole: self.transparent.filter(|_| held.start > 0),
             cut: self.spare.cuts.pop().unwrap_or_default(),
             data: self.spare.data.pop().unwrap_or_default(),
-            coded,
         };
         self.written += 1;
         self.times.encode += started.elapsed();
         let (encoder, times, spare) = (&mut self.encoder, &mut self.times, &mut self.spare);
         self.workers.submit(job, &mut |done| write_compressed(encoder, times, spare, done))
-    }
-
-    /// With `--lossy`, the frame `pixels` coded against what the frames before left showing
-    /// (which it then updates): the rectangle where that differs from the render, near colours
-    /// for the pixels that change, what is shown kept where the render did not change.
-    fn lossy_frame(&mut self, pixels: &[u8], delay: u16) -> Option<::gif::Frame<'static>> {
-        let (level, shown) = self.lossy.as_mut()?;
-        let (width, height) = (self.stream.width as u16, self.stream.height as u16);
-        let colors = self.palette.colors.len() + usize::from(self.transparent.is_some());
-        let code_size = lzw::min_code_size(colors);
-        let transparent = self.transparent;
-        let frame = |left, top, width, height, transparent, buffer: Vec<u8>| ::gif::Frame {
-            left,
-            top,
-            width,
-            height,
-            delay,
-            transparent,
-            buffer: buffer.into(),
-            ..Default::default()
-        };
-        let Some(previous) = self.previous.as_deref() else {
-            // The first frame, whole.
-            let lossy = lossy::Lossy {
-                exact: pixels,
-                shown: None,
-                before: None,
-                transparent,
-                palette: &self.palette.colors,
-                level: *level,
-            };
-            let coded = lossy::compress(&lossy, code_size);
-            *shown = coded.indices;
-            return Some(frame(0, 0, width, height, None, coded.stream));
-        };
-        let Some(rect) = super::rect::changed(shown, pixels, usize::from(width)) else {
-            // Nothing to show anew: one pixel, kept, carries the delay.
-            let pixel = transparent.unwrap_or(shown[0]);
-            return Some(frame(0, 0, 1, 1, transparent, lzw::compress(&[pixel], code_size, None)));
-        };
-        let cut = |from: &[u8]| {
-            let mut out = Vec::new();
-            super::rect::cut_into(from, from, usize::from(width), rect, None, &mut out);
-            out
-        };
-        let (exact, before, was) = (cut(pixels), cut(previous), cut(shown));
-        let lossy = lossy::Lossy {
-            exact: &exact,
-            shown: Some(&was),
-            before: Some(&before),
-            transparent,
-            palette: &self.palette.colors,
-            level: *level,
-        };
-        let coded = lossy::compress(&lossy, code_size);
-        let row = rect.width as usize;
-        for (y, line) in coded.indices.chunks_exact(row).enumerate() {
-            let at = (rect.y as usize + y) * usize::from(width) + rect.x as usize;
-            for (slot, &v) in shown[at..at + row].iter_mut().zip(line) {
-                if Some(v) != transparent {
-                    *slot = v;
-                }
-            }
-        }
-        Some(frame(rect.x as u16, rect.y as u16, rect.width as u16, rect.height as u16, transparent, coded.stream))
     }
 
     /// The table frames drawn in RGB are mapped through, made the first time.
@@ -433,8 +366,6 @@ struct Job {
     transparent_whole: Option<u8>,
     cut: Vec<u8>,
     data: Vec<u8>,
-    /// A lossy frame, already coded (`--lossy`).
-    coded: Option<::gif::Frame<'static>>,
 }
 
 /// A frame compressed, the buffers it is done with given back, and the time it took.
