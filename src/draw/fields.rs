@@ -47,14 +47,16 @@ impl Fields {
             let row = |y: usize| &heights[y * w..(y + 1) * w];
             let (up, mid, down) = (row(y - 1), row(y), row(y + 1));
             let inner = y * w + 1..y * w + w - 1;
-            let outs = self.slopes[inner.clone()]
-                .iter_mut()
-                .zip(&mut self.positions[inner.clone()])
-                .zip(&mut self.held[inner]);
-            let ins = mid.iter().zip(&mid[2..]).zip(up[1..].iter().zip(&down[1..]));
-            for (x, (((s, p), held), ((&left, &right), (&u, &d)))) in (1..).zip(outs.zip(ins)) {
-                let wide = |c: C| -> i64 { c.into() };
-                (*s, *p, *held) = at.pixel(x, y, wide(left) - wide(right), wide(u) - wide(d));
+            let n = inner.len();
+            // Slices of one length, so that the loop below has no bounds to check (a chain of
+            // zips took a ground truth's fields 3 ms longer a 100-frame sequence).
+            let (slopes, positions, held) =
+                (&mut self.slopes[inner.clone()], &mut self.positions[inner.clone()], &mut self.held[inner]);
+            let (left, right, up, down) = (&mid[..n], &mid[2..2 + n], &up[1..1 + n], &down[1..1 + n]);
+            let wide = |c: C| -> i64 { c.into() };
+            for k in 0..n {
+                let (dx, dy) = (wide(left[k]) - wide(right[k]), wide(up[k]) - wide(down[k]));
+                (slopes[k], positions[k], held[k]) = at.pixel(k + 1, y, dx, dy);
             }
         }
         if let Some(walls) = shore.walls() {

@@ -410,8 +410,9 @@ impl Folder {
     /// One frame's file of the kind that `holds`.
     fn frame_file(&mut self, path: &str, holds: Holds, f: &Frame<'_>, scene: &Scene) -> Result<()> {
         let (w, h) = (f.w, f.h);
-        let positions = || f.fields.positions.iter().flat_map(|p| *p);
-        let slopes = || f.fields.slopes.iter().flat_map(|s| *s);
+        // Flat slices, so that each conversion below is one simple loop.
+        let positions = || f.fields.positions.as_flattened().iter().copied();
+        let slopes = || f.fields.slopes.as_flattened().iter().copied();
         match holds {
             Holds::Heights | Holds::RawHeights => {
                 let cells = if holds == Holds::Heights { f.drawn } else { f.raw };
