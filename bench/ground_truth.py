@@ -88,9 +88,20 @@ def numpy_generator(out, size=128, frames=100, seed=1):
         (out / "frame" / f"{k:05}.png").write_bytes(png_bytes(frame))
 
 
-def timed(runs, work):
+def drop_caches():
+    """Empties the page cache first where this may (as root), so no run pays for an earlier one's."""
+    try:
+        subprocess.run(["sync"], check=True)
+        Path("/proc/sys/vm/drop_caches").write_text("1\n")
+    except OSError:
+        pass
+
+
+def timed(runs, work, prepare):
+    """The median seconds of `runs` runs of `work`, each after `prepare` (not timed)."""
     times = []
     for _ in range(runs):
+        prepare()
         started = time.perf_counter()
         work()
         times.append(time.perf_counter() - started)
@@ -106,33 +117,36 @@ def main():
         out = scratch / "ours"
 
         def ours():
-            shutil.rmtree(out, ignore_errors=True)
             subprocess.run([binary, scratch / "scene.toml", "--ground-truth", out, "--threads", "1", "-q"], check=True)
 
         theirs_out = scratch / "numpy"
 
         def theirs():
-            shutil.rmtree(theirs_out, ignore_errors=True)
             numpy_generator(theirs_out)
 
-        ours_s, theirs_s = timed(11, ours), timed(5, theirs)
+        # The folder a run left is removed before the next, untimed (deleting it is not writing it).
+        ours_s = timed(41, ours, lambda: shutil.rmtree(out, ignore_errors=True))
+        theirs_s = timed(5, theirs, lambda: shutil.rmtree(theirs_out, ignore_errors=True))
         print(f"ground truth, 128x128, 100 frames: ripple-render {ours_s * 1000:.1f} ms (one thread, whole process), "
               f"NumPy generator {theirs_s * 1000:.1f} ms: {theirs_s / ours_s:.1f}x")
         spec = ROOT / "examples/dataset.toml"
-        for threads in (1, 2):
-            folder = scratch / f"set{threads}"
+        folder = scratch / "set"
 
-            def dataset():
-                shutil.rmtree(folder, ignore_errors=True)
-                subprocess.run([binary, "dataset", spec, "--count", "200", "--seed", "7", "-o", folder,
-                                "--threads", str(threads), "-q"], check=True)
+        def dataset(threads):
+            shutil.rmtree(folder, ignore_errors=True)
+            drop_caches()
+            started = time.perf_counter()
+            subprocess.run([binary, "dataset", spec, "--count", "200", "--seed", "7", "-o", folder,
+                            "--threads", str(threads), "-q"], check=True)
+            return time.perf_counter() - started
 
-            seconds = timed(3, dataset)
-            print(f"dataset, 200 sequences of examples/dataset.toml, {threads} thread(s): {seconds:.2f} s")
-            if threads == 1:
-                one = seconds
-            else:
-                print(f"  two threads: {one / seconds:.2f}x one")
+        # One thread and two in turn, so that the machine's drift falls on both alike.
+        pairs = [(dataset(1), dataset(2)) for _ in range(5)]
+        one, two = (statistics.median(p[k] for p in pairs) for k in (0, 1))
+        ratios = sorted(a / b for a, b in pairs)
+        print(f"dataset, 200 sequences of examples/dataset.toml: one thread {one:.2f} s, two {two:.2f} s (medians "
+              f"of 5); two over one, pair by pair: {', '.join(f'{r:.2f}' for r in ratios)} (median "
+              f"{statistics.median(ratios):.2f}x)")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
