@@ -165,11 +165,11 @@ impl<W: Write> GifEncoder<W> {
         &self.palette
     }
 
-    /// Hands `frame`, the next frame's palette indices, to the workers, which compare it with
-    /// the frame before and compress what changed.
-    fn submit(&mut self, frame: Vec<u8>) -> Result<()> {
+    /// Hands `frame`, the next frame's palette indices (with `--lossy`, held first where the
+    /// screen is near enough), to the workers, which compare it with the frame before and
+    /// compress what changed.
+    fn submit(&mut self, mut frame: Vec<u8>) -> Result<()> {
         let started = Instant::now();
-        let mut frame = frame;
         if let (Some(hold), Some(shown)) = (&self.lossy, &self.previous) {
             // A lossy GIF shows the render held where the screen is near enough.
             hold.apply(&mut frame, shown);
