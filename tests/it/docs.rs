@@ -8,6 +8,7 @@ use std::process::Command;
 use ripple_render::Scene;
 
 use crate::support::{root, scratch};
+use crate::tools::{Tool, needs};
 
 /// The CI section of docs/diff-and-ci.md.
 fn ci_section() -> String {
@@ -326,12 +327,10 @@ fn the_farm_recipes_as_printed_make_the_whole_render() {
 
     // GNU parallel, on this machine's cores.
     let parallel = blocks(under(&doc, "### GNU parallel"), "sh");
-    if Command::new("parallel").arg("--version").output().is_ok() {
+    if needs("the_farm_recipes_as_printed_make_the_whole_render (GNU parallel)", &[Tool::Parallel]) {
         let project = recipe_project("recipe-parallel");
         run_script(&project, &parallel[0], &[]);
         same_as_whole(&project, "long.gif");
-    } else {
-        eprintln!("skipped the GNU parallel recipe: no parallel on PATH (apt-get install parallel)");
     }
 
     // The Kubernetes Indexed Job: each pod's command with the index the Job sets, the shared
@@ -413,8 +412,7 @@ fn the_sharded_check_recipe_as_printed_merges_into_the_whole_verdict() {
 fn the_dataset_recipe_as_printed_makes_the_whole_dataset() {
     let doc = std::fs::read_to_string(root().join("docs/distributed.md")).unwrap();
     let recipe = &blocks(under(&doc, "## A dataset on many machines"), "sh")[0];
-    if Command::new("parallel").arg("--version").output().is_err() {
-        eprintln!("skipped the dataset recipe: no parallel on PATH (apt-get install parallel)");
+    if !needs("the_dataset_recipe_as_printed_makes_the_whole_dataset", &[Tool::Parallel]) {
         return;
     }
     // The project as the recipe finds it: the example spec and the pictures it names.

@@ -6,8 +6,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::formats::{CHECKER, LIT, TILES, decode_animation, have, libwebp_frames, skipped};
+use crate::formats::{CHECKER, LIT, TILES, decode_animation, libwebp_frames};
 use crate::support::{decode_gif, names, read_png, render_rgb, ripple, scene_dir};
+use crate::tools::{Tool, needs};
 
 /// Renders `scene.toml` in `dir` into `out` at `effort`, quietly, replacing it.
 fn render(dir: &Path, out: &str, effort: &str, extra: &[&str]) {
@@ -23,6 +24,8 @@ fn size(path: &Path) -> u64 {
 
 #[test]
 fn every_level_decodes_to_the_exact_render() {
+    let ffmpeg = needs("every_level_decodes_to_the_exact_render (ffmpeg's APNG)", &[Tool::Ffmpeg]);
+    let libwebp = needs("every_level_decodes_to_the_exact_render (libwebp's WebP)", &[Tool::PillowWebp]);
     for (name, body) in [("checker", CHECKER), ("tiles", TILES), ("lit", LIT)] {
         let dir = scene_dir(&format!("effort-{name}"), body);
         let exact = render_rgb(body);
@@ -32,7 +35,7 @@ fn every_level_decodes_to_the_exact_render() {
             render(&dir, &apng, effort, &[]);
             let (frames, _) = decode_animation(&dir.join(&apng));
             assert!(frames == exact, "{name}: the {effort} APNG decodes to other frames (image crate)");
-            if have("ffmpeg") {
+            if ffmpeg {
                 let raw = Command::new("ffmpeg")
                     .args(["-v", "error", "-i", &apng, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
                     .current_dir(&dir)
@@ -44,9 +47,9 @@ fn every_level_decodes_to_the_exact_render() {
             let webp = format!("{effort}.webp");
             render(&dir, &webp, effort, &[]);
             assert!(decode_animation(&dir.join(&webp)).0 == exact, "{name}: the {effort} WebP (ours)");
-            match libwebp_frames(&dir.join(&webp)) {
-                Some(frames) => assert!(frames == exact, "{name}: the {effort} WebP decodes to other frames (libwebp)"),
-                None => skipped("every_level_decodes_to_the_exact_render (libwebp)", "python3 with Pillow's WebP"),
+            if libwebp {
+                let frames = libwebp_frames(&dir.join(&webp));
+                assert!(frames == exact, "{name}: the {effort} WebP decodes to other frames (libwebp)");
             }
             // A PNG sequence, by the png crate.
             let folder = format!("{effort}-frames/");

@@ -10,6 +10,7 @@ use image::AnimationDecoder;
 
 use crate::support::render_rgb;
 use crate::support::{ripple, scene_dir, temporaries};
+use crate::tools::{Tool, needs};
 
 /// An odd canvas at 30 fps (durations of 33 and 34 ms), few colours: palette frames.
 pub(crate) const CHECKER: &str = "[video]\nwidth = 61\nheight = 45\nfps = 30\nframes = 14\nloop = false\n\
@@ -21,15 +22,6 @@ pub(crate) const TILES: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nfram
 /// Many colours and a look: RGB frames with colours the background lacks.
 pub(crate) const LIT: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nframes = 12\n[background]\npattern = \"tiles\"\n\
     [look]\nsampling = \"bilinear\"\nshading = 300\n[rain]\ndrops_per_second = 40\nseed = 3\n";
-
-/// Says on the test's stderr (which `cargo test` shows, uncaptured) that a test was skipped.
-pub(crate) fn skipped(test: &str, why: &str) {
-    let _ = writeln!(std::io::stderr(), "skipped {test}: {why}");
-}
-
-pub(crate) fn have(program: &str) -> bool {
-    Command::new(program).arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
-}
 
 /// Frames composed by the image crate (RGB) and their delays in seconds as fractions (num, den).
 pub(crate) fn decode_animation(path: &Path) -> (Vec<Vec<u8>>, Vec<(u32, u32)>) {
@@ -119,8 +111,8 @@ fn apng_frames_delays_and_loop_decode_to_the_exact_render() {
 
 #[test]
 fn apng_decodes_the_same_through_ffmpeg() {
-    if !have("ffmpeg") {
-        return skipped("apng_decodes_the_same_through_ffmpeg", "ffmpeg is not on PATH (apt-get install ffmpeg)");
+    if !needs("apng_decodes_the_same_through_ffmpeg", &[Tool::Ffmpeg]) {
+        return;
     }
     for (name, body) in [("checker", CHECKER), ("tiles", TILES), ("lit", LIT)] {
         let dir = scene_dir(&format!("apng-ffmpeg-{name}"), body);
@@ -157,7 +149,7 @@ fn webp_frames_durations_and_loop_decode_to_the_exact_render() {
         }
         let bytes = std::fs::read(dir.join("out.webp")).unwrap();
         assert_eq!(webp_loops(&bytes), u16::from(name == "checker"), "{name}");
-        if have("webpinfo") {
+        if needs("webp_frames_durations_and_loop_decode_to_the_exact_render (webpinfo)", &[Tool::Webpinfo]) {
             let info = Command::new("webpinfo").arg("out.webp").current_dir(&dir).output().unwrap();
             assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stdout));
         }
@@ -165,38 +157,35 @@ fn webp_frames_durations_and_loop_decode_to_the_exact_render() {
 }
 
 /// Frames of a WebP as libwebp's animation decoder composes them, through Pillow (whose WebP
-/// reader is libwebp), or `None` without python3 and Pillow's WebP support.
-pub(crate) fn libwebp_frames(path: &Path) -> Option<Vec<Vec<u8>>> {
+/// reader is libwebp): the caller has asked for [`Tool::PillowWebp`].
+pub(crate) fn libwebp_frames(path: &Path) -> Vec<Vec<u8>> {
     let script = "import sys\nfrom PIL import Image, features\nassert features.check('webp')\n\
                   im = Image.open(sys.argv[1]); out = sys.stdout.buffer; i = 0\n\
                   while True:\n    try: im.seek(i)\n    except EOFError: break\n    \
                   out.write(im.convert('RGBA').tobytes()); i += 1\n";
-    let run = Command::new("python3").args(["-c", script]).arg(path).output().ok()?;
-    if !run.status.success() {
-        return None;
-    }
+    let run = Command::new("python3").args(["-c", script]).arg(path).output().expect("python3");
+    assert!(run.status.success(), "Pillow on {}: {}", path.display(), String::from_utf8_lossy(&run.stderr));
     let bytes = std::fs::read(path).unwrap();
     let frames = ripple_render::decode::webp::WebpFrames::parse(path, bytes).unwrap();
     let (w, h) = frames.size();
     let canvas = w as usize * h as usize * 4;
     // Transparent pixels show black, as diff shows them.
-    Some(
-        run.stdout
-            .chunks_exact(canvas)
-            .map(|f| f.chunks_exact(4).flat_map(|p| if p[3] == 0 { [0, 0, 0] } else { [p[0], p[1], p[2]] }).collect())
-            .collect(),
-    )
+    run.stdout
+        .chunks_exact(canvas)
+        .map(|f| f.chunks_exact(4).flat_map(|p| if p[3] == 0 { [0, 0, 0] } else { [p[0], p[1], p[2]] }).collect())
+        .collect()
 }
 
 #[test]
 fn webp_decodes_the_same_through_libwebp() {
     // Our frames blend (unchanged pixels transparent): libwebp, the reference, composes them to
     // exactly the render, and so does diff's compositor, on our files and on img2webp's.
+    if !needs("webp_decodes_the_same_through_libwebp", &[Tool::PillowWebp, Tool::Img2webp]) {
+        return;
+    }
     let dir = scene_dir("webp-libwebp", LIT);
     render(&dir, &["-o", "out.webp"]);
-    let Some(theirs) = libwebp_frames(&dir.join("out.webp")) else {
-        return skipped("webp_decodes_the_same_through_libwebp", "python3 with Pillow's WebP support is missing");
-    };
+    let theirs = libwebp_frames(&dir.join("out.webp"));
     let exact = render_rgb(LIT);
     assert_eq!(theirs.len(), exact.len());
     for (i, (got, want)) in theirs.iter().zip(&exact).enumerate() {
@@ -204,9 +193,6 @@ fn webp_decodes_the_same_through_libwebp() {
     }
     let bytes = std::fs::read(dir.join("out.webp")).unwrap();
     assert!(bytes.windows(4).any(|w| w == b"ANMF"));
-    if !have("img2webp") {
-        return skipped("webp_decodes_the_same_through_libwebp (img2webp's file)", "img2webp is not on PATH");
-    }
     render(&dir, &["-o", "frames/"]);
     let mut args: Vec<String> = vec!["-lossless".into(), "-d".into(), "40".into()];
     args.extend((0..exact.len()).map(|i| format!("frames/frame_{i:04}.png")));
@@ -214,7 +200,7 @@ fn webp_decodes_the_same_through_libwebp() {
     let made = Command::new("img2webp").args(&args).current_dir(&dir).output().unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let ours = decode_webp(&dir.join("lib.webp")).0;
-    let reference = libwebp_frames(&dir.join("lib.webp")).unwrap();
+    let reference = libwebp_frames(&dir.join("lib.webp"));
     assert_eq!(ours.len(), reference.len());
     for (i, (a, b)) in ours.iter().zip(&reference).enumerate() {
         assert!(a == b, "img2webp's frame {i}: diff's compositor differs from libwebp");
@@ -281,14 +267,15 @@ fn standard_output_is_refused_when_it_is_a_terminal() {
         _, status = os.waitpid(pid, 0)\n\
         sys.stdout.write(out.decode('utf-8', 'replace'))\n\
         sys.exit(os.waitstatus_to_exitcode(status))\n";
+    if !needs("standard_output_is_refused_when_it_is_a_terminal", &[Tool::Python]) {
+        return;
+    }
     let dir = scene_dir("stdout-tty", CHECKER);
-    let Ok(out) = Command::new("python3")
+    let out = Command::new("python3")
         .args(["-c", script, env!("CARGO_BIN_EXE_ripple-render"), "scene.toml", "-o", "-", "--format", "gif"])
         .current_dir(&dir)
         .output()
-    else {
-        return skipped("standard_output_is_refused_when_it_is_a_terminal", "python3 is not on PATH");
-    };
+        .expect("python3");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("standard output, which is a terminal"), "{text}");
@@ -478,8 +465,8 @@ fn through_yuv420p(frames: &[Vec<u8>], (w, h): (u32, u32)) -> Vec<Vec<u8>> {
 
 #[test]
 fn videos_have_every_frame_at_the_exact_rate_and_look_like_the_render() {
-    if !have("ffmpeg") || !have("ffprobe") {
-        return skipped("videos_have_every_frame_at_the_exact_rate_and_look_like_the_render", "ffmpeg is not on PATH");
+    if !needs("videos_have_every_frame_at_the_exact_rate_and_look_like_the_render", &[Tool::Ffmpeg, Tool::Ffprobe]) {
+        return;
     }
     // A picture, as videos are made of (a checker's sharp colour edges are what yuv420p's
     // halved colour resolution cannot keep, at any quality).
@@ -804,8 +791,8 @@ fn a_size_budget_is_refused_where_it_does_not_apply() {
 
 #[test]
 fn a_real_ffmpeg_killed_mid_render_leaves_nothing() {
-    if !have("ffmpeg") {
-        return skipped("a_real_ffmpeg_killed_mid_render_leaves_nothing", "ffmpeg is not on PATH");
+    if !needs("a_real_ffmpeg_killed_mid_render_leaves_nothing", &[Tool::Ffmpeg]) {
+        return;
     }
     // A size no other test uses, to find this render's ffmpeg among the processes.
     let body = "[video]\nwidth = 93\nheight = 57\nfps = 25\nduration = 600\n[rain]\ndrops_per_second = 20\n";

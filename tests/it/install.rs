@@ -5,6 +5,7 @@
 use std::process::Command;
 
 use crate::support::{ripple, root, scene_dir};
+use crate::tools::{Tool, needs};
 
 #[test]
 fn completions_for_every_shell_name_every_subcommand() {
@@ -37,7 +38,6 @@ fn completions_complete_a_subcommands_flags_in_each_shell() {
         std::fs::write(&path, ripple(&["completions", shell], &dir).stdout).unwrap();
         path
     };
-    let have = |shell: &str| Command::new(shell).arg("-c").arg("true").status().is_ok_and(|s| s.success());
     let bash = script("bash");
     let complete = |words: &str| {
         let body = format!(
@@ -58,7 +58,7 @@ fn completions_complete_a_subcommands_flags_in_each_shell() {
         let offered = complete(words);
         assert!(offered.lines().any(|l| l.trim() == wanted), "bash, {words}: {offered:?}");
     }
-    if have("fish") {
+    if needs("completions_complete_a_subcommands_flags_in_each_shell (fish)", &[Tool::Fish]) {
         let fish = script("fish");
         let out = Command::new("fish")
             .arg("-c")
@@ -66,10 +66,8 @@ fn completions_complete_a_subcommands_flags_in_each_shell() {
             .output()
             .unwrap();
         assert!(String::from_utf8_lossy(&out.stdout).starts_with("--port"), "fish: {out:?}");
-    } else {
-        eprintln!("skipped fish: it is not installed (.ci/run installs it)");
     }
-    if have("zsh") {
+    if needs("completions_complete_a_subcommands_flags_in_each_shell (zsh)", &[Tool::Zsh]) {
         let zsh = script("zsh");
         std::fs::create_dir_all(dir.join("zfunc")).unwrap();
         std::fs::copy(&zsh, dir.join("zfunc/_ripple-render")).unwrap();
@@ -81,8 +79,6 @@ fn completions_complete_a_subcommands_flags_in_each_shell() {
         let out = Command::new("zsh").arg("-f").arg("-c").arg(body).output().unwrap();
         let said = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success() && said.starts_with("_ripple-render\n"), "zsh: {said} {out:?}");
-    } else {
-        eprintln!("skipped zsh: it is not installed (.ci/run installs it)");
     }
 }
 

@@ -7,11 +7,12 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::support::{bundled_copy, decode_gif, ripple, scratch};
+use crate::tools::{Tool, needs};
 
 /// The PSNR (dB) of the WebP `lossy` against the WebP `exact`, each frame as libwebp's decoder
 /// (through Pillow) shows it at each exact frame's time: an encoder may merge equal frames. `None`
 /// without python3 and Pillow's WebP support.
-fn psnr(exact: &Path, lossy: &Path) -> Option<f64> {
+fn psnr(exact: &Path, lossy: &Path) -> f64 {
     let script = "import sys, math\nfrom PIL import Image, ImageSequence, features\nassert features.check('webp')\n\
                   def frames(p):\n    out, t = [], 0\n    for f in ImageSequence.Iterator(Image.open(p)):\n        \
                   out.append((t, f.convert('RGB').tobytes())); t += f.info.get('duration', 0)\n    return out\n\
@@ -20,11 +21,9 @@ fn psnr(exact: &Path, lossy: &Path) -> Option<f64> {
                   total = n = 0\n\
                   for t, f in a:\n    g = at(t)\n    total += sum((x - y) ** 2 for x, y in zip(f, g)); n += len(f)\n\
                   print(10 * math.log10(255 ** 2 / max(total / n, 1e-12)))\n";
-    let out = Command::new("python3").args(["-c", script]).arg(exact).arg(lossy).output().ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    let out = Command::new("python3").args(["-c", script]).arg(exact).arg(lossy).output().expect("python3");
+    assert!(out.status.success(), "Pillow: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 
 #[test]
@@ -67,13 +66,13 @@ fn a_lossy_webp_is_small_close_to_the_render_and_the_same_on_every_thread_count(
     let run = ripple(&["diff", &scene, "q.webp", "--min-psnr", "60", "--json"], &dir);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert!(run.code == 1 && json["min_psnr"] == 60.0, "{}", run.stdout);
-    let Some(db) = psnr(&dir.join("exact.webp"), &dir.join("q.webp")) else {
-        eprintln!("skipped the PSNR: python3 with Pillow's WebP support is missing");
+    if !needs("a_lossy_webp_is_small_close_to_the_render (its PSNR by libwebp)", &[Tool::PillowWebp]) {
         return;
-    };
+    }
+    let db = psnr(&dir.join("exact.webp"), &dir.join("q.webp"));
     // Quality 75 keeps the picture: over 30 dB against the exact frames (pond measures 33.3).
     assert!(db > 30.0, "{db} dB");
-    let worse = psnr(&dir.join("exact.webp"), &dir.join("q30.webp")).unwrap();
+    let worse = psnr(&dir.join("exact.webp"), &dir.join("q30.webp"));
     assert!(worse < db, "{worse} dB at 30 against {db} dB at 75");
 }
 

@@ -32,6 +32,7 @@ mod streams;
 mod support;
 mod surfaces;
 mod time;
+mod tools;
 mod truth;
 mod water_look;
 mod web;

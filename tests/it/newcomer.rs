@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::support::{decode_gif, ripple, scene_dir};
+use crate::tools::{Tool, needs};
 
 /// A stone, a swipe and a damping change, early in the output.
 const SCENE: &str = "[video]\nwidth = 64\nheight = 48\nfps = 25\nduration = 1.0\n[background]\npattern = \"tiles\"\n\
@@ -101,8 +102,7 @@ fn a_video_takes_a_quality_and_a_missing_picture_its_near_name() {
     std::fs::copy(crate::support::root().join("scenes/koi.png"), typo.join("koi.png")).unwrap();
     let run = ripple(&["scene.toml", "-o", "x.gif"], &typo);
     assert!(run.code == 2 && run.stderr.contains("hint: did you mean `koi.png`?"), "{}", run.stderr);
-    if std::process::Command::new("ffmpeg").arg("-version").output().is_err() {
-        eprintln!("skipped the video's quality: ffmpeg is not on PATH");
+    if !needs("a_video_takes_a_quality_and_a_missing_picture_its_near_name (the video)", &[Tool::Ffmpeg]) {
         return;
     }
     let size = |args: &[&str], out: &str| {
@@ -132,4 +132,24 @@ fn the_readmes_first_render_leaves_the_clone_clean() {
         assert!(ignored, "{output}, which the README renders first, would show in `git status`");
     }
     assert!(readme.contains("takes a few\nminutes"), "the README does not say the first build takes minutes");
+}
+
+/// The README's second command is the whole suite: CI runs exactly it, and it reaches
+/// `cargo test` through the script that sets up the checks' tools and lists what did not run.
+#[test]
+fn the_readmes_test_command_is_what_ci_runs() {
+    let root = crate::support::root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let line = readme.lines().find(|l| l.ends_with("# the whole test suite")).expect("the README's test command");
+    let command = line.split('#').next().unwrap().trim();
+    assert_eq!(command, "make test");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(ci.lines().any(|l| l.trim() == command), ".ci/run does not run `{command}`");
+    assert!(ci.lines().any(|l| l.trim() == "export CI=true"), ".ci/run does not export CI=true");
+    let makefile = std::fs::read_to_string(root.join("Makefile")).unwrap();
+    assert!(makefile.contains("\ttools/test $(ARGS)\n"), "{makefile}");
+    let script = std::fs::read_to_string(root.join("tools/test")).unwrap();
+    for step in ["npm ci --prefix web", "-r tests/requirements.txt", "cargo test \"$@\"", "RIPPLE_TEST_SKIPS"] {
+        assert!(script.contains(step), "tools/test does not {step}");
+    }
 }

@@ -7,6 +7,7 @@ use std::process::Command;
 
 use crate::support::{decode_gif, names};
 use crate::support::{ripple, scene_dir};
+use crate::tools::{Tool, needs};
 
 /// Looped (§11, with a crossfade), lit, walled, timed in seconds, at 30 fps (delays of 3 and 4
 /// cs, durations of 33 and 34 ms: a part that starts at an odd frame must keep the pattern).
@@ -122,8 +123,8 @@ fn a_png_sequence_rendered_in_parts_is_the_whole_sequence_byte_for_byte() {
 
 #[test]
 fn joined_video_parts_have_every_frame_and_the_whole_duration() {
-    if Command::new("ffmpeg").arg("-version").output().is_err() {
-        return eprintln!("skipped joined_video_parts_have_every_frame_and_the_whole_duration: no ffmpeg");
+    if !needs("joined_video_parts_have_every_frame_and_the_whole_duration", &[Tool::Ffmpeg]) {
+        return;
     }
     for ext in ["mp4", "webm"] {
         let dir = scene_dir(&format!("parts-{ext}"), SCENE);

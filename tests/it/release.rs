@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support::{root, scratch, small_scenes};
+use crate::tools::{Tool, needs};
 
 /// Whether `program` can be run.
 fn have(program: &str) -> bool {
@@ -125,13 +126,11 @@ fn the_release_archive_holds_the_program_its_completions_and_man_page() {
     let man = std::fs::read_to_string(folder.join("man/ripple-render.1")).unwrap();
     assert!(man.contains(".TH ripple-render 1") && man.contains(".SH COMMANDS"), "{}", &man[..200]);
     // A Windows archive is a zip, the program an .exe.
-    if have("zip") || have("7z") {
+    if needs("the_release_archive_holds_the_program_its_completions_and_man_page (the Windows zip)", &[Tool::Zip]) {
         let archive = package("x86_64-pc-windows-msvc", &program, &out);
         let top = format!("ripple-render-{version}-x86_64-pc-windows-msvc");
         assert_eq!(archive, out.join(format!("{top}.zip")));
         assert_eq!(entries(&archive), expected(&top, "ripple-render.exe"));
-    } else {
-        eprintln!("skipped the zip archive: neither zip nor 7z is installed");
     }
 }
 
@@ -163,7 +162,9 @@ fn binstall_metadata_names_the_archives_the_release_publishes() {
     std::fs::write(&stand_in, b"stand-in").unwrap();
     let out = dir.join("dist");
     for target in &targets {
-        if target.contains("windows") && !(have("zip") || have("7z")) {
+        if target.contains("windows")
+            && !needs("binstall_metadata_names_the_archives_the_release_publishes (the Windows zip)", &[Tool::Zip])
+        {
             continue;
         }
         let meta = binstall.get("overrides").and_then(|o| o.get(target.as_str()));
@@ -217,8 +218,7 @@ fn run_scripts(yaml_path: &Path) -> Vec<String> {
 
 #[test]
 fn the_workflows_and_the_action_parse_and_name_what_exists() {
-    if Command::new("python3").args(["-c", "import yaml"]).status().map_or(true, |s| !s.success()) {
-        eprintln!("skipped: no PyYAML to parse the workflows with (.ci/run installs it)");
+    if !needs("the_workflows_and_the_action_parse_and_name_what_exists", &[Tool::PyYaml, Tool::Shellcheck]) {
         return;
     }
     let dir = scratch("release-workflows");
@@ -261,10 +261,8 @@ fn the_workflows_and_the_action_parse_and_name_what_exists() {
             std::fs::write(&path, format!("#!/usr/bin/env bash\n{script}")).unwrap();
             let parsed = run(Path::new("bash"), &["-n", path.to_str().unwrap()], &dir, &[]);
             assert!(parsed.status.success(), "{}: {script}\n{}", file.display(), said(&parsed));
-            if have("shellcheck") {
-                let linted = run(Path::new("shellcheck"), &["-S", "warning", path.to_str().unwrap()], &dir, &[]);
-                assert!(linted.status.success(), "{}: {script}\n{}", file.display(), said(&linted));
-            }
+            let linted = run(Path::new("shellcheck"), &["-S", "warning", path.to_str().unwrap()], &dir, &[]);
+            assert!(linted.status.success(), "{}: {script}\n{}", file.display(), said(&linted));
             // Every script the project ships that a step runs exists and can be run.
             for word in script.split(['"', ' ', '\n', '\'']).filter(|w| w.contains(".ci/")) {
                 let relative = &word[word.find(".ci/").unwrap()..];
@@ -285,11 +283,9 @@ fn the_workflows_and_the_action_parse_and_name_what_exists() {
         }
     }
     // The scripts the steps run pass ShellCheck too.
-    if have("shellcheck") {
-        for script in [".ci/package", ".ci/action/install.sh", ".ci/action/check.sh", ".ci/run"] {
-            let linted = run(Path::new("shellcheck"), &[script], &root(), &[]);
-            assert!(linted.status.success(), "{script}\n{}", said(&linted));
-        }
+    for script in [".ci/package", ".ci/action/install.sh", ".ci/action/check.sh", ".ci/run", "tools/test"] {
+        let linted = run(Path::new("shellcheck"), &[script], &root(), &[]);
+        assert!(linted.status.success(), "{script}\n{}", said(&linted));
     }
     // Every input and output of the Action says what it is.
     let action = std::fs::read_to_string(root().join("action.yml")).unwrap();
@@ -311,8 +307,7 @@ fn release_folder(dir: &Path) -> PathBuf {
 
 #[test]
 fn the_actions_steps_install_the_release_then_check_and_keep_the_report() {
-    if !have("curl") {
-        eprintln!("skipped: the Action downloads with curl, which is not installed");
+    if !needs("the_actions_steps_install_the_release_then_check_and_keep_the_report", &[Tool::Curl]) {
         return;
     }
     let dir = scratch("release-action");

@@ -6,15 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::support::{bundled_copy, read_png, ripple, root, scratch};
-
-/// Whether Python with NumPy is here (CI installs it); the NumPy checks say so when skipped.
-fn numpy() -> bool {
-    let ok = Command::new("python3").args(["-c", "import numpy"]).output().is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: python3 with numpy is not installed");
-    }
-    ok
-}
+use crate::tools::{Tool, needs};
 
 /// Runs `tools/rewarp.py` on a ground truth and returns its report.
 fn rewarp(dir: &Path) -> serde_json::Value {
@@ -53,7 +45,7 @@ fn manifest_hashes(path: &Path) -> Vec<String> {
 
 #[test]
 fn every_bundled_scene_is_rewarped_exactly_from_its_ground_truth() {
-    if !numpy() {
+    if !needs("every_bundled_scene_is_rewarped_exactly_from_its_ground_truth", &[Tool::Numpy]) {
         return;
     }
     let dir = scratch("truth-bundled");
@@ -185,7 +177,7 @@ fn the_files_are_what_meta_json_says_in_both_layouts_with_every_extra() {
     // The .npz stacks the frames' files.
     let npz = std::fs::read(gt.join("sequence.npz")).unwrap();
     assert_eq!(&npz[..4], b"PK\x03\x04");
-    if numpy() {
+    if needs("the_files_are_what_meta_json_says_in_both_layouts_with_every_extra (NumPy's npz)", &[Tool::Numpy]) {
         let script = "import numpy as np, sys\nz = np.load(sys.argv[1] + '/sequence.npz')\n\
             assert sorted(z.files) == ['height', 'height_raw', 'normal', 'warp'], z.files\n\
             for k in z.files:\n    for i in (0, 11):\n        assert np.array_equal(z[k][i], np.load(f'{sys.argv[1]}/{k}/{i:05}.npy')), (k, i)\n\

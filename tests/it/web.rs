@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::formats::{have, skipped};
-use crate::support::{browser, ripple, root, scratch};
+use crate::support::{ripple, root, scratch};
+use crate::tools::{Tool, needs};
 
 /// The CLI's frame hashes (16 hex digits) for `scene`.
 fn cli_hashes(scene: &Path) -> Vec<String> {
@@ -62,19 +62,7 @@ fn other_pictures() -> Vec<PathBuf> {
 
 /// Whether Node and the browser harness (playwright-core, `npm ci --prefix web`) are here.
 fn harness(test: &str, with_browser: bool) -> bool {
-    if !have("node") {
-        skipped(test, "node is not on PATH (apt-get install nodejs)");
-        return false;
-    }
-    if with_browser && browser().is_none() {
-        skipped(test, "no chromium on PATH (apt-get install chromium)");
-        return false;
-    }
-    if with_browser && !root().join("web/node_modules/playwright-core").is_dir() {
-        skipped(test, "web/node_modules has no playwright-core (npm ci --prefix web)");
-        return false;
-    }
-    true
+    if with_browser { needs(test, &[Tool::Node, Tool::Chromium, Tool::Playwright]) } else { needs(test, &[Tool::Node]) }
 }
 
 #[test]

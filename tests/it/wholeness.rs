@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::formats::have;
 use crate::support::{ripple, scene_dir};
+use crate::tools::{Tool, needs};
 
 const SCENE: &str = "[video]\nwidth = 64\nheight = 40\nfps = 30\nframes = 18\n[background]\npattern = \"tiles\"\n\
     [[stone]]\nat = 0.25\nx = 14\ny = 20\nradius = 3\n[rain]\ndrops_per_second = 30\nseed = 5\n";
@@ -43,7 +43,7 @@ fn replaced(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 #[test]
 fn a_relabelled_or_cut_part_is_refused_naming_it_in_every_format() {
     let mut formats = vec!["gif", "apng", "webp"];
-    if have("ffmpeg") {
+    if needs("a_relabelled_or_cut_part_is_refused_naming_it_in_every_format (MP4, WebM)", &[Tool::Ffmpeg]) {
         formats.extend(["mp4", "webm"]);
     }
     for ext in formats {

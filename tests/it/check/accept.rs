@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::support::{browser, dump_dom, files_in as files, regex_value, ripple, ripple_with, scratch, small_scenes};
+use crate::tools::{Tool, needs};
 
 /// `check SCENE… REST…` run in `dir`.
 fn check(dir: &Path, scenes: &[String], rest: &[&str]) -> crate::support::Run {
@@ -166,10 +167,10 @@ fn the_one_file_report_holds_its_pictures_and_works_alone() {
     // Inside the folder refused, and nothing written over a scene.
     let run = check(&dir, &scenes, &["--refs", "refs", "--report", "report", "--report-single-file", "report/x.html"]);
     assert!(run.code == 2 && run.stderr.contains("one inside the other"), "{}", run.stderr);
-    let Some(browser) = browser() else {
-        eprintln!("skipped: no chromium to load the page in (.ci/run installs it)");
+    if !needs("the_one_file_report_holds_its_pictures_and_works_alone (in a browser)", &[Tool::Chromium]) {
         return;
-    };
+    }
+    let browser = browser().unwrap();
     // Alone in a folder of its own, every picture loads and the scrubber shows held pictures.
     let alone = scratch("accept-single-alone");
     std::fs::copy(dir.join("one.html"), alone.join("one.html")).unwrap();

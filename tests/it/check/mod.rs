@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{browser, bundled_copy, dump_dom, regex_value, root, scratch};
 use crate::support::{ripple, ripple_with};
+use crate::tools::{Tool, needs};
 
 /// Frames each scene copy is cut to (a whole second, as the seamless loop needs).
 const FRAMES: u32 = 25;
@@ -161,10 +162,10 @@ fn a_moved_stone_is_found_at_its_frame_and_shown_in_a_browser() {
     let page = std::fs::read_to_string(dir.join("report/index.html")).unwrap();
     assert!(!page.contains("http://") && !page.contains("https://") && !page.contains("<script src"), "{page}");
     assert!(page.contains("src=\"s00-f0030-a.png\"") && page.contains("src=\"s00-f0030-heat.png\""));
-    let Some(browser) = browser() else {
-        eprintln!("skipped: no chromium to load the report in (.ci/run installs it)");
+    if !needs("a_moved_stone_is_found_at_its_frame_and_shown_in_a_browser (in a browser)", &[Tool::Chromium]) {
         return;
-    };
+    }
+    let browser = browser().unwrap();
     // The script runs, every picture loads, the first differing frame is shown; a link to the
     // third picture moves the scrubber there.
     let dom = dump_dom(&browser, &dir.join("report/index.html"), "");
