@@ -229,29 +229,35 @@ fn accept(args: &CheckArgs, dir: &Path) -> Result<ExitCode, Error> {
     }
     let mut text = String::new();
     for a in &accepted {
-        let what = match a.how {
-            How::New => "written (new reference)",
-            How::Replaced => "replaced",
-            How::Already => "is already this one (accepted before): left as it is",
+        let (verb, what) = match a.how {
+            How::New => ("accepted", "written (new reference)"),
+            How::Replaced => ("accepted", "replaced"),
+            How::Already => ("unchanged", "is already the kept render (accepted before)"),
         };
-        let _ = writeln!(
-            text,
-            "accepted {}: {} {what}",
-            ripple_render::base::text::path(&a.scene),
-            ripple_render::base::text::path(&a.reference)
-        );
+        let (scene, reference) =
+            (ripple_render::base::text::path(&a.scene), ripple_render::base::text::path(&a.reference));
+        let _ = writeln!(text, "{verb} {scene}: {reference} {what}");
     }
-    let _ = match accepted.len() {
-        0 => writeln!(
-            text,
-            "nothing to accept: the report {} kept no would-be reference (nothing failed)",
-            dir.display()
-        ),
-        n => {
-            let written = accepted.iter().filter(|a| a.how != How::Already).count();
-            let noun = if n == 1 { "reference" } else { "references" };
-            writeln!(text, "\naccepted {n} {noun} from {} ({written} written)", dir.display())
+    let count = |how: How| accepted.iter().filter(|a| a.how == how).count();
+    let (new, replaced, already) = (count(How::New), count(How::Replaced), count(How::Already));
+    let references = |n: usize| if n == 1 { format!("{n} reference") } else { format!("{n} references") };
+    let from = dir.display();
+    let _ = if accepted.is_empty() {
+        writeln!(text, "nothing to accept: the report {from} kept no would-be reference (nothing failed)")
+    } else if already == accepted.len() {
+        writeln!(text, "\nnothing written: the {} kept in {from} are already in place", references(already))
+    } else {
+        let mut parts = Vec::new();
+        if new > 0 {
+            parts.push(format!("{new} new"));
         }
+        if replaced > 0 {
+            parts.push(format!("{replaced} replaced"));
+        }
+        if already > 0 {
+            parts.push(format!("{already} already in place"));
+        }
+        writeln!(text, "\naccepted {} from {from}: {}", references(new + replaced), parts.join(", "))
     };
     print_out(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -53,8 +53,13 @@ fn start_with(dir: &Path, extra: &[&str]) -> Server {
 
 /// A raw request; returns the status and the body.
 fn request(port: u16, target: &str, host: &str) -> (u16, Vec<u8>) {
+    raw(port, &format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"))
+}
+
+/// A request given whole, head and all; returns the status and the body.
+fn raw(port: u16, head: &str) -> (u16, Vec<u8>) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(stream, "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
     let mut bytes = Vec::new();
     stream.read_to_end(&mut bytes).unwrap();
     let at = bytes.windows(4).position(|w| w == b"\r\n\r\n").expect("a head") + 4;
@@ -112,11 +117,26 @@ fn the_server_serves_the_exact_frames_and_nothing_else() {
         "/frame/1/../../scene.toml",
         "/frame/1/99.png",
         "//etc/passwd",
-        "http://127.0.0.1/scene.toml",
+        &format!("http://127.0.0.1:{}/scene.toml", server.port),
     ] {
         let (status, body) = get(&server, target);
         assert_eq!(status, 404, "{target}: {}", String::from_utf8_lossy(&body));
     }
+    // RFC 9112: an absolute target names the host, whatever the Host header says; an HTTP/1.1
+    // request without a host, or with two, is a bad request.
+    let port = server.port;
+    let absolute = |target: &str, host: &str| request(port, target, host).0;
+    assert_eq!(absolute(&format!("http://127.0.0.1:{port}/state"), "evil.example"), 200);
+    assert_eq!(absolute(&format!("HTTP://localhost:{port}"), "evil.example"), 200);
+    assert_eq!(absolute("http://evil.example/state", &format!("127.0.0.1:{port}")), 421);
+    assert_eq!(absolute(&format!("http://127.0.0.1:{}/state", port ^ 1), &format!("127.0.0.1:{port}")), 421);
+    let (status, body) = raw(port, "GET /state HTTP/1.1\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+    assert!(String::from_utf8_lossy(&body).contains("names its host"));
+    assert_eq!(raw(port, "GET /state HTTP/1.1\r\nHost:\r\n\r\n").0, 400);
+    let twice = format!("GET /state HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    assert_eq!(raw(port, &twice).0, 400);
+    assert_eq!(raw(port, &format!("GET http://127.0.0.1:{port}/state HTTP/1.1\r\n\r\n")).0, 200);
     // A client that hangs up halfway through a frame, or never finishes its request, harms
     // nothing: the next one is served.
     for _ in 0..20 {

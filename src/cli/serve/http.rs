@@ -101,26 +101,35 @@ pub(super) fn serve(listener: TcpListener, live: Arc<Live>, hosts: Hosts) {
     }
 }
 
-/// A request's method, target and `Host`.
+/// A request's method, target (origin-form: a path and query) and the host it names.
 struct Request {
     method: String,
     target: String,
-    host: Option<String>,
+    host: String,
 }
 
-/// Reads a request head (within [`MOST_HEAD`] bytes and ten seconds).
-fn read_request(stream: &TcpStream) -> Option<Request> {
-    stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+/// Why a request is answered 400 (RFC 9112): no head, no host, or more than one.
+const UNREADABLE: &str = "bad request\n";
+const NO_HOST: &str = "an HTTP/1.1 request names its host (a Host header or an absolute URL)\n";
+const HOSTS: &str = "a request has one Host header\n";
+
+/// Reads a request head (within [`MOST_HEAD`] bytes and ten seconds). Its host is the `Host`
+/// header's, or where the target is in absolute form (`http://host:port/path`) the target's,
+/// whatever the header says (RFC 9112, 3.2.2).
+fn read_request(stream: &TcpStream) -> Result<Request, &'static str> {
+    stream.set_read_timeout(Some(Duration::from_secs(10))).map_err(|_| UNREADABLE)?;
     let mut reader = BufReader::new(std::io::Read::take(stream, MOST_HEAD));
     let mut line = String::new();
-    reader.read_line(&mut line).ok()?;
+    reader.read_line(&mut line).map_err(|_| UNREADABLE)?;
     let mut words = line.split_whitespace();
-    let (method, target) = (words.next()?.to_string(), words.next()?.to_string());
-    let mut host = None;
+    let (Some(method), Some(target)) = (words.next(), words.next()) else {
+        return Err(UNREADABLE);
+    };
+    let mut headers = Vec::new();
     loop {
         let mut header = String::new();
-        if reader.read_line(&mut header).ok()? == 0 {
-            return None;
+        if reader.read_line(&mut header).map_err(|_| UNREADABLE)? == 0 {
+            return Err(UNREADABLE);
         }
         let header = header.trim_end();
         if header.is_empty() {
@@ -129,20 +138,36 @@ fn read_request(stream: &TcpStream) -> Option<Request> {
         if let Some((name, value)) = header.split_once(':')
             && name.trim().eq_ignore_ascii_case("host")
         {
-            host = Some(value.trim().to_string());
+            headers.push(value.trim().to_string());
         }
     }
-    Some(Request { method, target, host })
+    if headers.len() > 1 {
+        return Err(HOSTS);
+    }
+    let (target, host) = match absolute_form(target) {
+        Some((authority, path)) => (path, authority.to_string()),
+        None => (target.to_string(), headers.pop().filter(|h| !h.is_empty()).ok_or(NO_HOST)?),
+    };
+    Ok(Request { method: method.to_string(), target, host })
+}
+
+/// `http://authority/path?query` as (authority, `/path?query`), the path `/` when it is empty.
+fn absolute_form(target: &str) -> Option<(&str, String)> {
+    let scheme = target.get(..7).filter(|s| s.eq_ignore_ascii_case("http://"))?;
+    let rest = &target[scheme.len()..];
+    let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    Some((authority, if path.starts_with('/') { path.to_string() } else { format!("/{path}") }))
 }
 
 /// Answers one request.
 fn answer(stream: &TcpStream, live: &Live, hosts: &Hosts) -> std::io::Result<()> {
     stream.set_write_timeout(Some(Duration::from_secs(30)))?;
-    let Some(request) = read_request(stream) else {
-        return respond(stream, 400, "text/plain", b"bad request\n");
+    let request = match read_request(stream) {
+        Ok(request) => request,
+        Err(why) => return respond(stream, 400, "text/plain", why.as_bytes()),
     };
     let local = stream.local_addr().ok().map(|a| a.ip());
-    if !request.host.as_deref().is_some_and(|h| hosts.allow(h, local)) {
+    if !hosts.allow(&request.host, local) {
         return respond(stream, 421, "text/plain", b"this server answers only to its own address\n");
     }
     if request.method != "GET" && request.method != "HEAD" {
@@ -255,6 +280,18 @@ fn respond_head(mut stream: &TcpStream, status: u16, kind: &str, body: &[u8], he
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_absolute_target_names_its_host_and_path() {
+        let form = |t: &str| absolute_form(t).map(|(a, p)| (a.to_string(), p));
+        let pair = |a: &str, p: &str| Some((a.to_string(), p.to_string()));
+        assert_eq!(form("http://127.0.0.1:8123/state?since=3"), pair("127.0.0.1:8123", "/state?since=3"));
+        assert_eq!(form("HTTP://localhost:8123"), pair("localhost:8123", "/"));
+        assert_eq!(form("http://localhost:8123/"), pair("localhost:8123", "/"));
+        assert_eq!(form("http://localhost:8123?since=1"), pair("localhost:8123", "/?since=1"));
+        assert_eq!(form("/state"), None);
+        assert_eq!(form("https://localhost:8123/"), None);
+    }
 
     #[test]
     fn only_frame_paths_name_frames() {

@@ -58,13 +58,21 @@ fn accepting_from_a_report_writes_what_a_local_bless_writes() {
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("accepted s/s1.toml: refs/s1.gif replaced"), "{}", run.stdout);
     assert!(run.stdout.contains("accepted s/s2.toml: refs/s2.gif written (new reference)"), "{}", run.stdout);
+    assert!(run.stdout.contains("\naccepted 2 references from report: 1 new, 1 replaced\n"), "{}", run.stdout);
     let after = files(&dir, "refs");
     assert_eq!(after, files(&twin, "refs"), "accepted references differ from blessed ones");
     assert_eq!(after[0], before[0], "the unchanged scene's reference was rewritten");
     assert_eq!(check(&dir, &scenes, &["--refs", "refs", "-q"]).code, 0);
     // Accepting again changes nothing and says so.
     let run = ripple(&["check", "--accept-from", "report"], &dir);
-    assert!(run.code == 0 && run.stdout.contains("(0 written)"), "{}", run.stdout);
+    assert!(
+        run.code == 0
+            && run.stdout.contains("\nnothing written: the 2 references kept in report are already in place\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("unchanged s/s1.toml: refs/s1.gif is already the kept render"), "{}", run.stdout);
+    assert!(!run.stdout.lines().any(|l| l.starts_with("accepted")), "{}", run.stdout);
     // JSON names each kept file, for scripts.
     let edited = dir.join("s/s0.toml");
     std::fs::write(&edited, std::fs::read_to_string(&edited).unwrap().replace("radius = 3", "radius = 4")).unwrap();
