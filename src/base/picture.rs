@@ -236,6 +236,7 @@ pub fn decode(path: &Path, decode_budget: u64) -> Result<RgbaImage, Reason> {
 
 /// [`decode`] of the image at `path` read from `source`.
 fn decode_from(path: &Path, source: Source<'_>, decode_budget: u64) -> Result<RgbaImage, Reason> {
+    refuse_cut_jpeg(path, source)?;
     let mut decoder = decoder(path, source, Some(decode_budget))?;
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
     let image = image::DynamicImage::from_decoder(decoder).map_err(|e| describe(e, decode_budget))?;
@@ -243,6 +244,38 @@ fn decode_from(path: &Path, source: Source<'_>, decode_budget: u64) -> Result<Rg
     let mut upright = image::DynamicImage::ImageRgba8(image.into_rgba8());
     upright.apply_orientation(orientation);
     Ok(upright.into_rgba8())
+}
+
+/// Refuses a JPEG that ends before its end marker. The JPEG decoder fills the rows a cut file
+/// lacks with grey and reports nothing, so a half-copied picture would render as if whole.
+fn refuse_cut_jpeg(path: &Path, source: Source<'_>) -> Result<(), Reason> {
+    let read;
+    let bytes = match source {
+        Source::Bytes(bytes) => bytes,
+        Source::File => {
+            let mut head = [0u8; 3];
+            let is_jpeg = std::io::Read::read_exact(&mut open(path)?, &mut head).is_ok() && head == JPEG_START;
+            if !is_jpeg {
+                return Ok(());
+            }
+            read = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+            &read
+        }
+    };
+    if bytes.starts_with(&JPEG_START) && !jpeg_has_end(bytes) {
+        return Err("cannot decode it: the file is truncated (a JPEG without its end marker)".into());
+    }
+    Ok(())
+}
+
+/// A JPEG's first bytes: start of image, then a marker.
+const JPEG_START: [u8; 3] = [0xFF, 0xD8, 0xFF];
+
+/// Whether a JPEG's end-of-image marker follows its first scan: inside entropy-coded data a
+/// 0xFF byte is always followed by 0x00 or a restart marker, so FF D9 there is the real end.
+fn jpeg_has_end(bytes: &[u8]) -> bool {
+    let Some(scan) = bytes.windows(2).position(|w| w == [0xFF, 0xDA]) else { return false };
+    bytes[scan..].windows(2).any(|w| w == [0xFF, 0xD9])
 }
 
 /// Refuses an image whose decode would take more than a quarter of the memory `budget` (its

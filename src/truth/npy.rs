@@ -2,7 +2,7 @@
 //! dictionary padded to a multiple of 64 bytes, then the data, little-endian, C order) and
 //! `.npz` (a ZIP of `.npy` files, stored without compression, so that a reader may map them).
 
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use crate::base::error::{Error, Result};
@@ -101,40 +101,82 @@ pub fn header(dtype: Dtype, shape: &[usize]) -> Vec<u8> {
 
 /// Writes an `.npz` at `path`: each `(name, header, parts)` is the member `name.npy`, its
 /// `.npy` header followed by the files `parts` (each a `.npy` file whose data, after its own
-/// header, is appended), stored uncompressed. This stacks per-frame files into one array.
+/// header, is appended), stored uncompressed. This stacks per-frame files into one array. The
+/// parts are copied through a small buffer, never held whole (a member may pass 4 GiB: every
+/// size and offset is written in ZIP64's 64-bit fields), and each member's CRC-32, known only
+/// once its data is written, is written back into its local header.
 pub fn write_npz(path: &Path, members: &[(String, Vec<u8>, Vec<std::path::PathBuf>)]) -> Result<()> {
     let io = |e| Error::io(path, e);
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut out = std::io::BufWriter::with_capacity(COPY_BUFFER, file);
     let mut central = Vec::new();
     let mut offset: u64 = 0;
+    let mut buffer = vec![0u8; COPY_BUFFER];
     for (name, head, parts) in members {
         let name = format!("{name}.npy");
+        let mut size = head.len() as u64;
+        let mut starts = Vec::with_capacity(parts.len());
+        for part in parts {
+            let (start, len) = npy_data(part)?;
+            size += len;
+            starts.push(start);
+        }
+        let local = local_header(&name, 0, size);
+        out.write_all(&local).map_err(io)?;
         let mut crc = crc32fast::Hasher::new();
         crc.update(head);
-        let mut bodies = Vec::with_capacity(parts.len());
-        for part in parts {
-            let bytes = std::fs::read(part).map_err(|e| Error::io(part, e))?;
-            let start =
-                data_start(&bytes).ok_or_else(|| Error::Encode(format!("{} is not a .npy file", part.display())))?;
-            crc.update(&bytes[start..]);
-            bodies.push((bytes, start));
-        }
-        let size = head.len() as u64 + bodies.iter().map(|(b, s)| (b.len() - s) as u64).sum::<u64>();
-        let crc = crc.finalize();
-        let local = local_header(&name, crc, size);
-        out.write_all(&local).map_err(io)?;
         out.write_all(head).map_err(io)?;
-        for (bytes, start) in &bodies {
-            out.write_all(&bytes[*start..]).map_err(io)?;
+        for (part, start) in parts.iter().zip(starts) {
+            let mut input = std::fs::File::open(part).map_err(|e| Error::io(part, e))?;
+            input.seek(SeekFrom::Start(start)).map_err(|e| Error::io(part, e))?;
+            loop {
+                let n = input.read(&mut buffer).map_err(|e| Error::io(part, e))?;
+                if n == 0 {
+                    break;
+                }
+                crc.update(&buffer[..n]);
+                out.write_all(&buffer[..n]).map_err(io)?;
+            }
         }
+        let crc = crc.finalize();
+        // The CRC's place in the local header, 14 bytes in.
+        out.flush().map_err(io)?;
+        let file = out.get_mut();
+        file.seek(SeekFrom::Start(offset + 14)).map_err(io)?;
+        file.write_all(&crc.to_le_bytes()).map_err(io)?;
+        file.seek(SeekFrom::End(0)).map_err(io)?;
         central.extend(central_entry(&name, crc, size, offset));
         offset += local.len() as u64 + size;
     }
     let count = members.len() as u16;
     let central_offset = offset;
     out.write_all(&central).map_err(io)?;
-    // The ZIP64 end records, so that members past 4 GiB are read; then the classic end record.
-    let zip64_end = central_offset + central.len() as u64;
+    out.write_all(&end_records(count, central_offset, central.len() as u64)).map_err(io)?;
+    out.flush().map_err(io)
+}
+
+/// How much of a part is copied at a time.
+const COPY_BUFFER: usize = 1 << 20;
+
+/// Where the data of the `.npy` file at `path` starts, and how long it is (read from its
+/// preamble, the file's length known from the system).
+fn npy_data(path: &Path) -> Result<(u64, u64)> {
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut preamble = [0u8; 10];
+    let not_npy = || Error::Encode(format!("{} is not a .npy file", path.display()));
+    file.read_exact(&mut preamble).map_err(|_| not_npy())?;
+    let start = data_start(&preamble).ok_or_else(not_npy)? as u64;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if start > len {
+        return Err(not_npy());
+    }
+    Ok((start, len - start))
+}
+
+/// The ZIP64 end records, so that sizes and offsets past 4 GiB are read, then the classic end
+/// record, every field of which points at them.
+fn end_records(count: u16, central_offset: u64, central_len: u64) -> Vec<u8> {
+    let zip64_end = central_offset + central_len;
     let mut end = Vec::new();
     end.extend(0x0606_4b50u32.to_le_bytes());
     end.extend(44u64.to_le_bytes());
@@ -142,7 +184,7 @@ pub fn write_npz(path: &Path, members: &[(String, Vec<u8>, Vec<std::path::PathBu
     end.extend([0u8; 8]);
     end.extend(u64::from(count).to_le_bytes());
     end.extend(u64::from(count).to_le_bytes());
-    end.extend((central.len() as u64).to_le_bytes());
+    end.extend(central_len.to_le_bytes());
     end.extend(central_offset.to_le_bytes());
     end.extend(0x0706_4b50u32.to_le_bytes());
     end.extend(0u32.to_le_bytes());
@@ -155,17 +197,15 @@ pub fn write_npz(path: &Path, members: &[(String, Vec<u8>, Vec<std::path::PathBu
     end.extend(u32::MAX.to_le_bytes());
     end.extend(u32::MAX.to_le_bytes());
     end.extend(0u16.to_le_bytes());
-    out.write_all(&end).map_err(io)?;
-    out.flush().map_err(io)
+    end
 }
 
 /// Where a `.npy` file's data starts: after the 10-byte preamble and the header it measures.
-fn data_start(bytes: &[u8]) -> Option<usize> {
-    if bytes.len() < 10 || &bytes[..8] != b"\x93NUMPY\x01\x00" {
+fn data_start(preamble: &[u8]) -> Option<usize> {
+    if preamble.len() < 10 || &preamble[..8] != b"\x93NUMPY\x01\x00" {
         return None;
     }
-    let start = 10 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
-    (start <= bytes.len()).then_some(start)
+    Some(10 + usize::from(u16::from_le_bytes([preamble[8], preamble[9]])))
 }
 
 /// A stored member's local header, sizes in its ZIP64 extra field.

@@ -11,6 +11,7 @@ mod formats;
 mod fuzz;
 mod golden;
 mod hostile;
+mod hostile_data;
 mod images;
 mod impacts;
 mod install;

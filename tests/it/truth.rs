@@ -394,3 +394,57 @@ fn the_tian_preset_starts_from_a_smooth_surface_with_free_wrapped_waves() {
         assert!(run.stderr.contains(says), "{scene}: {}", run.stderr);
     }
 }
+
+/// A `sequence.npz` whose member passes 4 GiB is written with ZIP64's sizes and offsets, its
+/// parts copied through a small buffer (not held whole), and Python's own zipfile reads it back
+/// with the right size and CRC. The parts are sparse files, in /dev/shm where there is one (the
+/// 4 GiB written is then memory, not disk).
+#[test]
+fn an_npz_member_past_4_gib_is_written_as_zip64_and_reads_back() {
+    if !needs("an_npz_member_past_4_gib_is_written_as_zip64_and_reads_back", &[Tool::Python]) {
+        return;
+    }
+    let shm = Path::new("/dev/shm");
+    let base =
+        if shm.is_dir() { shm.join(format!("ripple-render-npz-{}", std::process::id())) } else { scratch("npz-4gib") };
+    std::fs::create_dir_all(&base).unwrap();
+    let head = ripple_render::truth::npy::header(ripple_render::truth::npy::Dtype::F32, &[2, 1 << 29]);
+    // Two frames of 2^29 float32 zeros, but for a last value of 1.0 in the second.
+    let part = (1u64 << 29) * 4;
+    let mut parts = Vec::new();
+    for k in 0..2 {
+        let path = base.join(format!("{k}.npy"));
+        let mut file = std::fs::File::create(&path).unwrap();
+        std::io::Write::write_all(
+            &mut file,
+            &ripple_render::truth::npy::header(ripple_render::truth::npy::Dtype::F32, &[1 << 29]),
+        )
+        .unwrap();
+        let data_start = std::io::Seek::stream_position(&mut file).unwrap();
+        file.set_len(data_start + part).unwrap();
+        if k == 1 {
+            std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(data_start + part - 4)).unwrap();
+            std::io::Write::write_all(&mut file, &1.0f32.to_le_bytes()).unwrap();
+        }
+        parts.push(path);
+    }
+    let npz = base.join("sequence.npz");
+    let written = ripple_render::truth::npy::write_npz(&npz, &[("warp".to_string(), head.clone(), parts)]);
+    let check = "import sys, zipfile, zlib\n\
+        z = zipfile.ZipFile(sys.argv[1])\n\
+        i = z.getinfo('warp.npy')\n\
+        print(i.file_size, i.compress_size, i.header_offset)\n\
+        r = z.open(i); head = r.read(int(sys.argv[2])); last = b''\n\
+        while True:\n    b = r.read(1 << 22)\n    if not b: break\n    last = (last + b)[-4:]\n\
+        print(head[:6] == b'\\x93NUMPY', last.hex())\n";
+    let out = written
+        .map(|()| Command::new("python3").args(["-c", check]).arg(&npz).arg(head.len().to_string()).output().unwrap());
+    let _ = std::fs::remove_dir_all(&base);
+    let out = out.expect("the npz is written");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    let size = head.len() as u64 + 2 * part;
+    assert!(size > 1 << 32);
+    // zipfile checks the CRC as it reads the last byte; the last value is the 1.0 written.
+    assert_eq!(said, format!("{size} {size} 0\nTrue 0000803f\n"));
+}

@@ -108,7 +108,7 @@ pub fn make(request: &Request<'_>, progress: &mut dyn FnMut(u64, u64)) -> Result
     for i in range.clone() {
         let drawn = draw::draw(spec, seed, i);
         let folder = dir.join(splits[i as usize]).join(format!("{i:06}"));
-        if crate::truth::is_whole(&folder) {
+        if holds(&folder, &drawn) {
             made.kept += 1;
         } else {
             todo.push((drawn.clone(), folder));
@@ -144,8 +144,23 @@ pub fn make(request: &Request<'_>, progress: &mut dyn FnMut(u64, u64)) -> Result
 }
 
 /// Writes one sequence's ground truth into `folder` (staged: it appears whole or not at all),
-/// replacing what a broken earlier run left there. Returns its bytes.
+/// replacing what a broken earlier run left there. Returns its bytes. Another run into the same
+/// folder may finish the sequence first (its folder appears whole, with the same bytes): that
+/// is success, whenever it happens.
 fn write_sequence(
+    drawn: &Drawn,
+    folder: &Path,
+    pictures: Option<&Path>,
+    truth: crate::truth::Truth,
+    stop: &AtomicBool,
+) -> Result<u64> {
+    match write_sequence_once(drawn, folder, pictures, truth, stop) {
+        Err(_) if holds(folder, drawn) => Ok(0),
+        done => done,
+    }
+}
+
+fn write_sequence_once(
     drawn: &Drawn,
     folder: &Path,
     pictures: Option<&Path>,
@@ -154,6 +169,9 @@ fn write_sequence(
 ) -> Result<u64> {
     let parent = folder.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    if holds(folder, drawn) {
+        return Ok(0);
+    }
     if folder.exists() {
         // Not whole (checked before): what an interrupted or damaged write left.
         std::fs::remove_dir_all(folder).map_err(|e| Error::io(folder, e))?;
@@ -170,12 +188,23 @@ fn write_sequence(
     Ok(written.bytes())
 }
 
+/// Whether `folder` holds sequence `drawn`, whole: every file its sums name verifies, and its
+/// `meta.json` records the scene drawn for it (not another sequence's folder moved there).
+fn holds(folder: &Path, drawn: &Drawn) -> bool {
+    crate::truth::is_whole(folder)
+        && std::fs::read(folder.join("meta.json"))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .is_some_and(|meta| meta["scene"]["text"] == drawn.scene.as_str())
+}
+
 /// What `dataset.json` holds: the spec (text and hash), the seed and the count.
 fn record(spec: &Spec, count: u64, seed: u64) -> serde_json::Value {
     json!({
         "format": "ripple-render dataset 1",
         "spec": { "text": spec.text, "xxh3": format!("{:016x}", xxh3_64(spec.text.as_bytes())) },
         "pictures": spec.pictures_as_written,
+        "picture_files": spec.pictures.as_ref().map(|(_, names)| names),
         "seed": seed,
         "count": count,
         "program": { "version": env!("CARGO_PKG_VERSION") },
@@ -189,6 +218,16 @@ fn claim_folder(dir: &Path, record: &serde_json::Value) -> Result<()> {
     let path = dir.join(RECORD);
     match std::fs::read_to_string(&path) {
         Ok(found) if found == text => return Ok(()),
+        Ok(found) if version_of(&found).as_deref() != Some(env!("CARGO_PKG_VERSION")) => {
+            return Err(Error::usage(
+                format!(
+                    "{} holds a dataset made by another version of ripple-render ({})",
+                    dir.display(),
+                    version_of(&found).unwrap_or_else(|| "unknown".into())
+                ),
+                Some("choose a new folder, or finish that dataset with the version that began it"),
+            ));
+        }
         Ok(_) => {
             return Err(Error::usage(
                 format!(
@@ -215,6 +254,12 @@ fn claim_folder(dir: &Path, record: &serde_json::Value) -> Result<()> {
     }
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     write_file(&path, text.as_bytes())
+}
+
+/// The program version a dataset record names.
+fn version_of(record: &str) -> Option<String> {
+    let record: serde_json::Value = serde_json::from_str(record).ok()?;
+    record["program"]["version"].as_str().map(str::to_string)
 }
 
 /// Whether `name` is what a dataset's folder holds: its record, a split's folder, an index, or
@@ -282,37 +327,104 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     staged.commit()
 }
 
-/// Merges the shards' indexes in `dir` into the index one run writes: every sequence of the
-/// dataset listed once, in order, from slices of the same dataset.
+/// Merges the shards' indexes in `dir` into the index one run writes, once everything checks:
+/// the slices are of this dataset (its record), each lists exactly its share of the sequences
+/// (`index.K-of-N.json`: [`shard_range`]), every entry is the one the recorded spec and seed
+/// draw, and every sequence's folder is there and whole, holding its own scene. Returns the
+/// number of sequences.
 pub fn merge(dir: &Path) -> Result<u64> {
-    let record_text = std::fs::read_to_string(dir.join(RECORD)).map_err(|e| Error::io(dir.join(RECORD), e))?;
+    let path = dir.join(RECORD);
+    if !dir.is_dir() {
+        return Err(Error::usage(
+            format!("{} is not a dataset's folder: it does not exist", dir.display()),
+            Some("name the folder the shards were written into (-o DIR)"),
+        ));
+    }
+    let record_text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            Error::usage(format!("{} is not a dataset's folder: it has no {RECORD}", dir.display()), None)
+        }
+        _ => Error::io(&path, e),
+    })?;
+    let damaged = |what: String| {
+        Error::usage(format!("{}: {what}", path.display()), Some("make the dataset again into a new folder"))
+    };
     let record: serde_json::Value =
-        serde_json::from_str(&record_text).map_err(|e| Error::usage(format!("{RECORD} is not JSON: {e}"), None))?;
-    let count = record["count"].as_u64().unwrap_or(0);
+        serde_json::from_str(&record_text).map_err(|e| damaged(format!("is not JSON: {e}")))?;
+    let (Some(count), Some(seed), Some(text)) =
+        (record["count"].as_u64(), record["seed"].as_u64(), record["spec"]["text"].as_str())
+    else {
+        return Err(damaged("does not name the count, the seed and the spec".into()));
+    };
+    let pictures: Vec<String> = match &record["picture_files"] {
+        serde_json::Value::Null => Vec::new(),
+        list => serde_json::from_value(list.clone()).map_err(|_| damaged("names its pictures wrongly".into()))?,
+    };
+    let version = record["program"]["version"].as_str().unwrap_or("an unknown version");
+    if version != env!("CARGO_PKG_VERSION") {
+        return Err(Error::usage(
+            format!("{} was made by ripple-render {version}, and this is {}", dir.display(), env!("CARGO_PKG_VERSION")),
+            Some("merge with the version that made the shards: another may draw other sequences"),
+        ));
+    }
+    let spec = Spec::recorded(text, &pictures)?;
+    if record != self::record(&spec, count, seed) || spec.pictures.as_ref().is_some_and(|(_, n)| n.is_empty()) {
+        return Err(damaged("is not what this version records of a dataset".into()));
+    }
+    let splits = splits(count, seed, spec.split);
     let mut rows: Vec<Option<serde_json::Value>> = vec![None; count as usize];
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| Error::io(dir, e))?
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("index.") && n.ends_with(".json") && n.contains("-of-"))
-        .collect();
-    names.sort();
-    for name in &names {
-        let path = dir.join(name);
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-        let doc: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| Error::usage(format!("{name} is not JSON: {e}"), None))?;
+    let mut slices = Vec::new();
+    for name in slice_names(dir)? {
+        let slice = slice_of(&name).ok_or_else(|| {
+            Error::usage(
+                format!("{}: {name} is not a slice's index (index.K-of-N.json, K from 1 to N)", dir.display()),
+                None,
+            )
+        })?;
+        slices.push((name, slice));
+    }
+    let n = slices.first().map_or(1, |(_, (_, n))| *n);
+    if slices.iter().any(|(_, (_, other))| *other != n) {
+        let names: Vec<&str> = slices.iter().map(|(name, _)| name.as_str()).collect();
+        return Err(Error::usage(
+            format!("{}: slices of different splits into shards: {}", dir.display(), names.join(", ")),
+            Some("keep the indexes of one --shard K/N split and merge again"),
+        ));
+    }
+    for (name, (k, n)) in &slices {
+        let (name, k, n) = (name.as_str(), *k, *n);
+        let file = dir.join(name);
+        let doc: serde_json::Value = std::fs::read(&file).map_err(|e| Error::io(&file, e)).and_then(|b| {
+            serde_json::from_slice(&b).map_err(|e| Error::usage(format!("{name} is not JSON: {e}"), None))
+        })?;
         if doc["dataset"] != record {
             return Err(Error::usage(
                 format!("{name} is a slice of another dataset (its record differs from {RECORD})"),
                 None,
             ));
         }
-        for row in doc["sequences"].as_array().into_iter().flatten() {
-            let i = row["sequence"].as_u64().filter(|&i| i < count);
-            let Some(i) = i else {
-                return Err(Error::usage(format!("{name} lists a sequence outside 0..{count}"), None));
-            };
+        let listed = doc["sequences"].as_array().map_or(&[][..], Vec::as_slice);
+        let range = shard_range(count, (k, n));
+        if listed.len() as u64 != range.end - range.start {
+            return Err(Error::usage(
+                format!(
+                    "{name} lists {} sequences, and slice {k} of {n} is {}..{}",
+                    listed.len(),
+                    range.start,
+                    range.end
+                ),
+                Some(&format!("run --shard {k}/{n} again into this folder, then merge again")),
+            ));
+        }
+        for (i, row) in range.zip(listed) {
+            if *row != row_json(&draw::draw(&spec, seed, i), splits[i as usize]) {
+                return Err(Error::usage(
+                    format!(
+                        "{name}: the entry of sequence {i} is not the one its spec and seed draw (edited, or of another run)"
+                    ),
+                    Some(&format!("run --shard {k}/{n} again into this folder, then merge again")),
+                ));
+            }
             rows[i as usize] = Some(row.clone());
         }
     }
@@ -323,7 +435,44 @@ pub fn merge(dir: &Path) -> Result<u64> {
             Some("run the missing shards (--shard K/N) into this folder, then merge again"),
         ));
     }
+    for i in 0..count {
+        let drawn = draw::draw(&spec, seed, i);
+        let folder = dir.join(splits[i as usize]).join(format!("{i:06}"));
+        if !holds(&folder, &drawn) {
+            let k = (1..=n).find(|&k| shard_range(count, (k, n)).contains(&i)).unwrap_or(1);
+            return Err(Error::usage(
+                format!(
+                    "sequence {i} ({}/{i:06}) is missing or damaged: its files do not match its sums.txt, or it holds another scene",
+                    splits[i as usize]
+                ),
+                Some(&format!(
+                    "run --shard {k}/{n} again into this folder (it rewrites what does not verify), then merge again"
+                )),
+            ));
+        }
+    }
     let rows: Vec<serde_json::Value> = rows.into_iter().flatten().collect();
     write_index(dir, "index.json", &record, &rows, true)?;
     Ok(count)
+}
+
+/// The names of the slices' indexes in `dir`, sorted.
+fn slice_names(dir: &Path) -> Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("index.") && n.ends_with(".json") && n.contains("-of-"))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// `(K, N)` of `index.K-of-N.json`, for 1 ≤ K ≤ N.
+fn slice_of(name: &str) -> Option<(u64, u64)> {
+    let (k, n) = name.strip_prefix("index.")?.strip_suffix(".json")?.split_once("-of-")?;
+    let digits =
+        |s: &str| (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u64>().ok()).flatten();
+    let (k, n) = (digits(k)?, digits(n)?);
+    (1..=n).contains(&k).then_some((k, n))
 }

@@ -102,8 +102,21 @@ impl Spec {
         Spec::read(&text, path)
     }
 
-    /// Reads a spec's `text`, read from `path` (pictures are found beside it).
+    /// Reads a spec's `text`, read from `path`: its pictures are found beside it, and each is
+    /// decoded once here, so that a picture no sequence could use is refused before the first
+    /// sequence is written.
     pub fn read(text: &str, path: &Path) -> Result<Spec> {
+        Spec::parse(text, path, None)
+    }
+
+    /// Reads the spec a dataset's record holds, with the picture files it recorded: the spec as
+    /// it drew that dataset's sequences, without its folder (a merge re-draws every sequence
+    /// from it to check the slices' indexes).
+    pub fn recorded(text: &str, pictures: &[String]) -> Result<Spec> {
+        Spec::parse(text, Path::new(super::RECORD), Some(pictures))
+    }
+
+    fn parse(text: &str, path: &Path, recorded: Option<&[String]>) -> Result<Spec> {
         let src = text.strip_prefix('\u{feff}').unwrap_or(text);
         let doc = Document { file: path, src, overrides: &[] };
         let root = doc.parse()?;
@@ -118,7 +131,12 @@ impl Spec {
         let (pictures, pictures_as_written) = match get(&dataset, "pictures") {
             Some(v) => {
                 let written = v.string("a folder of PNG or JPEG pictures")?.to_string();
-                (Some(pictures_in(&v, &base.join(&written))?), Some(written))
+                let folder = base.join(&written);
+                let pictures = match recorded {
+                    Some(names) => (folder, names.to_vec()),
+                    None => usable_pictures(&v, &folder)?,
+                };
+                (Some(pictures), Some(written))
             }
             None => (None, None),
         };
@@ -256,6 +274,21 @@ fn truth(layout: Option<Value<'_, '_>>, extras: Option<Value<'_, '_>>) -> Result
         out.add(name);
     }
     Ok(Truth { layout, extras: out })
+}
+
+/// The PNG and JPEG files in `folder`, sorted by name, each decoded as a background is: a
+/// picture that cannot be (cut short, too large, not an image) is refused, named.
+fn usable_pictures(value: &Value<'_, '_>, folder: &Path) -> Result<(PathBuf, Vec<String>)> {
+    let (folder, names) = pictures_in(value, folder)?;
+    for name in &names {
+        let path = folder.join(name);
+        if let Err(reason) = crate::base::picture::decode_within(&path, crate::base::limits::DEFAULT_BUDGET) {
+            return Err(
+                value.error(format!("holds {name}, which cannot be a sequence's picture: {reason}; mend or remove it"))
+            );
+        }
+    }
+    Ok((folder, names))
 }
 
 /// The PNG and JPEG files in `folder`, sorted by name.
