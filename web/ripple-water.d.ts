@@ -1,10 +1,20 @@
 // Types for ripple-water.js: a ripple-render scene played live on a web page.
 
+/** A picture decoded: upright, unpremultiplied 8-bit RGBA, row after row (as an ImageData). */
+export interface Decoded {
+  width: number;
+  height: number;
+  data: Uint8Array | Uint8ClampedArray;
+}
+
+/** A picture: its file's bytes (the browser decodes them), or decoded already. */
+export type Picture = BufferSource | Blob | Decoded;
+
 /** The pictures a scene reads, by the path the scene gives them. */
 export type Files =
-  | Map<string, BufferSource>
-  | Record<string, BufferSource>
-  | ((path: string) => BufferSource | undefined | Promise<BufferSource | undefined>);
+  | Map<string, Picture>
+  | Record<string, Picture>
+  | ((path: string) => Picture | undefined | Promise<Picture | undefined>);
 
 export interface LoadOptions {
   /** The scene's URL: its text and its pictures (beside it) are fetched. */
@@ -17,6 +27,11 @@ export interface LoadOptions {
   files?: Files;
   /** ripple_water.wasm: a URL or a compiled module (default: beside ripple-water.js). */
   wasm?: string | URL | WebAssembly.Module;
+  /**
+   * Decodes a picture's bytes (default: the browser's createImageBitmap, unpremultiplied, no
+   * colour management). An 8-bit PNG without transparency decodes to exactly the CLI's pixels.
+   */
+  decode?: (bytes: BufferSource | Blob, path: string) => Promise<Decoded>;
 }
 
 /** A scene played live: the CLI's frames, a frame at a time, looping. */
@@ -35,6 +50,8 @@ export class Water {
   readonly frame: number;
   /** Stones and pieces of swipe the pointer added. */
   readonly added: number;
+  /** The module's memory in bytes. */
+  readonly memoryBytes: number;
   /** Simulates the next frame (the first after the last); returns its number. */
   advance(): number;
   /** Simulates up to frame `n` (from the start if it lies behind); returns the frame reached. */
@@ -61,7 +78,11 @@ export class Water {
   free(): void;
 }
 
-/** `<ripple-water scene="pond.toml" poster="pond.png" wasm="ripple_water.wasm" paused static>` */
+/**
+ * `<ripple-water scene="pond.toml" width="360" height="240" poster="poster.png" wasm="ripple_water.wasm" paused static>`:
+ * under prefers-reduced-motion with a poster, only the poster is fetched until play() (or a
+ * click, or Enter) asks for the rest; a click or drag before the player is ready is kept.
+ */
 export class RippleWaterElement extends HTMLElement {
   /** The player, once the scene is loaded (null before). */
   readonly water: Water | null;
@@ -71,6 +92,7 @@ export class RippleWaterElement extends HTMLElement {
   readonly frame: number;
   /** The canvas played on (its backing store the scene's size). */
   readonly canvas: HTMLCanvasElement;
+  /** Plays; under reduced motion, this is how the reader asks (the player is fetched then). */
   play(): void;
   pause(): void;
   /** Shows frame `n`. */

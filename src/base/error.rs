@@ -191,7 +191,7 @@ pub fn os_reason(e: &std::io::Error) -> String {
 }
 
 /// A problem at one place in a scene file, shown with its line and a caret under the value.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Diagnostic {
     /// The scene file as given on the command line.
     pub file: PathBuf,

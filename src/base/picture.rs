@@ -4,13 +4,17 @@
 //! Everything here speaks of one file and returns the reason it cannot be used as plain text;
 //! the caller says which key of the scene the file belongs to.
 
+#[cfg(feature = "decode")]
 use std::io::{BufRead, BufReader, Cursor, Seek};
 use std::path::Path;
 
-use image::metadata::Orientation;
-use image::{ImageDecoder, RgbaImage};
+use image::RgbaImage;
+#[cfg(feature = "decode")]
+use image::{ImageDecoder, metadata::Orientation};
 
+#[cfg(feature = "decode")]
 use super::error::os_reason;
+#[cfg(feature = "decode")]
 use super::files::file_kind;
 use super::limits::{MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE, decode_budget};
 use super::units::{show, suggest};
@@ -66,6 +70,7 @@ impl ImageHeader {
     }
 }
 
+#[cfg(feature = "decode")]
 /// The image file, opened for reading: only a regular file (a pipe or a device could be
 /// endless, and could not be read twice, once for the header and once for the pixels).
 fn open(path: &Path) -> Result<std::fs::File, Reason> {
@@ -86,18 +91,22 @@ fn open(path: &Path) -> Result<std::fs::File, Reason> {
     std::fs::File::open(path).map_err(|e| format!("cannot read it: {}", os_reason(&e)))
 }
 
-/// Where an image's bytes come from: its file, or bytes given in its place (a web page fetches
-/// a scene's picture and hands it over; the path then only names it).
+/// Where an image's pixels come from: its file, bytes given in its place, or pixels already
+/// decoded (a web page fetches a scene's picture, its browser decodes it, and the page hands the
+/// pixels over; the path then only names it).
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
     /// The file at the path.
     File,
-    /// These bytes.
+    /// These bytes, the file's.
     Bytes(&'a [u8]),
+    /// These pixels, upright 8-bit RGBA.
+    Decoded(&'a RgbaImage),
 }
 
 /// A decoder for the image at `path` (from `source`), with its format guessed from the
 /// content, and limits when decoding.
+#[cfg(feature = "decode")]
 fn decoder<'a>(
     path: &Path,
     source: Source<'a>,
@@ -111,14 +120,29 @@ fn decoder<'a>(
             }
             decoder_of(Cursor::new(bytes), path, decode_budget)
         }
+        Source::Decoded(_) => Err("its pixels were handed over: there is nothing to decode".into()),
     }
 }
 
-/// Images handed over in place of the files a scene names: each path's bytes. A path not
-/// among them is read from its file.
+/// Without the decoders (the web player: its browser decodes the pictures), a file cannot be
+/// read, only pixels handed over.
+#[cfg(not(feature = "decode"))]
+fn no_decoder(_: &Path) -> Reason {
+    "this build decodes no image file: hand its pixels over decoded".into()
+}
+
+/// Images handed over in place of the files a scene names: each path's bytes, or its pixels
+/// decoded. A path not among them is read from its file.
 #[derive(Debug, Clone, Default)]
 pub struct Given {
-    files: Vec<(std::path::PathBuf, Vec<u8>)>,
+    files: Vec<(std::path::PathBuf, Handed)>,
+}
+
+/// What was handed over for one path.
+#[derive(Debug, Clone)]
+enum Handed {
+    Bytes(Vec<u8>),
+    Pixels(RgbaImage),
 }
 
 impl Given {
@@ -130,16 +154,38 @@ impl Given {
     /// Hands `bytes` over for `path` (as the scene names it, relative to its folder).
     pub fn add(&mut self, path: &Path, bytes: Vec<u8>) {
         self.files.retain(|(p, _)| p != path);
-        self.files.push((path.to_path_buf(), bytes));
+        self.files.push((path.to_path_buf(), Handed::Bytes(bytes)));
+    }
+
+    /// Hands the decoded `pixels` over for `path`.
+    pub fn add_pixels(&mut self, path: &Path, pixels: RgbaImage) {
+        self.files.retain(|(p, _)| p != path);
+        self.files.push((path.to_path_buf(), Handed::Pixels(pixels)));
+    }
+
+    /// Hands over for `path` `width` × `height` pixels of upright 8-bit RGBA, row after row;
+    /// refused (saying why) when `rgba` is not that many bytes.
+    pub fn add_rgba(&mut self, path: &Path, (width, height): (u32, u32), rgba: Vec<u8>) -> Result<(), Reason> {
+        let len = rgba.len();
+        let pixels = RgbaImage::from_raw(width, height, rgba).filter(|p| p.as_raw().len() == len).ok_or_else(|| {
+            format!("{width}×{height} pixels are {} bytes of RGBA, not {len}", 4 * u64::from(width) * u64::from(height))
+        })?;
+        self.add_pixels(path, pixels);
+        Ok(())
     }
 
     /// Where the image at `path` is read from.
     pub fn source(&self, path: &Path) -> Source<'_> {
-        self.files.iter().find(|(p, _)| p == path).map_or(Source::File, |(_, bytes)| Source::Bytes(bytes))
+        match self.files.iter().find(|(p, _)| p == path) {
+            None => Source::File,
+            Some((_, Handed::Bytes(bytes))) => Source::Bytes(bytes),
+            Some((_, Handed::Pixels(pixels))) => Source::Decoded(pixels),
+        }
     }
 }
 
 /// [`decoder`] over a reader.
+#[cfg(feature = "decode")]
 fn decoder_of<'a, R: BufRead + Seek + 'a>(
     input: R,
     path: &Path,
@@ -185,6 +231,7 @@ fn check_pixels((w, h): (u32, u32)) -> Result<(), Reason> {
 }
 
 /// Whether the orientation turns the image a quarter (so width and height swap).
+#[cfg(feature = "decode")]
 fn quarter_turn(orientation: Orientation) -> bool {
     matches!(
         orientation,
@@ -200,6 +247,22 @@ pub fn probe(path: &Path) -> Result<ImageHeader, Reason> {
 
 /// [`probe`] of the image at `path` read from `source`.
 pub fn probe_from(path: &Path, source: Source<'_>) -> Result<ImageHeader, Reason> {
+    if let Source::Decoded(pixels) = source {
+        let (width, height) = pixels.dimensions();
+        check_pixels((width, height))?;
+        let decoded_bytes = 4 * u64::from(width) * u64::from(height);
+        return Ok(ImageHeader { width, height, decoded_bytes, rgba8: true, rotated: false });
+    }
+    probe_file(path, source)
+}
+
+#[cfg(not(feature = "decode"))]
+fn probe_file(path: &Path, _: Source<'_>) -> Result<ImageHeader, Reason> {
+    Err(no_decoder(path))
+}
+
+#[cfg(feature = "decode")]
+fn probe_file(path: &Path, source: Source<'_>) -> Result<ImageHeader, Reason> {
     let mut decoder = decoder(path, source, None)?;
     let (width, height) = decoder.dimensions();
     check_pixels((width, height))?;
@@ -210,6 +273,7 @@ pub fn probe_from(path: &Path, source: Source<'_>) -> Result<ImageHeader, Reason
     Ok(ImageHeader { width, height, decoded_bytes: decoder.total_bytes(), rgba8, rotated })
 }
 
+#[cfg(feature = "decode")]
 fn describe(e: image::ImageError, decode_budget: u64) -> Reason {
     match e {
         image::ImageError::Limits(l) if matches!(l.kind(), image::error::LimitErrorKind::DimensionError) => {
@@ -236,6 +300,19 @@ pub fn decode(path: &Path, decode_budget: u64) -> Result<RgbaImage, Reason> {
 
 /// [`decode`] of the image at `path` read from `source`.
 fn decode_from(path: &Path, source: Source<'_>, decode_budget: u64) -> Result<RgbaImage, Reason> {
+    match source {
+        Source::Decoded(pixels) => Ok(pixels.clone()),
+        _ => decode_file(path, source, decode_budget),
+    }
+}
+
+#[cfg(not(feature = "decode"))]
+fn decode_file(path: &Path, _: Source<'_>, _: u64) -> Result<RgbaImage, Reason> {
+    Err(no_decoder(path))
+}
+
+#[cfg(feature = "decode")]
+fn decode_file(path: &Path, source: Source<'_>, decode_budget: u64) -> Result<RgbaImage, Reason> {
     refuse_cut_jpeg(path, source)?;
     let mut decoder = decoder(path, source, Some(decode_budget))?;
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
@@ -248,10 +325,12 @@ fn decode_from(path: &Path, source: Source<'_>, decode_budget: u64) -> Result<Rg
 
 /// Refuses a JPEG that ends before its end marker. The JPEG decoder fills the rows a cut file
 /// lacks with grey and reports nothing, so a half-copied picture would render as if whole.
+#[cfg(feature = "decode")]
 fn refuse_cut_jpeg(path: &Path, source: Source<'_>) -> Result<(), Reason> {
     let read;
     let bytes = match source {
         Source::Bytes(bytes) => bytes,
+        Source::Decoded(_) => return Ok(()),
         Source::File => {
             let mut head = [0u8; 3];
             let is_jpeg = std::io::Read::read_exact(&mut open(path)?, &mut head).is_ok() && head == JPEG_START;
@@ -269,8 +348,10 @@ fn refuse_cut_jpeg(path: &Path, source: Source<'_>) -> Result<(), Reason> {
 }
 
 /// A JPEG's first bytes: start of image, then a marker.
+#[cfg(feature = "decode")]
 const JPEG_START: [u8; 3] = [0xFF, 0xD8, 0xFF];
 
+#[cfg(feature = "decode")]
 /// Whether a JPEG's end-of-image marker follows its first scan: inside entropy-coded data a
 /// 0xFF byte is always followed by 0x00 or a restart marker, so FF D9 there is the real end.
 fn jpeg_has_end(bytes: &[u8]) -> bool {

@@ -332,6 +332,10 @@ enum Command {
         /// fallback).
         #[arg(long, value_name = "SIZE", default_value = "1G", allow_negative_numbers = true, value_parser = memory_size)]
         max_memory: u64,
+        /// Override a scene key, validated like the file (repeatable): --set video.width=640.
+        /// The page's scene is written with them.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Write a starter scene for a picture: the canvas from its size (at most 640 pixels a
     /// side), stones, a swipe and light rain scaled to it, and a smooth, lit look.
@@ -599,8 +603,8 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 dataset::Request { spec: spec.as_deref(), count, seed, output: &output, shard, merge, threads, quiet };
             dataset::run(&request).map(|()| ExitCode::SUCCESS)
         }
-        Some(Command::Web { scene, output, force, quiet, max_memory }) => {
-            let request = web::Request { scene: &scene, output: &output, force, quiet, max_memory };
+        Some(Command::Web { scene, output, force, quiet, max_memory, set }) => {
+            let request = web::Request { scene: &scene, output: &output, force, quiet, max_memory, overrides: &set };
             web::run(&request).map(|()| ExitCode::SUCCESS)
         }
         Some(Command::New { picture, output, model, force }) => {

@@ -358,18 +358,20 @@ fn whole_folder(given: &Path, target: &Path, meta: &fs::Metadata, force: bool, w
     if !non_empty_dir(target) {
         return Ok(());
     }
-    if !force {
+    let ours = marks.iter().all(|f| target.join(f).is_file());
+    if ours && force {
+        return Ok(());
+    }
+    if ours {
         return Err(Error::usage(
             format!("the output folder {} already exists", given.display()),
             Some("pass --force (-f) to replace it"),
         ));
     }
-    if marks.iter().all(|f| target.join(f).is_file()) {
-        return Ok(());
-    }
     Err(Error::usage(
         format!(
-            "the folder {} is not {what} ripple-render wrote (it has no {}): only such a folder is replaced, whole",
+            "the folder {} is not {what} ripple-render wrote (it has no {}): {what} goes into a new or empty folder, \
+             or with --force over an earlier one, replaced whole",
             given.display(),
             marks.join(" and ")
         ),

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use crate::base::error::{Diagnostic, Error, Result};
 pub use crate::base::picture::Fit;
 pub use background::parse_color;
-pub use read::parsing_bytes;
+pub use read::{Picture, parsing_bytes};
 pub use seamless::{loop_preroll, settle_seconds};
 pub use shore::{Edge, Edges, MaskSpec, Obstacle, ShoreSpec};
 

@@ -2,7 +2,7 @@
 //! overrides spliced in, every table's keys checked, then each table read, in order, into the
 //! validated [`Scene`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::toml_reader::{Document, Override, Table, opt, read_all};
 use super::{Scene, window_start};
@@ -346,21 +346,47 @@ fn source_hash(src: &str, overrides: &[String]) -> u64 {
     hasher.digest()
 }
 
+/// Which of a scene's pictures: what [`Scene::with_images_renamed`] renames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Picture {
+    /// `[background] image`.
+    Background,
+    /// `[mask] image`.
+    Mask,
+}
+
 impl Scene {
+    /// Whether `other` is this scene, read from another text: every key the same, whatever the
+    /// text's layout, comments or name (what a rewritten copy of a scene must be).
+    pub fn same_scene(&self, other: &Scene) -> bool {
+        let plain = |s: &Scene| {
+            let mut s = s.clone();
+            (s.fps_site, s.source_hash, s.source_bytes, s.background.image_site) = (None, 0, 0, None);
+            s.file = PathBuf::new();
+            if let Some(mask) = &mut s.shore.mask {
+                mask.site = Diagnostic::default();
+            }
+            s
+        };
+        plain(self) == plain(other)
+    }
+
     /// The scene's text `src` (what it was read from) with each image it names (background,
-    /// mask) written as `rename(path)` instead, a TOML string in place of the one written. For a
-    /// scene copied elsewhere with its pictures (`ripple-render web`).
-    pub fn with_images_renamed(&self, src: &str, rename: impl Fn(&Path) -> String) -> String {
-        let mut sites: Vec<(&Diagnostic, &Path)> = Vec::new();
+    /// mask) written as `rename(which, path)` instead, a TOML string in place of the one written.
+    /// For a scene copied elsewhere with its pictures (`ripple-render web`).
+    pub fn with_images_renamed(&self, src: &str, rename: impl Fn(Picture, &Path) -> String) -> String {
+        let mut sites: Vec<(&Diagnostic, Picture, &Path)> = Vec::new();
         if let (Some(site), Some(path)) = (&self.background.image_site, &self.background.image) {
-            sites.push((site, path));
+            sites.push((site, Picture::Background, path));
         }
         if let Some(mask) = &self.shore.mask {
-            sites.push((&mask.site, &mask.image));
+            sites.push((&mask.site, Picture::Mask, &mask.image));
         }
         // From the end, so that earlier places keep their offsets.
-        let mut places: Vec<(std::ops::Range<usize>, String)> =
-            sites.into_iter().filter_map(|(site, path)| Some((site.byte_range(src)?, rename(path)))).collect();
+        let mut places: Vec<(std::ops::Range<usize>, String)> = sites
+            .into_iter()
+            .filter_map(|(site, picture, path)| Some((site.byte_range(src)?, rename(picture, path))))
+            .collect();
         places.sort_by_key(|(range, _)| std::cmp::Reverse(range.start));
         let mut out = src.to_string();
         for (range, name) in places {

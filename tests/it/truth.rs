@@ -235,7 +235,7 @@ fn bad_requests_are_refused_whole_and_nothing_is_left() {
         assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
         assert_eq!(run.stderr.trim().lines().count(), 2, "one error and its hint: {}", run.stderr);
     };
-    refused(&["edgy.toml", "--ground-truth", "full"], "already exists");
+    refused(&["edgy.toml", "--ground-truth", "full"], "not a ground truth ripple-render wrote");
     refused(&["edgy.toml", "--ground-truth", "full", "--force"], "not a ground truth ripple-render wrote");
     refused(&["edgy.toml", "--ground-truth", "gt", "-o", "out.gif", "--frames", "0..4"], "--frames");
     refused(&["edgy.toml", "--ground-truth", "same", "-o", "same/"], "same");

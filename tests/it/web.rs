@@ -1,7 +1,12 @@
-//! The web player (web/): the committed WebAssembly draws every frame of every bundled scene,
-//! and of PNG and JPEG pictures, as the CLI renders it, hashed from its own frame buffer in Node
-//! and in headless Chromium; a person's click and drag on the element make rings where they
-//! land and lines that render the same frames in the CLI; reduced motion shows the still.
+//! The web player (web/): the committed WebAssembly draws every frame of every bundled scene
+//! as the CLI renders it, and through `ripple-render web`'s folder every frame of scenes over a
+//! JPEG, a 16-bit PNG with alpha, a picture with transparency and a CMYK JPEG, hashed from its
+//! own frame buffer in Node and in headless Chromium; a person's click and drag on the element
+//! make rings where they land and lines that render the same frames in the CLI, even before
+//! the player is ready; every frame is drawn on time; 10,000 pointer events, resizes and an
+//! element of no size cost no error and no memory; under reduced motion only the poster is
+//! fetched until the reader asks to play. `web`'s folder: its files, compressed copies, hostile
+//! names, `--set`, and the outputs it refuses.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,10 +45,12 @@ fn bundled() -> Vec<PathBuf> {
     scenes
 }
 
-/// The pond with its picture as a JPEG, and as a PNG of 16 bits a channel with alpha (made
-/// from the bundled picture here): both decoded in the wasm as the CLI decodes them.
-fn other_pictures() -> Vec<PathBuf> {
-    let dir = scratch("web-pictures");
+/// The pond over other pictures, made here from the bundled one: a JPEG, a PNG of 16 bits a
+/// channel with alpha, an 8-bit PNG with transparency, a CMYK JPEG. A browser decodes these
+/// otherwise than the CLI (by a level or a few), so the page gets them through the folder
+/// `ripple-render web` writes (pictures it decodes exactly): each scene's site, by folder.
+fn other_pictures(test: &str) -> Vec<(PathBuf, PathBuf)> {
+    let dir = scratch(&format!("web-pictures-{test}"));
     let lagoon = image::open(root().join("scenes/lagoon.png")).unwrap();
     lagoon.to_rgb8().save_with_format(dir.join("lagoon.jpg"), image::ImageFormat::Jpeg).unwrap();
     let mut deep = lagoon.to_rgba16();
@@ -51,13 +58,45 @@ fn other_pictures() -> Vec<PathBuf> {
         p.0[3] = 65535 - (i % 3000) as u16 * 7;
     }
     deep.save(dir.join("lagoon16.png")).unwrap();
-    let pond = std::fs::read_to_string(root().join("scenes/pond.toml")).unwrap();
-    let mut scenes = Vec::new();
-    for (name, picture) in [("jpeg.toml", "lagoon.jpg"), ("png16.toml", "lagoon16.png")] {
-        std::fs::write(dir.join(name), pond.replace("lagoon.png", picture)).unwrap();
-        scenes.push(dir.join(name));
+    let mut clear = lagoon.to_rgba8();
+    for (i, p) in clear.pixels_mut().enumerate() {
+        p.0[3] = [0, 3, 96, 160, 254, 255][i % 6];
     }
-    scenes
+    clear.save(dir.join("lagoon-alpha.png")).unwrap();
+    let mut pictures = vec![("jpeg", "lagoon.jpg"), ("png16", "lagoon16.png"), ("alpha", "lagoon-alpha.png")];
+    if crate::tools::Tool::PillowWebp.here() {
+        let made = Command::new("python3")
+            .args([
+                "-c",
+                "import sys\nfrom PIL import Image\nImage.open(sys.argv[1]).convert('CMYK').save(sys.argv[2])",
+            ])
+            .arg(root().join("scenes/lagoon.png"))
+            .arg(dir.join("cmyk.jpg"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        pictures.push(("cmyk", "cmyk.jpg"));
+    }
+    // One picture both the background and the mask (koi.png: small, with transparency): the
+    // page gets each as its own picture.
+    std::fs::copy(root().join("scenes/koi.png"), dir.join("koi.png")).unwrap();
+    pictures.push(("mask", "koi.png"));
+    let pond = std::fs::read_to_string(root().join("scenes/pond.toml")).unwrap();
+    pictures
+        .into_iter()
+        .map(|(name, picture)| {
+            let scene = dir.join(format!("{name}.toml"));
+            let mut text = pond.replace("lagoon.png", picture);
+            if name == "mask" {
+                text.push_str("\n[mask]\nimage = \"koi.png\"\nthreshold = 100\n");
+            }
+            std::fs::write(&scene, text).unwrap();
+            let site = dir.join(format!("{name}-site"));
+            let run = ripple(&["web", scene.to_str().unwrap(), "-o", site.to_str().unwrap(), "-q"], &dir);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            (scene, site)
+        })
+        .collect()
 }
 
 /// Whether Node and the browser harness (playwright-core, `npm ci --prefix web`) are here.
@@ -70,8 +109,13 @@ fn the_wasm_in_node_draws_every_frame_as_the_cli() {
     if !harness("the_wasm_in_node_draws_every_frame_as_the_cli", false) {
         return;
     }
-    for scene in bundled().into_iter().chain(other_pictures()) {
+    for scene in bundled() {
         let hashes: Vec<String> = node("hashes.mjs", &[scene.to_str().unwrap()]).lines().map(str::to_string).collect();
+        assert_eq!(hashes, cli_hashes(&scene), "{}", scene.display());
+    }
+    for (scene, site) in other_pictures("node") {
+        let page = site.join(scene.file_name().unwrap());
+        let hashes: Vec<String> = node("hashes.mjs", &[page.to_str().unwrap()]).lines().map(str::to_string).collect();
         assert_eq!(hashes, cli_hashes(&scene), "{}", scene.display());
     }
 }
@@ -81,8 +125,15 @@ fn the_wasm_in_chromium_draws_every_frame_as_the_cli() {
     if !harness("the_wasm_in_chromium_draws_every_frame_as_the_cli", true) {
         return;
     }
-    for scene in bundled().into_iter().chain(other_pictures()) {
+    // The bundled pictures are 8-bit PNGs without transparency: the browser decodes them to
+    // the CLI's pixels, fetched as they are.
+    for scene in bundled() {
         let out = node("browser.mjs", &["hashes", scene.to_str().unwrap()]);
+        let hashes: Vec<String> = out.lines().map(str::to_string).collect();
+        assert_eq!(hashes, cli_hashes(&scene), "{}", scene.display());
+    }
+    for (scene, site) in other_pictures("chromium") {
+        let out = node("browser.mjs", &["site-hashes", site.to_str().unwrap()]);
         let hashes: Vec<String> = out.lines().map(str::to_string).collect();
         assert_eq!(hashes, cli_hashes(&scene), "{}", scene.display());
     }
@@ -125,29 +176,119 @@ fn a_click_and_a_drag_make_rings_there_and_lines_the_cli_renders_alike() {
 }
 
 #[test]
-fn with_reduced_motion_the_still_shows() {
-    if !harness("with_reduced_motion_the_still_shows", true) {
+fn a_click_and_a_drag_before_the_player_is_ready_make_their_rings() {
+    if !harness("a_click_and_a_drag_before_the_player_is_ready_make_their_rings", true) {
         return;
     }
     let scene = root().join("scenes/pool.toml");
     let out: serde_json::Value =
-        serde_json::from_str(&node("browser.mjs", &["reduced", scene.to_str().unwrap()])).unwrap();
-    assert_eq!(field(&out, "showing"), "poster", "{out}");
-    assert_eq!(field(&out, "still"), true, "it moved: {out}");
-    assert_eq!(field(&out, "isFrame0"), true, "{out}");
+        serde_json::from_str(&node("browser.mjs", &["early", scene.to_str().unwrap()])).unwrap();
     assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
+    assert_eq!(field(&out, "readyBefore"), false, "the player was ready before the click: nothing tested: {out}");
+    // Both were kept, where they were made, and the paused element showed the frame after.
+    assert_eq!(field(&out, "added"), 2, "{out}");
+    assert_eq!(field(&out, "frame"), 1, "{out}");
+    let lines = field(&out, "lines").as_str().unwrap();
+    assert!(lines.contains("[[stone]]\nat = 0.04\nx = 120\ny = 90\n"), "{lines}");
+    assert!(lines.contains("[[swipe]]\nfrom = 0.04\nuntil = 0.04\npath = [[40, 200], [220, 200]]\n"), "{lines}");
+    // The CLI renders that frame from the scene with the lines.
+    let dir = scratch("web-early");
+    let text = std::fs::read_to_string(&scene).unwrap();
+    let text = text.replace("image = \"", &format!("image = \"{}/", root().join("scenes").display()));
+    std::fs::write(dir.join("pool.toml"), format!("{text}\n{lines}")).unwrap();
+    assert_eq!(field(&out, "hash").as_str().unwrap(), cli_hashes(&dir.join("pool.toml"))[1]);
+    assert_ne!(field(&out, "hash").as_str().unwrap(), cli_hashes(&scene)[1], "the pointer changed nothing");
+}
+
+#[test]
+fn every_frame_is_drawn_on_time_and_a_stall_skips_or_starts_the_clock_again() {
+    if !harness("every_frame_is_drawn_on_time_and_a_stall_skips_or_starts_the_clock_again", true) {
+        return;
+    }
+    let scene = root().join("scenes/pool.toml");
+    let out: serde_json::Value =
+        serde_json::from_str(&node("browser.mjs", &["clock", scene.to_str().unwrap()])).unwrap();
+    assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
+    assert_eq!(field(&out, "fps"), 25);
+    // Three seconds at 25 fps: every one of the 75 frames drawn, none skipped.
+    let steady = field(&out, "steady").as_array().unwrap();
+    assert!((75..=76).contains(&steady.len()), "{} frames drawn in 3 s: {out}", steady.len());
+    // A stall of three frames' time skips the two between (drawn late, they would lag); one
+    // past a quarter second starts the clock again, from the next frame.
+    assert_eq!(field(&out, "gaps"), &serde_json::json!([0, 1, 0]), "{out}");
+    let short = field(&out, "short").as_array().unwrap();
+    assert_eq!(short[1].as_u64().unwrap(), short[0].as_u64().unwrap() + 3, "{out}");
+}
+
+#[test]
+fn ten_thousand_pointer_events_resizes_and_no_size_cost_no_error_and_no_memory() {
+    if !harness("ten_thousand_pointer_events_resizes_and_no_size_cost_no_error_and_no_memory", true) {
+        return;
+    }
+    let scene = root().join("scenes/pool.toml");
+    let out: serde_json::Value =
+        serde_json::from_str(&node("browser.mjs", &["storm", scene.to_str().unwrap()])).unwrap();
+    assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
+    let rounds = field(&out, "rounds").as_array().unwrap();
+    let at = |k: usize, key: &str| field(&rounds[k], key).as_u64().unwrap();
+    assert!(at(0, "events") == 10_000 && at(0, "added") > 0, "{out}");
+    // The second round adds what the pointer drew, within what a drag keeps (a few hundred
+    // bytes a piece); the page's heap does not grow with the events.
+    assert!(at(1, "module") - at(0, "module") <= 1 << 20, "the module's memory grew: {out}");
+    assert!(at(1, "heap") <= at(0, "heap") + (512 << 10), "the page's heap grew: {out}");
+    // At no size, events land nowhere: nothing is added, nothing thrown.
+    assert_eq!(at(2, "added"), at(1, "added"), "{out}");
+    assert!(at(2, "heap") <= at(0, "heap") + (512 << 10), "{out}");
+}
+
+#[test]
+fn with_reduced_motion_only_the_poster_is_fetched_until_the_reader_asks_to_play() {
+    if !harness("with_reduced_motion_only_the_poster_is_fetched_until_the_reader_asks_to_play", true) {
+        return;
+    }
+    let dir = scratch("web-reduced");
+    let site = dir.join("site");
+    assert_eq!(
+        ripple(&["web", root().join("scenes/pond.toml").to_str().unwrap(), "-o", site.to_str().unwrap(), "-q"], &dir)
+            .code,
+        0
+    );
+    let out: serde_json::Value =
+        serde_json::from_str(&node("browser.mjs", &["reduced", site.to_str().unwrap()])).unwrap();
+    assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
+    // Two seconds: one picture, the poster, and nothing fetched but the page, its module and it.
+    let pictures = field(&out, "pictures");
+    assert_eq!(field(pictures, "count"), 1, "{out}");
+    assert_eq!(field(pictures, "showing"), "poster", "{out}");
+    let still: Vec<&str> =
+        field(&out, "fetchedStill").as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(still, ["/scene/index.html", "/scene/ripple-water.js", "/scene/poster.png"], "{out}");
+    // A click asks to play: the player, the scene and its picture come, and it plays.
+    let after: Vec<&str> =
+        field(&out, "fetchedAfter").as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    for file in ["/scene/ripple_water.wasm", "/scene/pond.toml", "/scene/lagoon.png"] {
+        assert!(after.contains(&file), "{file} was not fetched after the click: {out}");
+    }
+    let played = field(&out, "afterClick");
+    assert!(field(played, "later").as_u64().unwrap() > field(played, "first").as_u64().unwrap() + 5, "{out}");
 }
 
 #[test]
 fn the_wasm_is_small() {
-    // The bounds the web player keeps: at most 1 MB, and 400 KB gzipped at level 9.
+    // The bounds the web player keeps: at most 500 KB (the browser decodes the pictures, so the
+    // module carries no image decoder), and 220 KB gzipped at level 9.
     let wasm = std::fs::read(root().join("web/ripple_water.wasm")).unwrap();
-    assert!(wasm.len() <= 1_000_000, "{} bytes", wasm.len());
+    assert!(wasm.len() <= 500_000, "{} bytes", wasm.len());
     let mut gzip = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(9).unwrap());
     let mut out = vec![0; gzip.gzip_compress_bound(wasm.len())];
     let gz = gzip.gzip_compress(&wasm, &mut out).unwrap();
-    assert!(gz <= 400_000, "{gz} bytes gzipped");
+    assert!(gz <= 220_000, "{gz} bytes gzipped");
     assert_eq!(&wasm[..4], b"\0asm", "not a WebAssembly module");
+    // No image decoder is in it: none of their names.
+    let text = String::from_utf8_lossy(&wasm);
+    for decoder in ["zune_jpeg", "image_webp", "JpegDecoder", "PngDecoder"] {
+        assert!(!text.contains(decoder), "{decoder} is in the module");
+    }
 }
 
 #[test]
@@ -160,9 +301,29 @@ fn web_writes_a_folder_that_plays_the_scene_over_http_and_falls_back_from_file()
     let mut names: Vec<String> =
         std::fs::read_dir(&site).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     names.sort();
-    let expected =
-        ["index.html", "lagoon.png", "pond.toml", "pond.webp", "poster.png", "ripple-water.js", "ripple_water.wasm"];
+    let expected = [
+        "HOSTING.txt",
+        "index.html",
+        "index.html.br",
+        "index.html.gz",
+        "lagoon.png",
+        "pond.toml",
+        "pond.toml.br",
+        "pond.toml.gz",
+        "pond.webp",
+        "poster.png",
+        "ripple-water.js",
+        "ripple-water.js.br",
+        "ripple-water.js.gz",
+        "ripple_water.wasm",
+        "ripple_water.wasm.br",
+        "ripple_water.wasm.gz",
+    ];
     assert_eq!(names, expected);
+    // The picture as the page fetches it: an 8-bit RGB PNG, the background as the CLI draws it
+    // (larger than the canvas, it is written fitted to it): the hashes below show it exact.
+    let page = image::open(site.join("lagoon.png")).unwrap();
+    assert_eq!((page.color(), page.width(), page.height()), (image::ColorType::Rgb8, 360, 240));
     // The program carries the player web/ holds.
     for file in ["ripple-water.js", "ripple_water.wasm"] {
         assert!(
@@ -177,6 +338,16 @@ fn web_writes_a_folder_that_plays_the_scene_over_http_and_falls_back_from_file()
     if !harness("web_writes_a_folder_that_plays_the_scene_over_http_and_falls_back_from_file", true) {
         return;
     }
+    // The compressed copies are the files, as Node's zlib (gzip, Brotli) reads them.
+    let script = "const z = require('node:zlib'), fs = require('node:fs'); for (const f of process.argv.slice(1)) {\
+                  const a = fs.readFileSync(f); if (!z.gunzipSync(fs.readFileSync(f + '.gz')).equals(a) || \
+                  !z.brotliDecompressSync(fs.readFileSync(f + '.br')).equals(a)) throw new Error(f); } console.log('same');";
+    let files: Vec<String> = ["index.html", "pond.toml", "ripple-water.js", "ripple_water.wasm"]
+        .iter()
+        .map(|f| site.join(f).to_string_lossy().into_owned())
+        .collect();
+    let out = Command::new("node").arg("-e").arg(script).args(&files).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "same", "{}", String::from_utf8_lossy(&out.stderr));
     let out: serde_json::Value = serde_json::from_str(&node("browser.mjs", &["site", site.to_str().unwrap()])).unwrap();
     let http = field(&out, "http");
     assert_eq!(field(http, "showing"), "frame", "{out}");
@@ -245,5 +416,112 @@ fn web_replaces_only_an_earlier_page_and_writes_nothing_for_a_bad_scene() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("bad.toml:2:7") && run.stderr.contains("video.fps"), "{}", run.stderr);
     assert!(!dir.join("bad-site").exists());
+    assert!(crate::support::temporaries(&dir).is_empty(), "{:?}", crate::support::temporaries(&dir));
+}
+
+#[test]
+fn web_names_with_url_and_html_syntax_and_scene_strings_with_quotes_play() {
+    let dir = scratch("web-names");
+    // A scene named with URL and HTML syntax, whose picture's string carries `</script>` and
+    // quotes (a folder `pics<` holding `script>'"#.png`).
+    let odd = "a#b?c%d--> <e>'f\"";
+    std::fs::create_dir(dir.join("pics<")).unwrap();
+    std::fs::copy(root().join("scenes/lagoon.png"), dir.join("pics<").join("script>'\"#.png")).unwrap();
+    let text = std::fs::read_to_string(root().join("scenes/pond.toml")).unwrap();
+    let text = text.replace("\"lagoon.png\"", "'''pics</script>'\"#.png'''");
+    let scene = dir.join(format!("{odd}.toml"));
+    std::fs::write(&scene, &text).unwrap();
+    let run = ripple(&["web", scene.to_str().unwrap(), "-o", "site", "-q"], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = std::fs::read_to_string(dir.join("site/index.html")).unwrap();
+    // No name breaks out of its attribute or the page's comment, or reads as URL syntax.
+    assert!(!page.contains("<e>") && page.matches("-->").count() == 1, "{page}");
+    assert!(page.contains("scene=\"a%23b%3Fc%25d--%3E%20%3Ce%3E%27f%22.toml\""), "{page}");
+    assert!(page.contains("<title>a#b?c%d--&gt; &lt;e&gt;&#39;f&quot;</title>"), "{page}");
+    assert!(dir.join(format!("site/{odd}.toml")).is_file() && dir.join("site/script>'\"#.png").is_file());
+    if !harness("web_names_with_url_and_html_syntax_and_scene_strings_with_quotes_play", true) {
+        return;
+    }
+    let out: serde_json::Value =
+        serde_json::from_str(&node("browser.mjs", &["site", dir.join("site").to_str().unwrap()])).unwrap();
+    let http = field(&out, "http");
+    assert_eq!(field(http, "showing"), "frame", "{out}");
+    assert_eq!(field(http, "first").as_str().unwrap(), cli_hashes(&scene)[0], "{out}");
+    assert_eq!(field(&out, "httpErrors").as_array().unwrap().len(), 0, "{out}");
+}
+
+#[test]
+fn web_takes_set_as_every_render_command_does() {
+    let dir = scratch("web-set");
+    let pond = root().join("scenes/pond.toml");
+    let sets = [
+        "--set",
+        "video.width=640",
+        "--set",
+        "video.height=480",
+        "--set",
+        "stone[0].x=300",
+        "--set",
+        "look.shading=300",
+    ];
+    let run = ripple(&[&["web", pond.to_str().unwrap(), "-o", "site", "-q"], &sets[..]].concat(), &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(dir.join("site/pond.toml")).unwrap();
+    assert!(text.starts_with("# pond.toml with --set video.width=640 --set video.height=480"), "{text}");
+    let page = std::fs::read_to_string(dir.join("site/index.html")).unwrap();
+    assert!(page.contains("width=\"640\" height=\"480\""), "{page}");
+    // The page's scene renders what the CLI renders with the same --set.
+    let out = dir.join("hashes.txt");
+    let run = ripple(&[&[pond.to_str().unwrap(), "--hashes", out.to_str().unwrap(), "-q"], &sets[..]].concat(), &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(out).unwrap();
+    let wanted: Vec<String> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+        .collect();
+    assert_eq!(cli_hashes(&dir.join("site/pond.toml")), wanted);
+    // A bad override: the CLI's message, and no folder.
+    let run = ripple(&["web", pond.to_str().unwrap(), "-o", "bad", "--set", "video.fps=0"], &dir);
+    assert!(run.code == 2 && run.stderr.contains("video.fps = 0") && run.stderr.contains("--set"), "{}", run.stderr);
+    assert!(!dir.join("bad").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn web_refuses_a_file_a_pipe_and_a_folder_of_other_things_and_follows_a_symlink_to_a_folder() {
+    let dir = scratch("web-outputs");
+    let pond = root().join("scenes/pond.toml");
+    let web = |out: &str, force: bool| {
+        let mut args = vec!["web", pond.to_str().unwrap(), "-o", out, "-q"];
+        if force {
+            args.push("-f");
+        }
+        ripple(&args, &dir)
+    };
+    std::fs::write(dir.join("file"), "mine").unwrap();
+    assert!(Command::new("mkfifo").arg(dir.join("pipe")).status().unwrap().success());
+    std::fs::create_dir(dir.join("notes")).unwrap();
+    std::fs::write(dir.join("notes/todo.txt"), "mine").unwrap();
+    for (out, says) in [
+        ("file", "the output file is a file, and a web page is written into a folder"),
+        ("pipe", "the output pipe is a named pipe (FIFO), and a web page is a folder"),
+        ("notes", "the folder notes is not a web page ripple-render wrote"),
+    ] {
+        for force in [false, true] {
+            let run = web(out, force);
+            assert_eq!(run.code, 2, "{out}: {}", run.stderr);
+            assert!(run.stderr.contains(says), "{out}: {}", run.stderr);
+            assert_eq!(run.stderr.lines().count(), 2, "one error and its hint: {}", run.stderr);
+        }
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("file")).unwrap(), "mine");
+    assert_eq!(std::fs::read_to_string(dir.join("notes/todo.txt")).unwrap(), "mine");
+    // A symlink to an empty folder: the page is written there, the link kept.
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    std::os::unix::fs::symlink("empty", dir.join("link")).unwrap();
+    let run = web("link", false);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.join("link").is_symlink() && dir.join("empty/index.html").is_file());
     assert!(crate::support::temporaries(&dir).is_empty(), "{:?}", crate::support::temporaries(&dir));
 }

@@ -3,7 +3,8 @@
 //! wasm-bindgen: the module imports nothing, and its few exports are listed here.
 //!
 //! Bytes cross by the module's memory: the page asks [`rw_alloc`] for room, writes into it and
-//! hands over the pointer and length, which the call reads and frees. Text comes back through
+//! hands over the pointer and length, which the call reads and frees. Pictures cross decoded
+//! ([`rw_give_pixels`]): the page's browser decodes them, so the module carries no decoder. Text comes back through
 //! one message buffer ([`rw_message`], [`rw_message_len`]): a scene's files, an error, the
 //! exported lines. A session is a pointer from [`rw_new`], freed by [`rw_free_session`].
 
@@ -115,15 +116,32 @@ pub unsafe extern "C" fn rw_new(name: *mut u8, name_len: usize, text: *mut u8, t
     }
 }
 
-/// Hands over the bytes of the image at `path` (as the scene names it); both taken.
+/// Hands over the image at `path` (as the scene names it), decoded by the page: `width` ×
+/// `height` pixels of upright, unpremultiplied 8-bit RGBA, `len` = 4·width·height bytes; both
+/// taken. 1, or 0 and the error as the message.
 ///
 /// # Safety
 /// `s` as for [`session`], the pointers as for [`take`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn rw_give(s: *mut Session, path: *mut u8, path_len: usize, bytes: *mut u8, len: usize) {
+pub unsafe extern "C" fn rw_give_pixels(
+    s: *mut Session,
+    path: *mut u8,
+    path_len: usize,
+    width: u32,
+    height: u32,
+    rgba: *mut u8,
+    len: usize,
+) -> u32 {
     // SAFETY: the caller's promise.
-    let (s, path, bytes) = unsafe { (session(s), take_text(path, path_len), take(bytes, len)) };
-    s.given.add(Path::new(&path), bytes);
+    let (s, path, rgba) = unsafe { (session(s), take_text(path, path_len), take(rgba, len)) };
+    let _ = len;
+    match s.given.add_rgba(Path::new(&path), (width, height), rgba) {
+        Ok(()) => 1,
+        Err(why) => {
+            say(format!("{path}: {why}"));
+            0
+        }
+    }
 }
 
 /// Decodes the images and simulates the first frame: 1, or 0 and the error as the message.

@@ -4,10 +4,14 @@
 //
 //   node web/test/browser.mjs hashes SCENE.toml      every frame's hash, one a line
 //   node web/test/browser.mjs pointer SCENE.toml     a click and a drag: JSON of what changed, and the lines
-//   node web/test/browser.mjs replay SCENE.toml      after `pointer`: the hashes of the next loop
-//   node web/test/browser.mjs reduced SCENE.toml     with prefers-reduced-motion: JSON
+//   node web/test/browser.mjs early SCENE.toml       a click and a drag before the player is ready: JSON
+//   node web/test/browser.mjs clock SCENE.toml       the frames drawn on a clock of the test's own: JSON
+//   node web/test/browser.mjs storm SCENE.toml       10,000 pointer events, resizes, no size: JSON
 //   node web/test/browser.mjs first SCENE.toml       time to the first frame on screen: JSON
 //   node web/test/browser.mjs site DIR               a folder `ripple-render web` wrote: JSON
+//   node web/test/browser.mjs site-hashes DIR        every frame's hash of such a folder over HTTP
+//   node web/test/browser.mjs reduced DIR            such a folder with prefers-reduced-motion: JSON
+//   node web/test/browser.mjs playing SCENE.toml     the frames the playing element drew in 3 s: JSON
 //   node web/test/browser.mjs screenshot SCENE.toml  the README's picture, docs/web.png
 //
 // Files are served over HTTP from the repository's root (and a scene's folder, for scenes
@@ -33,10 +37,17 @@ const TYPES = {
   ".webp": "image/webp",
 };
 
-/** Serves `/repo/…` from the repository and `/scene/…` from `sceneDir`, and `/page.html`. */
-export async function serve(sceneDir, page) {
+/**
+ * Serves `/repo/…` from the repository and `/scene/…` from `sceneDir`, and `/page.html`; each
+ * request's path is added to `seen`, and the files named in `delays` answer that many
+ * milliseconds late.
+ */
+export async function serve(sceneDir, page, { seen = [], delays = {} } = {}) {
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url, "http://x").pathname);
+    seen.push(path);
+    const late = Object.entries(delays).find(([name]) => path.endsWith(name));
+    if (late) await new Promise((done) => setTimeout(done, late[1]));
     const [base, rest] = path.startsWith("/repo/")
       ? [root, path.slice(6)]
       : path.startsWith("/scene/")
@@ -69,49 +80,68 @@ export function chromiumPath() {
   throw new Error("no chromium on PATH (set CHROMIUM)");
 }
 
-/** A page playing `scenePath` in a `<ripple-water>` element, and a way to close it all. */
-export async function open(scenePath, { reducedMotion = "no-preference", attributes = "paused", viewport, width = "auto" } = {}) {
+/** A headless Chromium, started again if it dies starting (it happens, rarely, on a busy machine). */
+async function launch() {
   const { chromium } = await import("playwright-core");
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await chromium.launch({
+        executablePath: chromiumPath(),
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--enable-precise-memory-info", "--js-flags=--expose-gc"],
+      });
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+/** A page playing `scenePath` in a `<ripple-water>` element, and a way to close it all. */
+export async function open(
+  scenePath,
+  { reducedMotion = "no-preference", attributes = "paused", viewport, width = "auto", delays = {}, wait = true, before = "" } = {},
+) {
   const scene = resolve(scenePath);
   const page = `<!doctype html><meta charset="utf-8"><title>ripple-water test</title><link rel="icon" href="data:,">
 <style>body { margin: 0 } ripple-water canvas { image-rendering: pixelated; width: ${width}; height: auto }</style>
+<script>${before}</script>
 <ripple-water scene="/scene/${encodeURIComponent(scene.split(sep).pop())}" wasm="/repo/web/ripple_water.wasm" ${attributes}></ripple-water>
 <script type="module">
   window.attached = performance.now();
   document.querySelector("ripple-water").addEventListener("frame", () => (window.firstFrame ??= performance.now()));
   await import("/repo/web/ripple-water.js");
 </script>`;
-  const { server, url } = await serve(dirname(scene), page);
-  // A browser that dies starting (it happens, rarely, on a busy machine) is started again.
-  let browser;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ["--no-sandbox", "--disable-gpu"] });
-      break;
-    } catch (error) {
-      if (attempt === 3) throw error;
-    }
-  }
+  const seen = [];
+  const { server, url } = await serve(dirname(scene), page, { seen, delays });
+  const browser = await launch();
   const context = await browser.newContext({ reducedMotion, viewport: viewport ?? { width: 1000, height: 800 } });
   const tab = await context.newPage();
   const errors = [];
   tab.on("pageerror", (e) => errors.push(e.message));
   tab.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   await tab.goto(`${url}/page.html`);
-  await tab.waitForFunction(() => {
-    const el = document.querySelector("ripple-water");
-    return el?.water || el?.dataset.error;
-  });
-  const error = await tab.evaluate(() => document.querySelector("ripple-water").dataset.error);
-  if (error) throw new Error(error);
+  if (wait) await ready(tab);
   return {
     tab,
     errors,
+    seen,
     close: async () => {
       await browser.close();
       server.close();
     },
   };
+}
+
+/** Waits for the element's player (or its error, thrown). */
+async function ready(tab) {
+  // Polled on a timer: a test may replace requestAnimationFrame (Playwright's default poll).
+  const found = () => {
+    const el = document.querySelector("ripple-water");
+    return el?.water || el?.dataset.error;
+  };
+  await tab.waitForFunction(found, null, { polling: 50 });
+  const error = await tab.evaluate(() => document.querySelector("ripple-water").dataset.error);
+  if (error) throw new Error(error);
 }
 
 /** Every frame's hash as the page's player draws it (its own frame buffer, not the canvas). */
@@ -221,21 +251,167 @@ async function pointer(scene) {
   return { click, before, frameAfterClick, changed: box, around, lines, replay, errors };
 }
 
-/** With prefers-reduced-motion: what shows, and whether it moves. */
-async function reduced(scene) {
-  const { tab, errors, close } = await open(scene, { reducedMotion: "reduce", attributes: "" });
-  const first = await tab.evaluate(canvasPixels);
-  await tab.waitForTimeout(400);
-  const later = await tab.evaluate(canvasPixels);
-  const state = await tab.evaluate(() => {
+/**
+ * A click and a drag at once, before the player is ready (its module answers a second late):
+ * what the player holds once ready, where the first frame after changed, and the lines.
+ */
+async function early(scene) {
+  // The element knows the scene's size (as `ripple-render web` writes it), so that the canvas
+  // has its shape before the scene is read.
+  const [w, h] = [360, 240];
+  const attributes = `paused width="${w}" height="${h}"`;
+  const { tab, errors, close } = await open(scene, { width: "720px", attributes, wait: false, delays: { "ripple_water.wasm": 1000 } });
+  await tab.waitForSelector("ripple-water canvas");
+  const box = await tab.evaluate(() => {
     const el = document.querySelector("ripple-water");
-    el.water.seek(0);
-    return { showing: el.dataset.showing, frame: el.frame };
+    const b = el.canvas.getBoundingClientRect();
+    return { left: b.left, top: b.top, width: b.width, height: b.height, ready: el.water !== null };
   });
-  // Frame 0 as the player draws it, against the canvas.
-  const frame0 = await tab.evaluate(() => Array.from(document.querySelector("ripple-water").water.pixels()));
+  // Where on the element a scene pixel lies, the canvas's box being the scene's 2× (720 px wide).
+  const scale = box.width / w;
+  const at = (x, y) => [box.left + (x + 0.5) * scale, box.top + (y + 0.5) * scale];
+  await tab.mouse.click(...at(120, 90));
+  await tab.mouse.move(...at(40, 200));
+  await tab.mouse.down();
+  for (let i = 1; i <= 6; i++) await tab.mouse.move(...at(40 + 30 * i, 200), { steps: 2 });
+  await tab.mouse.up();
+  const readyBefore = await tab.evaluate(() => document.querySelector("ripple-water").water !== null);
+  await ready(tab);
+  const out = await tab.evaluate(() => {
+    const el = document.querySelector("ripple-water");
+    return { frame: el.frame, added: el.water.added, lines: el.export(), hash: (el.water.pixels(), el.water.hash()) };
+  });
   await close();
-  return { ...state, still: changed(first, later, 1 << 30) === null, isFrame0: changed(first, frame0, 1 << 30) === null, errors };
+  return { readyAtFirst: box.ready, readyBefore, ...out, errors };
+}
+
+/**
+ * The frames the playing element draws on a clock of the test's own (requestAnimationFrame at
+ * 60 a second of made-up time, each callback at once): three seconds steady, then a stall of
+ * 120 ms (three frames' time at 25 fps), then one of 600 ms. What is drawn depends on the
+ * element's logic alone, not on the machine's speed.
+ */
+async function clock(scene) {
+  const before = `
+    let fake = 0, next = 1;
+    const queue = new Map();
+    window.requestAnimationFrame = (f) => (queue.set(next, f), next++);
+    window.cancelAnimationFrame = (id) => queue.delete(id);
+    window.runFor = (ms, stall = 0) => {
+      fake += stall;
+      const end = fake + ms;
+      while (fake < end) {
+        fake += 1000 / 60;
+        const now = [...queue.values()];
+        queue.clear();
+        for (const f of now) f(fake);
+      }
+    };`;
+  const { tab, errors, close } = await open(scene, { attributes: "", before });
+  const out = await tab.evaluate(() => {
+    const el = document.querySelector("ripple-water");
+    const drawn = [];
+    el.addEventListener("frame", (e) => drawn.push(e.detail));
+    window.runFor(200);
+    drawn.length = 0;
+    // Each list starts with the last frame drawn before it, so a frame skipped at a stall shows.
+    const last = () => drawn[drawn.length - 1];
+    window.runFor(3000);
+    const steady = drawn.splice(0);
+    drawn.push(steady[steady.length - 1]);
+    window.runFor(1000, 120);
+    const short = drawn.splice(0);
+    drawn.push(last() ?? short[short.length - 1]);
+    window.runFor(1000, 600);
+    const long = drawn.splice(0);
+    return { fps: el.water.fps, frames: el.water.frames, steady, short, long };
+  });
+  await close();
+  return { ...out, gaps: [gaps(out.steady, out.frames), gaps(out.short, out.frames), gaps(out.long, out.frames)], errors };
+}
+
+/** Frame numbers in a row that do not follow each other, looping around `frames`. */
+export function gaps(drawn, frames) {
+  let count = 0;
+  for (let i = 1; i < drawn.length; i++) if (drawn[i] !== (drawn[i - 1] + 1) % frames) count++;
+  return count;
+}
+
+/**
+ * The playing element's frames over three seconds of real time, after a second of warming up:
+ * how many were drawn and how many were skipped (bench/web_player.mjs runs it on one core).
+ */
+async function playing(scene) {
+  const { tab, errors, close } = await open(scene, { attributes: "" });
+  const out = await tab.evaluate(async () => {
+    const el = document.querySelector("ripple-water");
+    await new Promise((done) => setTimeout(done, 1000));
+    const drawn = [];
+    let callbacks = 0;
+    let counting = true;
+    const count = () => {
+      callbacks++;
+      if (counting) requestAnimationFrame(count);
+    };
+    requestAnimationFrame(count);
+    el.addEventListener("frame", (e) => drawn.push(e.detail));
+    await new Promise((done) => setTimeout(done, 3000));
+    counting = false;
+    return { fps: el.water.fps, frames: el.water.frames, drawn, callbacks };
+  });
+  await close();
+  return { ...out, skipped: gaps(out.drawn, out.frames), errors };
+}
+
+/**
+ * 10,000 pointer events (a hovering pointer, drags and clicks), a storm of resizes, then the
+ * element at no size and the events again: console errors, and the module's and the page's
+ * memory after each round (flat: what grows is bounded by what the pointer may add).
+ */
+async function storm(scene) {
+  const { tab, errors, close } = await open(scene, { attributes: "" });
+  const round = (label) =>
+    tab.evaluate(async (label) => {
+      const el = document.querySelector("ripple-water");
+      const canvas = el.canvas;
+      const box = () => canvas.getBoundingClientRect();
+      const fire = (type, x, y, buttons = 0) =>
+        canvas.dispatchEvent(new PointerEvent(type, { clientX: x, clientY: y, buttons, button: 0, pointerId: 1, bubbles: true }));
+      let events = 0;
+      for (let i = 0; i < 10000; i++) {
+        const b = box();
+        const [x, y] = [b.left + ((i * 37) % 997) / 997 * b.width, b.top + ((i * 61) % 991) / 991 * b.height];
+        if (i % 500 === 0) {
+          fire("pointerdown", x, y, 1);
+          fire("pointerup", x, y);
+        } else if (i % 100 === 1) fire("pointerdown", x, y, 1);
+        else if (i % 100 === 50) fire("pointerup", x, y);
+        else fire("pointermove", x, y, i % 100 < 50 ? 1 : 0);
+        events++;
+        if (i % 1000 === 999) await new Promise((done) => requestAnimationFrame(done));
+      }
+      // Resizes, every frame for a while, and within one frame.
+      for (let i = 0; i < 200; i++) {
+        el.style.width = `${100 + ((i * 53) % 700)}px`;
+        if (i % 10 === 0) await new Promise((done) => requestAnimationFrame(done));
+      }
+      el.style.width = el.dataset.width ?? "";
+      await new Promise((done) => setTimeout(done, 200));
+      globalThis.gc?.();
+      return { label, events, added: el.water.added, heap: performance.memory.usedJSHeapSize, module: el.water.memoryBytes };
+    }, label);
+  const first = await round("first");
+  const second = await round("second");
+  // No size: the element collapsed to nothing, still played and pointed at.
+  await tab.evaluate(() => {
+    const el = document.querySelector("ripple-water");
+    el.style.cssText = "display: block; width: 0; height: 0; overflow: hidden";
+    el.dataset.width = "0";
+  });
+  const third = await round("at no size");
+  const showing = await tab.evaluate(() => document.querySelector("ripple-water").dataset.showing);
+  await close();
+  return { rounds: [first, second, third], showing, errors };
 }
 
 /** From the element attached to its first frame on the canvas, in milliseconds (pictures and module served locally). */
@@ -267,13 +443,13 @@ async function first(scene) {
  * and over HTTP the first frame's hash and the frames' count.
  */
 async function site(dir) {
-  const { chromium } = await import("playwright-core");
   const folder = resolve(dir);
   const { server, url } = await serve(folder, "");
-  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  const browser = await launch();
   const tab = await browser.newPage();
   const errors = [];
   tab.on("pageerror", (e) => errors.push(e.message));
+  tab.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   const look = async () => {
     await tab.waitForFunction(() => {
       const el = document.querySelector("ripple-water");
@@ -300,6 +476,73 @@ async function site(dir) {
   await browser.close();
   server.close();
   return { http, httpErrors, file };
+}
+
+/** Every frame's hash of a folder `ripple-render web` wrote, played over HTTP. */
+async function siteHashes(dir) {
+  const { server, url } = await serve(resolve(dir), "");
+  const browser = await launch();
+  const tab = await browser.newPage();
+  await tab.goto(`${url}/scene/index.html`);
+  await ready(tab);
+  const out = await tab.evaluate(() => {
+    const el = document.querySelector("ripple-water");
+    el.pause();
+    const water = el.water;
+    const lines = [];
+    for (let i = 0; i < water.frames; i++) {
+      water.seek(i);
+      water.pixels();
+      lines.push(water.hash());
+    }
+    return lines;
+  });
+  await browser.close();
+  server.close();
+  return out.join("\n");
+}
+
+/**
+ * A folder `ripple-render web` wrote, opened with prefers-reduced-motion: what is fetched and
+ * how many pictures show over two seconds, then, once the reader clicks to play, what is
+ * fetched and whether it plays.
+ */
+async function reduced(dir) {
+  const seen = [];
+  const { server, url } = await serve(resolve(dir), "", { seen });
+  const browser = await launch();
+  const context = await browser.newContext({ reducedMotion: "reduce" });
+  const tab = await context.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(e.message));
+  tab.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await tab.goto(`${url}/scene/index.html`);
+  // Every 50 ms for two seconds: the canvas's picture, as a hash of its pixels.
+  const pictures = await tab.evaluate(async () => {
+    const el = document.querySelector("ripple-water");
+    const seen = new Set();
+    for (let i = 0; i < 40; i++) {
+      const c = el.querySelector("canvas");
+      const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      let h = 2166136261;
+      for (let j = 0; j < data.length; j += 7) h = Math.imul(h ^ data[j], 16777619);
+      seen.add(`${c.width}x${c.height}:${h >>> 0}`);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    return { count: seen.size, showing: el.dataset.showing, water: el.water !== null };
+  });
+  const fetchedStill = seen.splice(0);
+  await tab.locator("ripple-water canvas").click();
+  await ready(tab);
+  const afterClick = await tab.evaluate(async () => {
+    const el = document.querySelector("ripple-water");
+    const first = el.frame;
+    await new Promise((done) => setTimeout(done, 500));
+    return { first, later: el.frame, showing: el.dataset.showing };
+  });
+  await browser.close();
+  server.close();
+  return { pictures, fetchedStill, fetchedAfter: seen, afterClick, errors };
 }
 
 /**
@@ -335,7 +578,7 @@ async function screenshot(scene, out = "docs/web.png") {
   return `wrote ${out}`;
 }
 
-const commands = { hashes, pointer, reduced, first, site, screenshot };
+const commands = { hashes, pointer, early, clock, playing, storm, reduced, first, site, "site-hashes": siteHashes, screenshot };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [command, scene] = process.argv.slice(2);

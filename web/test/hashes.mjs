@@ -3,13 +3,14 @@
 //
 //   node web/test/hashes.mjs SCENE.toml [WASM]
 //
-// The scene's pictures are read beside it and handed over as bytes, as a page hands over what
-// it fetched.
+// The scene's pictures are read beside it and handed over decoded (by test/png.mjs: Node has no
+// image decoder), as a page hands over what its browser decoded.
 import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { Water } from "../ripple-water.js";
+import { decodePng } from "./png.mjs";
 
 const [scene, wasmPath] = process.argv.slice(2);
 if (scene === undefined) {
@@ -24,7 +25,7 @@ const water = await Water.load({
   text,
   name: basename(scene),
   wasm,
-  files: (path) => readFile(join(dirname(scene), path)),
+  files: async (path) => decodePng(await readFile(join(dirname(scene), path)), path),
 }).catch((error) => {
   console.error(error.message);
   process.exit(1);

@@ -181,6 +181,13 @@ fn frame_file(
     Ok(bytes)
 }
 
+/// The smallest 8-bit RGB PNG this crate makes of `pixels` (every way of filtering, at
+/// libdeflate's slowest level where it is built in), with `comment` as a text chunk: a picture
+/// shipped once and fetched often (`ripple-render web`'s).
+pub fn smallest_rgb_png(width: u32, height: u32, pixels: &[[u8; 3]], comment: &str) -> Result<Vec<u8>> {
+    frame_file((width, height), pixels.as_flattened(), None, (comment, Effort::Max))
+}
+
 /// Writes one chunk (length, type, data, CRC) to `out`: a `max` PNG's, the APNG encoder's, and
 /// `join`'s.
 pub(crate) fn write_chunk(out: &mut impl Write, kind: &[u8; 4], data: &[u8]) -> Result<()> {

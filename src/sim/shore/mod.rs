@@ -11,7 +11,7 @@
 
 mod walls;
 
-pub use walls::Walls;
+pub use walls::{Walls, mask_brightness};
 
 use std::sync::Arc;
 

@@ -252,11 +252,7 @@ impl Walls {
     pub(super) fn add_mask(&mut self, mask: &MaskSpec, fit: Fit, budget: u64, given: &Given) -> Result<()> {
         let image = picture::decode_within_from(&mask.image, given.source(&mask.image), budget)
             .map_err(|reason| mask_error(mask, &reason))?;
-        let brightness = |p: [u8; 4]| {
-            let [r, g, b, a] = p.map(i64::from);
-            (299 * r + 587 * g + 114 * b) * a / 255_000
-        };
-        let values = picture::fit(&image, (self.width, self.height), fit, 0, brightness);
+        let values = picture::fit(&image, (self.width, self.height), fit, 0, mask_brightness);
         for (i, v) in values.into_iter().enumerate() {
             if (v < mask.threshold) != mask.invert {
                 self.bits[i / 64] |= 1 << (i % 64);
@@ -264,6 +260,13 @@ impl Walls {
         }
         Ok(())
     }
+}
+
+/// A mask pixel's brightness, `(299·r + 587·g + 114·b)·a / 255000`, in 0..=255: a grey pixel
+/// of that value, opaque, has the same.
+pub fn mask_brightness(p: [u8; 4]) -> i64 {
+    let [r, g, b, a] = p.map(i64::from);
+    (299 * r + 587 * g + 114 * b) * a / 255_000
 }
 
 /// The column threshold of the polygon edge a→b (doubled coordinates) on the row whose doubled
