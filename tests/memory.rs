@@ -182,6 +182,8 @@ fn the_estimate_bounds_the_peak() {
         // Nothing compresses beside the drawing: frames are gathered apart from the water.
         ("spring", "none", 2, "", Effort::Default),
         ("classic", "gif", 1, lit, Effort::Default),
+        // The palette's first pass draws its sampled frames beside the water on two threads.
+        ("spring", "gif", 2, lit, Effort::Default),
         ("spring", "png", 2, lit, Effort::Default),
         ("classic", "none", 1, lit, Effort::Default),
         // A seamless loop in step mode: the crossfade keeps its fields, the seam two more.

@@ -134,7 +134,7 @@ impl Estimate {
             estimate.phases.push(Phase { name: "decoding the background", parts: decoding });
         }
         if gif {
-            estimate.phases.push(Phase { name: "making the palette", parts: palette_parts(scene, cells) });
+            estimate.phases.push(Phase { name: "making the palette", parts: palette_parts(scene, cells, threads) });
         }
         // Each frame, in the encoder's pixels; the encoder's own buffers; a manifest converts
         // each frame to RGB to hash it.
@@ -271,8 +271,9 @@ impl Estimate {
 
 /// Making a GIF's palette: the background's indices, and unless its few colours are the
 /// palette, the quantizer's tables over the sampled pixels (for a look, also a frame to sample
-/// in) and the table of each colour's nearest entry.
-fn palette_parts(scene: &Scene, cells: u64) -> Vec<Part> {
+/// in, and on several threads the frames drawn beside the water: each its heights' copy and its
+/// pixels, and the painter's own backdrop) and the table of each colour's nearest entry.
+fn palette_parts(scene: &Scene, cells: u64, threads: usize) -> Vec<Part> {
     let mut parts = vec![canvas("background", 3 * cells), canvas("palette indices", cells)];
     // A plain colour or the checker has few colours: its GIF palette is exact, unless a look
     // adds colours. An image or the tiles may have more than 256.
@@ -288,6 +289,14 @@ fn palette_parts(scene: &Scene, cells: u64) -> Vec<Part> {
     ]);
     if !scene.look.is_gather() {
         parts.extend([canvas("sampled frame", 3 * cells), canvas("backdrop", Backdrop::BYTES_PER_PIXEL * cells)]);
+        if threads > 1 {
+            let job = (water::bytes_per_cell(scene.water.model) + 3) * cells;
+            let in_flight = crate::base::pool::in_flight(threads, job);
+            parts.extend([
+                canvas("sampled frames in flight", in_flight * job),
+                canvas("painter's backdrop", Backdrop::BYTES_PER_PIXEL * cells),
+            ]);
+        }
     }
     parts
 }

@@ -5,8 +5,11 @@
 
 use std::borrow::Cow;
 
+use std::sync::Arc;
+
 use super::Inputs;
-use super::player::Player;
+use super::player::{Copied, Painter, Player};
+use crate::base::pool::Ordered;
 use crate::encode::palette::quantize::Histogram;
 use crate::encode::palette::{Palette, SAMPLE};
 use crate::scene::Scene;
@@ -37,6 +40,8 @@ pub fn gif_palette_within(scene: &Scene, inputs: &Inputs, dither: bool, threads:
 }
 
 /// The colours of [`SAMPLES`] frames of a render of `scene` with its look, drawn evenly over it.
+/// On several threads, the water steps on the caller's thread while the sampled frames are
+/// drawn from copies of their heights in a lane (a histogram's counts add up in any order).
 fn sampled_frames(scene: &Scene, inputs: &Inputs, threads: usize) -> Histogram {
     let background = &inputs.background.pixels;
     let mut player = Player::new(Cow::Borrowed(scene), inputs, Cow::Borrowed(background), threads);
@@ -45,6 +50,30 @@ fn sampled_frames(scene: &Scene, inputs: &Inputs, threads: usize) -> Histogram {
     let mut histogram = Histogram::default();
     // Every sampled frame contributes alike, all of them together at most a palette's sample.
     let per_frame = SAMPLE / wanted.len().max(1);
+    if threads > 1 {
+        let painter = Arc::new(Painter::new(scene, inputs, Cow::Borrowed(background)));
+        let cells = background.len();
+        let mut lane = Ordered::new(threads, move |heights: Copied| {
+            let mut frame = vec![[0u8; 3]; cells];
+            painter.paint(&heights, &mut frame);
+            Ok(frame)
+        });
+        let mut add = |frame: Vec<[u8; 3]>| {
+            histogram.add_sample(&frame, per_frame);
+            Ok(())
+        };
+        while let Some(i) = player.advance() {
+            if wanted.binary_search(&i).is_ok() && lane.submit(player.copy_heights(), &mut add).is_err() {
+                break;
+            }
+            if Some(&i) == wanted.last() {
+                break;
+            }
+        }
+        // A drawing cannot fail; a lane whose thread would not start has drawn on this one.
+        let _ = lane.finish(&mut add);
+        return histogram;
+    }
     while let Some(i) = player.advance() {
         if wanted.binary_search(&i).is_ok() {
             histogram.add_sample(player.draw(), per_frame);

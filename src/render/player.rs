@@ -44,6 +44,58 @@ pub struct Player<'r> {
     frame: Vec<[u8; 3]>,
 }
 
+/// The lens and source a scene's frames are drawn through: what [`Player::new`] makes, and a
+/// [`Painter`].
+fn lens_and_source(scene: &Scene, inputs: &Inputs, gather: Cow<'_, [[u8; 3]]>, threads: Bands) -> (Lens, Source) {
+    let lens = Lens::new(scene, &inputs.shore, threads);
+    let source = if scene.look.is_gather() {
+        Source::Gather(gather.into_owned())
+    } else {
+        Source::Look(Box::new(lens.pens(&scene.look)), Backdrop::new(&inputs.background.pixels, scene.width as usize))
+    };
+    (lens, source)
+}
+
+/// A frame's drawn heights copied out of a player ([`Player::copy_heights`]), to be drawn by a
+/// [`Painter`] elsewhere, on another thread, while the water steps on.
+pub enum Copied {
+    /// The classic model's cells.
+    Narrow(Vec<i16>),
+    /// The spring model's cells.
+    Wide(Vec<i32>),
+}
+
+/// Draws a scene's frames from copied heights exactly as its [`Player`] draws them: its own
+/// lens and source, made alike, on one thread.
+pub struct Painter {
+    lens: Lens,
+    source: Source,
+}
+
+impl Painter {
+    /// The painter of `scene`'s frames over `inputs` (as [`Player::new`]'s `gather`, for a
+    /// scene without a look).
+    pub fn new(scene: &Scene, inputs: &Inputs, gather: Cow<'_, [[u8; 3]]>) -> Painter {
+        let (lens, source) = lens_and_source(scene, inputs, gather, Bands::new(1));
+        Painter { lens, source }
+    }
+
+    /// Draws the frame whose heights are `heights` into `out`.
+    pub fn paint(&self, heights: &Copied, out: &mut [[u8; 3]]) {
+        match heights {
+            Copied::Narrow(h) => self.paint_cells(h, out),
+            Copied::Wide(h) => self.paint_cells(h, out),
+        }
+    }
+
+    fn paint_cells<H: Height>(&self, heights: &[H], out: &mut [[u8; 3]]) {
+        match &self.source {
+            Source::Gather(pixels) => self.lens.refract(heights, pixels, out),
+            Source::Look(pens, backdrop) => self.lens.look(heights, pens, backdrop, out),
+        }
+    }
+}
+
 impl<'r> Player<'r> {
     /// The frames of `scene` over `inputs`, stepped and drawn in bands on `threads`: with its
     /// look if it has one, else gathered from `gather` (the background, or its GIF palette's
@@ -54,17 +106,20 @@ impl<'r> Player<'r> {
             Model::Classic => Box::new(water::<Classic>(&scene, &inputs.shore, threads.clone())),
             Model::Spring => Box::new(water::<Spring>(&scene, &inputs.shore, threads.clone())),
         };
-        let lens = Lens::new(&scene, &inputs.shore, threads);
-        let source = if scene.look.is_gather() {
-            Source::Gather(gather.into_owned())
-        } else {
-            Source::Look(
-                Box::new(lens.pens(&scene.look)),
-                Backdrop::new(&inputs.background.pixels, scene.width as usize),
-            )
-        };
+        let (lens, source) = lens_and_source(&scene, inputs, gather, threads);
         let frame = vec![[0; 3]; inputs.background.pixels.len()];
         Player { scene, water, source, lens, frame }
+    }
+
+    /// The heights the frame [`Player::advance`] simulated last is drawn from, copied.
+    pub fn copy_heights(&self) -> Copied {
+        let [drawn, _] = self.water.heights();
+        let bytes = drawn.bytes;
+        if drawn.wide {
+            Copied::Wide(bytes.chunks_exact(4).map(|b| i32::from_ne_bytes([b[0], b[1], b[2], b[3]])).collect())
+        } else {
+            Copied::Narrow(bytes.chunks_exact(2).map(|b| i16::from_ne_bytes([b[0], b[1]])).collect())
+        }
     }
 
     /// Simulates the next output frame (and the pre-roll before the first) and returns its

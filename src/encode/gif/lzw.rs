@@ -4,14 +4,16 @@
 
 use super::code_stream::MAX_CODES;
 
-/// Bits of a slot's hash. A table 16 times the 4096 codes GIF allows keeps probe sequences
+/// Bits of a slot's hash. A table 8 times the 4096 codes GIF allows keeps probe sequences
 /// short: against 2× (8192 slots), LZW of a differenced frame took 26% less time with 1 << 16
-/// slots, and 1 << 17 was no faster (`cargo bench --bench kernels -- lzw`).
-const HASH_BITS: u32 = 16;
+/// slots (`cargo bench --bench kernels -- lzw`), and 1 << 15 is 3% faster again in a whole
+/// render, on one thread and on two (`bench/busy.toml`, 25 alternating runs each, 2026-12-04:
+/// a 256 KiB table beside a frame stays in a core's cache). The codes do not depend on it.
+const HASH_BITS: u32 = 15;
 /// Dictionary slots.
 const SLOTS: usize = 1 << HASH_BITS;
 
-/// A reusable LZW compressor (its dictionary is 512 KiB, kept between frames).
+/// A reusable LZW compressor (its dictionary is 256 KiB, kept between frames).
 pub struct Lzw {
     /// Per slot, or 0 for empty: `key << 32 | hash(code) << 12 | code`, where the key is
     /// `generation << 20 | prefix << 8 | byte`. A hit gives the next prefix and its hash in one
