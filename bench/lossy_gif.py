@@ -28,6 +28,12 @@ from lossy_webp import at_size, frames, psnr  # one reading of frames, times and
 def main():
     scenes = sys.argv[1:] or [str(ROOT / f"scenes/{n}.toml") for n in ["pond", "rain", "swipes"]]
     for scene in scenes:
+        report(scene)
+
+
+def report(scene):
+    """Prints the table of one scene: our levels and gifsicle's, and ours at gifsicle's size."""
+    if True:
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
             run = lambda *args: subprocess.run([str(PROGRAM), scene, *args, "-q", "-f"], check=True)

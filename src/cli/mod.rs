@@ -190,7 +190,7 @@ struct Cli {
     quality: Option<u8>,
 
     /// Write a lossy GIF at level N (1–200; 20 when N is left out): a pixel keeps the colour
-    /// already shown while that is near the render's (each channel within N/10), so a
+    /// already shown while that is near the render's (each channel within N/4), so a
     /// chat-sized GIF keeps every frame and the whole canvas; the first frame is exact. Only
     /// with a .gif output.
     #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "20",

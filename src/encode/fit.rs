@@ -47,7 +47,7 @@ pub const AT_MAX: Rung = Rung { effort: Some(Effort::Max), ..AS_ASKED };
 pub const AS_ASKED: Rung = rung(256, 1, 1);
 
 /// The GIF ladder, best first: lossy at rising levels with every frame, every colour and the
-/// whole canvas (a lossy GIF is a fraction of the plain one: pond at 80 is 0.48 of it), then at
+/// whole canvas (a lossy GIF is a fraction of the plain one: pond at 40 is 0.40 of it), then at
 /// the highest level fewer colours, then every other frame with fewer colours, then every third,
 /// and only then half the canvas. Each rung gives up more than the one before it, so each is
 /// smaller.

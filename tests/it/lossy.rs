@@ -152,11 +152,11 @@ fn a_lossy_gif_is_a_quarter_smaller_at_80_never_flickers_and_is_the_same_on_ever
     assert_eq!((lossy.frames.len(), lossy.delays.clone()), (plain.frames.len(), plain.delays.clone()));
     // The plain GIF is each frame exactly in its palette: a pixel that stays the same there
     // stays the same in the lossy one (calm water does not flicker), and none strays further
-    // than 80 / 10 on a channel from its palette colour.
+    // than 80 / 4 on a channel from its palette colour (the documented step).
     for k in 0..plain.frames.len() {
         for (p, (now, was)) in plain.frames[k].chunks(3).zip(lossy.frames[k].chunks(3)).enumerate() {
             let most = now.iter().zip(was).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
-            assert!(most <= 8, "frame {k} pixel {p}: {now:?} shown as {was:?}");
+            assert!(most <= 20, "frame {k} pixel {p}: {now:?} shown as {was:?}");
             if k > 0 && plain.frames[k][p * 3..p * 3 + 3] == plain.frames[k - 1][p * 3..p * 3 + 3] {
                 assert_eq!(
                     lossy.frames[k][p * 3..p * 3 + 3],
@@ -165,5 +165,50 @@ fn a_lossy_gif_is_a_quarter_smaller_at_80_never_flickers_and_is_the_same_on_ever
                 );
             }
         }
+    }
+}
+
+/// A photo-like picture drawn here: a colour field that drifts slowly (`blobs`), sensor-like
+/// noise on each pixel (within ±12 levels, as a camera's at low light), and (for a `city`)
+/// blocks of other colours with hard edges.
+fn photo_like(width: u32, height: u32, city: bool) -> image::RgbImage {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut noise = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % 25) as i32 - 12
+    };
+    image::RgbImage::from_fn(width, height, |x, y| {
+        let (u, v) = (f64::from(x) / f64::from(width), f64::from(y) / f64::from(height));
+        let blob = ((u * 9.0).sin() * (v * 7.0).cos() * 40.0) as i32;
+        let mut base = [70 + blob / 2, 140 + blob, 40 + blob / 3];
+        if city && (x / 37 + y / 23) % 3 == 0 {
+            base = [150 + blob / 4, 120 + blob / 4, 110];
+        }
+        let n = noise();
+        image::Rgb(base.map(|c| (c + n + noise() / 3).clamp(0, 255) as u8))
+    })
+}
+
+#[test]
+fn a_lossy_gif_is_a_quarter_smaller_at_80_on_photo_like_pictures() {
+    let dir = scratch("lossy-photos");
+    for (name, city) in [("meadow", false), ("city", true)] {
+        photo_like(240, 160, city).save(dir.join(format!("{name}.png"))).unwrap();
+        let scene = format!(
+            "[video]\nwidth = 240\nheight = 160\nframes = 30\n[background]\nimage = \"{name}.png\"\n\
+             [[stone]]\nat = 0.1\nx = 120\ny = 80\nradius = 6\nweight = 500\n\
+             [[swipe]]\nfrom = 0.2\nuntil = 1.0\npath = [[20, 30], [220, 140], [220, 30]]\n\
+             [rain]\ndrops_per_second = 6\nseed = 2\n"
+        );
+        std::fs::write(dir.join(format!("{name}.toml")), scene).unwrap();
+        let size = |args: &[&str], out: &str| {
+            let run = ripple(&[&[format!("{name}.toml").as_str(), "-o", out, "-q", "-f"][..], args].concat(), &dir);
+            assert_eq!(run.code, 0, "{name} {args:?}: {}", run.stderr);
+            std::fs::metadata(dir.join(out)).unwrap().len() as f64
+        };
+        let (plain, lossy) = (size(&[], "plain.gif"), size(&["--lossy=80"], "l80.gif"));
+        assert!(lossy <= 0.75 * plain, "{name}: {lossy} bytes at 80 against {plain} plain ({:.2})", lossy / plain);
     }
 }

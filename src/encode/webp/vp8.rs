@@ -74,11 +74,12 @@ impl<W: Write> WebpLossy<W> {
             }
             let mut config = config.assume_init();
             config.lossless = 0;
-            config.method = 4;
-            // RGB to YUV 4:2:0 the slower, sharper way: on the pond at quality 75 the file is 8%
-            // larger and 0.5 dB better, 0.4 dB above the same size without it
-            // (docs/benchmarks.md).
-            config.use_sharp_yuv = 1;
+            // Method 5: a little smaller than cwebp's 4 at the same quality, in about its time
+            // (6 takes 18 times as long).
+            config.method = 5;
+            // Whether RGB goes to YUV 4:2:0 the slower, sharper way is chosen as frames come
+            // (`sharp_pays`).
+            config.use_sharp_yuv = 0;
             config.thread_level = 0;
             if webp::WebPValidateConfig(&config) == 0 {
                 return Err(failed("accept its settings"));
@@ -128,6 +129,9 @@ impl<W: Write> WebpLossy<W> {
         if rgb.len() != self.stream.width as usize * self.stream.height as usize * 3 {
             return Err(Error::Encode("a frame of another size than the WebP's canvas".into()));
         }
+        if self.added.is_multiple_of(TRIAL_EVERY) {
+            self.config.use_sharp_yuv = i32::from(sharp_pays(&self.config, rgb, (width, height)));
+        }
         let timestamp = i32::try_from(self.at_ms)
             .map_err(|_| Error::usage("the WebP is longer than 24 days, which its timestamps cannot hold", None))?;
         // SAFETY: the picture is initialised by libwebp, imports (copies) `rgb`, which outlives
@@ -154,6 +158,75 @@ impl<W: Write> WebpLossy<W> {
         self.times.encode += started.elapsed();
         Ok(())
     }
+}
+
+/// How often (in frames) whether sharp YUV pays is judged again, on the frame at hand: the
+/// first frame alone (before the water moves) misjudged two golden scenes of flat colours.
+const TRIAL_EVERY: u64 = 25;
+
+/// What sharp YUV's PSNR gain must beat, in dB for each doubling of the bytes it adds.
+const SHARP_SLOPE_DB: f64 = 4.0;
+
+/// Whether RGB to YUV the sharp way (which keeps the edges of saturated colours against smooth
+/// water) pays on the frames from `rgb` on, judged on `rgb` coded alone both ways at `config`'s
+/// quality: sharp where its PSNR gain is more than [`SHARP_SLOPE_DB`] for each doubling of the
+/// bytes it adds. On the bundled scenes it pays (0.3 to 0.5 dB above the same size without,
+/// docs/benchmarks.md); on pixel art with flat colours (the golden pond's koi) it costs bytes and
+/// PSNR both. Decided every [`TRIAL_EVERY`] frames, from the frame alone, so the same bytes
+/// come of the same frames. Where a trial cannot be made, not.
+fn sharp_pays(config: &webp::WebPConfig, rgb: &[u8], size: (i32, i32)) -> bool {
+    let trial = |sharp: i32| {
+        let config = webp::WebPConfig { use_sharp_yuv: sharp, ..*config };
+        still(&config, rgb, size).map(|(bytes, decoded)| (bytes as f64, psnr(rgb, &decoded)))
+    };
+    let (Some((plain_bytes, plain_db)), Some((sharp_bytes, sharp_db))) = (trial(0), trial(1)) else { return false };
+    sharp_db - plain_db > SHARP_SLOPE_DB * (sharp_bytes / plain_bytes).log2()
+}
+
+/// `rgb` coded alone as a still lossy WebP at `config`: its size and its pixels decoded.
+fn still(config: &webp::WebPConfig, rgb: &[u8], (width, height): (i32, i32)) -> Option<(usize, Vec<u8>)> {
+    // SAFETY: the picture and the writer are initialised by libwebp and freed on every path
+    // after their init; `rgb` outlives the calls; the decoded buffer is libwebp's, copied out
+    // and freed.
+    unsafe {
+        let mut picture = std::mem::MaybeUninit::<webp::WebPPicture>::uninit();
+        if webp::WebPPictureInitInternal(picture.as_mut_ptr(), webp::WEBP_ENCODER_ABI_VERSION as i32) == 0 {
+            return None;
+        }
+        let mut picture = picture.assume_init();
+        picture.use_argb = 1;
+        picture.width = width;
+        picture.height = height;
+        let mut writer = std::mem::MaybeUninit::<webp::WebPMemoryWriter>::uninit();
+        webp::WebPMemoryWriterInit(writer.as_mut_ptr());
+        let mut writer = writer.assume_init();
+        picture.writer = Some(webp::WebPMemoryWrite);
+        picture.custom_ptr = (&raw mut writer).cast();
+        let coded = webp::WebPPictureImportRGB(&mut picture, rgb.as_ptr(), width * 3) != 0
+            && webp::WebPEncode(config, &mut picture) != 0;
+        webp::WebPPictureFree(&mut picture);
+        let mut out = None;
+        if coded && !writer.mem.is_null() {
+            let (mut w, mut h) = (0, 0);
+            let pixels = webp::WebPDecodeRGB(writer.mem, writer.size, &mut w, &mut h);
+            if !pixels.is_null() {
+                if (w, h) == (width, height) {
+                    let decoded = std::slice::from_raw_parts(pixels, rgb.len()).to_vec();
+                    out = Some((writer.size, decoded));
+                }
+                webp::WebPFree(pixels.cast());
+            }
+        }
+        webp::WebPMemoryWriterClear(&mut writer);
+        out
+    }
+}
+
+/// The PSNR of `b` against `a` (8-bit channels), in dB; a large number for equal ones.
+fn psnr(a: &[u8], b: &[u8]) -> f64 {
+    let sum: u64 = a.iter().zip(b).map(|(&x, &y)| u64::from(x.abs_diff(y)).pow(2)).sum();
+    let mse = sum as f64 / a.len().max(1) as f64;
+    10.0 * (255.0 * 255.0 / mse.max(1e-6)).log10()
 }
 
 /// `file` (a WebP libwebp assembled) with a frame for every frame it was given, lasting
