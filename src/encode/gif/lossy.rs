@@ -26,7 +26,8 @@ pub struct Hold {
 }
 
 impl Hold {
-    /// Holds colours of `palette` within `level / 10` of each other on every channel.
+    /// Holds colours of `palette` within `level / LEVELS_PER_CHANNEL_STEP` of each other on every
+    /// channel.
     pub fn new(palette: &[[u8; 3]], level: u8) -> Hold {
         let step = level / LEVELS_PER_CHANNEL_STEP;
         let mut near = vec![false; 1 << 16];
@@ -60,8 +61,8 @@ mod tests {
 
     #[test]
     fn a_pixel_is_held_while_near_enough_and_drawn_exactly_once_it_is_not() {
-        let hold = Hold::new(&ramp(), 80);
-        // 80 / 10 = 8: two levels of the ramp either way stay, three do not.
+        // A step of 8: two levels of the ramp either way stay, three do not.
+        let hold = Hold::new(&ramp(), 8 * LEVELS_PER_CHANNEL_STEP);
         let shown = [10, 10, 10, 10, 10, 10];
         let mut frame = [10, 12, 8, 13, 7, 40];
         hold.apply(&mut frame, &shown);
@@ -72,7 +73,7 @@ mod tests {
     fn a_channel_past_the_step_is_enough_to_draw_the_pixel() {
         // Two colours alike in red and green, 9 apart in blue.
         let palette = [[100, 100, 100], [100, 100, 109], [104, 96, 108]];
-        let hold = Hold::new(&palette, 80);
+        let hold = Hold::new(&palette, 8 * LEVELS_PER_CHANNEL_STEP);
         let mut frame = [1, 2];
         hold.apply(&mut frame, &[0, 0]);
         assert_eq!(frame, [1, 0], "blue strays 9 for index 1, every channel is within 8 for index 2");
@@ -81,7 +82,7 @@ mod tests {
     #[test]
     fn what_is_shown_never_strays_further_than_the_step_over_many_frames() {
         let palette = ramp();
-        let hold = Hold::new(&palette, 120);
+        let hold = Hold::new(&palette, 12 * LEVELS_PER_CHANNEL_STEP);
         // Each pixel a saw: up a level a frame, then back down eleven at once.
         let mut shown: Vec<u8> = vec![20; 8];
         for t in 0..40u8 {
