@@ -210,6 +210,8 @@ pub struct Diagnostic {
     /// Whether the text is a `--set KEY=VALUE` override from the command line, not a line of
     /// the file.
     pub from_set: bool,
+    /// The file the key names, when that file is not there (a background or a mask).
+    pub missing: Option<PathBuf>,
 }
 
 impl Diagnostic {
@@ -232,6 +234,7 @@ impl Diagnostic {
             underline,
             hint: None,
             from_set: false,
+            missing: None,
         }
     }
 

@@ -142,7 +142,7 @@ pub struct Given {
 #[derive(Debug, Clone)]
 enum Handed {
     Bytes(Vec<u8>),
-    Pixels(RgbaImage),
+    Pixels(std::sync::Arc<RgbaImage>),
 }
 
 impl Given {
@@ -159,6 +159,12 @@ impl Given {
 
     /// Hands the decoded `pixels` over for `path`.
     pub fn add_pixels(&mut self, path: &Path, pixels: RgbaImage) {
+        self.add_shared(path, std::sync::Arc::new(pixels));
+    }
+
+    /// Hands the decoded `pixels` over for `path`, shared with whoever else holds them (a
+    /// cache of pictures decoded once for many scenes).
+    pub fn add_shared(&mut self, path: &Path, pixels: std::sync::Arc<RgbaImage>) {
         self.files.retain(|(p, _)| p != path);
         self.files.push((path.to_path_buf(), Handed::Pixels(pixels)));
     }

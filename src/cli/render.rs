@@ -201,14 +201,7 @@ fn resolve(request: &Request<'_>) -> Result<Job, Error> {
 /// The scene's text as `meta.json` records it: the file, then each `--set` on a line of its own
 /// after a comment that says so (the text the scene was read from, overrides applied last).
 fn scene_text(request: &Request<'_>) -> Result<String, Error> {
-    let mut text = Scene::read_text(request.scene)?;
-    if !request.overrides.is_empty() {
-        text.push_str("\n# --set, applied after the file:\n");
-        for o in request.overrides {
-            text.push_str(&format!("# --set {o}\n"));
-        }
-    }
-    Ok(text)
+    Ok(ripple_render::truth::recorded_text(Scene::read_text(request.scene)?, request.overrides))
 }
 
 /// Refuses what the request itself makes impossible (options of an output without one, an

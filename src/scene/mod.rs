@@ -102,7 +102,8 @@ impl BackgroundSpec {
     pub(crate) fn locate(&self, error: Error) -> Error {
         match (error, &self.image_site) {
             (Error::Background { path, reason }, Some(site)) => {
-                let message = if std::fs::symlink_metadata(&path).is_err() {
+                let missing = std::fs::symlink_metadata(&path).is_err().then(|| path.clone());
+                let message = if missing.is_some() {
                     // Name the path that was tried, and where a relative one starts.
                     let folder = Some(read::folder_of(&site.file)).filter(|f| !f.as_os_str().is_empty());
                     let start = match folder {
@@ -125,7 +126,7 @@ impl BackgroundSpec {
                     format!("{}: {}: {reason}", site.message, path.display())
                 };
                 let hint = near_file(&path).map(|name| format!("did you mean `{name}`?")).or_else(|| site.hint.clone());
-                Error::Scene(Box::new(Diagnostic { message, hint, ..site.clone() }))
+                Error::Scene(Box::new(Diagnostic { message, hint, missing, ..site.clone() }))
             }
             (error, _) => error,
         }

@@ -5,6 +5,7 @@
 //! [`Player`] (timeline, water, heights to draw, look) and writes NumPy files ([`npy`]), optical
 //! flow ([`flow`]) and the description (`meta`). docs/research.md is the guide.
 
+pub mod arrays;
 pub mod dataset;
 pub mod flow;
 mod meta;
@@ -155,6 +156,39 @@ pub fn write(
         let data = (0..w * h).map(|i| u8::from(walls.contains(i))).collect();
         out.array("walls.npy", &Array { dtype: Dtype::U8, shape: vec![h, w], data })?;
     }
+    let layout = truth.layout;
+    let frames = play(scene, inputs, threads, stop, |i, frame| {
+        let number = if layout == Layout::Fsrn { i + 1 } else { i };
+        let name = format!("{number:0digits$}");
+        for kind in &kinds {
+            out.frame_file(&kind.path(&name), kind.holds, frame, scene)?;
+        }
+        out.flows(truth.extras, &name, frame.fields, (w, h), frame.wrap)
+    })?;
+    if truth.extras.npz {
+        out.npz(&kinds, scene, truth.layout, digits)?;
+    }
+    let doc = meta_of(scene, text, inputs, truth);
+    let mut json = serde_json::to_string_pretty(&doc).map_err(|e| Error::Encode(e.to_string()))?;
+    json.push('\n');
+    out.bytes("meta.json", json.as_bytes())?;
+    let sums: String = out.files.iter().map(|(path, size, hash)| format!("{hash:016x} {size} {path}\n")).collect();
+    std::fs::write(dir.join(SUMS), sums).map_err(|e| Error::io(dir.join(SUMS), e))?;
+    Ok(Written { frames, files: out.files })
+}
+
+/// Plays `scene` over `inputs` on `threads`, handing `each` every output frame's number and
+/// what it is drawn from; the writers of files and of arrays ([`arrays`]) are both this loop's.
+/// Stops with [`Error::Interrupted`] once `stop` is set. Returns the frames played.
+fn play(
+    scene: &Scene,
+    inputs: &Inputs,
+    threads: usize,
+    stop: &AtomicBool,
+    mut each: impl FnMut(u64, &Frame<'_>) -> Result<()>,
+) -> Result<u64> {
+    let clean = &inputs.background.pixels;
+    let (w, h) = (scene.width as usize, scene.height as usize);
     let mut player = Player::new(Cow::Borrowed(scene), inputs, Cow::Borrowed(clean), threads);
     let mut fields = Fields::default();
     let mut pixels = Vec::new();
@@ -168,32 +202,32 @@ pub fn write(
         pixels.clear();
         pixels.extend_from_slice(player.draw());
         let [drawn, raw] = player.heights();
-        let number = if truth.layout == Layout::Fsrn { i + 1 } else { i };
-        let name = format!("{number:0digits$}");
-        for kind in &kinds {
-            let path = kind.path(&name);
-            out.frame_file(
-                &path,
-                kind.holds,
-                &Frame { drawn, raw, fields: &fields, pixels: &pixels, w, h, wrap },
-                scene,
-            )?;
-        }
-        out.flows(truth.extras, &name, &fields, (w, h), wrap)?;
+        each(i, &Frame { drawn, raw, fields: &fields, pixels: &pixels, w, h, wrap })?;
         frames += 1;
     }
-    if truth.extras.npz {
-        out.npz(&kinds, scene, truth.layout, digits)?;
-    }
+    Ok(frames)
+}
+
+/// What `meta.json` holds for the ground truth of `scene` (read from `text`) over `inputs`,
+/// written as `truth` says.
+pub fn meta_of(scene: &Scene, text: &str, inputs: &Inputs, truth: Truth) -> serde_json::Value {
+    let (w, h) = (scene.width as usize, scene.height as usize);
+    let kinds = kinds(truth.layout, crate::encode::png::digits(scene.frames).max(5));
     let files =
         meta::Files { entries: kinds.iter().map(|k| k.describe(scene, w, h)).collect(), layout: truth.layout.name() };
-    let doc = meta::meta(scene, text, inputs, &files);
-    let mut json = serde_json::to_string_pretty(&doc).map_err(|e| Error::Encode(e.to_string()))?;
-    json.push('\n');
-    out.bytes("meta.json", json.as_bytes())?;
-    let sums: String = out.files.iter().map(|(path, size, hash)| format!("{hash:016x} {size} {path}\n")).collect();
-    std::fs::write(dir.join(SUMS), sums).map_err(|e| Error::io(dir.join(SUMS), e))?;
-    Ok(Written { frames, files: out.files })
+    meta::meta(scene, text, inputs, &files)
+}
+
+/// A scene's text as `meta.json` records it: the text it was read from, then each `--set`
+/// override on a line of its own after a comment that says so (they apply last).
+pub fn recorded_text(mut text: String, overrides: &[String]) -> String {
+    if !overrides.is_empty() {
+        text.push_str("\n# --set, applied after the file:\n");
+        for o in overrides {
+            text.push_str(&format!("# --set {o}\n"));
+        }
+    }
+    text
 }
 
 /// Whether the folder `dir` holds a whole ground truth: its `sums.txt` lists `meta.json`, and

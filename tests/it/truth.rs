@@ -448,3 +448,53 @@ fn an_npz_member_past_4_gib_is_written_as_zip64_and_reads_back() {
     // zipfile checks the CRC as it reads the last byte; the last value is the 1.0 written.
     assert_eq!(said, format!("{size} {size} 0\nTrue 0000803f\n"));
 }
+
+/// The library's in-memory ground truth (what the Python package hands over) is the files a
+/// dataset writes, read here by their own formats: the heights and warp of `height/`,
+/// `height_raw/` and `warp/` as f32, the frames of `frame/`, the clean picture, `meta.json`.
+#[test]
+fn a_dataset_sequence_in_memory_is_its_folders_files() {
+    use ripple_render::truth::dataset::{self, Pictures, spec::Spec};
+    let dir = scratch("truth-in-memory");
+    let spec = small_spec(&dir);
+    let made = ripple(&["dataset", &spec, "--count", "4", "--seed", "9", "-o", "set", "--quiet"], &dir);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    let spec = Spec::load(&dir.join(spec)).unwrap();
+    let kept = Pictures::new(64 << 20);
+    let splits = dataset::splits(4, 9, spec.split);
+    for i in 0..4 {
+        let (drawn, seq) = dataset::sequence(&spec, 9, i, &kept, 1).unwrap();
+        assert_eq!(drawn.index, i);
+        let folder = dir.join("set").join(splits[i as usize]).join(format!("{i:06}"));
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(folder.join("meta.json")).unwrap()).unwrap();
+        assert_eq!(seq.meta, meta, "sequence {i}");
+        let [t, h, w] = seq.shape;
+        assert_eq!((t as u64, h, w), (meta["frames"].as_u64().unwrap(), 40, 48));
+        assert_eq!(npy(&folder.join("clean.npy")).2, seq.clean);
+        let as_f32 = |(descr, _, data): (String, Vec<usize>, Vec<u8>)| -> Vec<f32> {
+            match descr.as_str() {
+                "<i2" => data.chunks_exact(2).map(|b| f32::from(i16::from_le_bytes([b[0], b[1]]))).collect(),
+                "<i4" => data.chunks_exact(4).map(|b| i32::from_le_bytes(b.try_into().unwrap()) as f32).collect(),
+                "<f4" => data.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect(),
+                other => panic!("{other}"),
+            }
+        };
+        for k in 0..t {
+            let name = format!("{k:05}");
+            let cells = h * w;
+            assert_eq!(as_f32(npy(&folder.join(format!("height/{name}.npy")))), seq.height[k * cells..][..cells]);
+            assert_eq!(
+                as_f32(npy(&folder.join(format!("height_raw/{name}.npy")))),
+                seq.height_raw[k * cells..][..cells]
+            );
+            assert_eq!(as_f32(npy(&folder.join(format!("warp/{name}.npy")))), seq.warp[2 * k * cells..][..2 * cells]);
+            let (_, _, pixels) = read_png(&folder.join(format!("frame/{name}.png")));
+            assert_eq!(pixels, seq.frames[3 * k * cells..][..3 * cells], "sequence {i} frame {k}");
+            // A normal is a unit vector, upright where the water is flat.
+            for n in seq.normal[3 * k * cells..][..3 * cells].chunks_exact(3) {
+                assert!((n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1.0).abs() < 1e-5 && n[2] > 0.0);
+            }
+        }
+    }
+}

@@ -285,7 +285,8 @@ fn threshold(a: [i64; 2], b: [i64; 2], cy: i64) -> i64 {
 /// A mask image's error, at the `image` key of `[mask]`.
 fn mask_error(mask: &MaskSpec, reason: &str) -> Error {
     let path = &mask.image;
-    let message = if std::fs::symlink_metadata(path).is_err() {
+    let missing = std::fs::symlink_metadata(path).is_err().then(|| path.clone());
+    let message = if missing.is_some() {
         format!(
             "{}: no such file: {} (a relative path starts at the scene's folder)",
             mask.site.message,
@@ -294,5 +295,5 @@ fn mask_error(mask: &MaskSpec, reason: &str) -> Error {
     } else {
         format!("{}: {}: {reason}", mask.site.message, path.display())
     };
-    Error::Scene(Box::new(Diagnostic { message, ..mask.site.clone() }))
+    Error::Scene(Box::new(Diagnostic { message, missing, ..mask.site.clone() }))
 }

@@ -10,6 +10,9 @@ pub mod spec;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use image::RgbaImage;
 
 use serde_json::json;
 use xxhash_rust::xxh3::xxh3_64;
@@ -18,10 +21,12 @@ use self::draw::Drawn;
 use self::spec::Spec;
 use crate::base::error::{Error, Result};
 use crate::base::limits::DEFAULT_BUDGET;
+use crate::base::picture::Given;
 use crate::base::pool::Ordered;
 use crate::output::{Policy, Staged};
 use crate::render::Inputs;
 use crate::scene::Scene;
+use crate::truth::arrays::Sequence;
 
 /// The record of what a dataset folder is made from: its first file, and how a later run knows
 /// the folder is the same dataset's.
@@ -176,16 +181,92 @@ fn write_sequence_once(
         // Not whole (checked before): what an interrupted or damaged write left.
         std::fs::remove_dir_all(folder).map_err(|e| Error::io(folder, e))?;
     }
-    // The scene is read as if it lay beside the pictures, which it names by file name.
-    let name = format!("{:06}.toml", drawn.index);
-    let place = pictures.map_or_else(|| PathBuf::from(&name), |p| p.join(&name));
-    let scene = Scene::from_toml_str(&drawn.scene, &place)?;
-    let inputs = Inputs::for_scene_within(&scene, DEFAULT_BUDGET)?;
+    let scene = scene_of(drawn, pictures)?;
+    let inputs = inputs_of(&scene, None)?;
     let staged = Staged::begin(folder, Policy::Truth { force: false }, &[])?;
     let written = crate::truth::write(&scene, &drawn.scene, &inputs, staged.path(), truth, 1, stop)
         .map_err(|e| staged.claim(e))?;
     staged.commit()?;
     Ok(written.bytes())
+}
+
+/// The scene drawn for a sequence, read as if it lay beside the pictures (in the folder
+/// `pictures`), which it names by file name.
+pub fn scene_of(drawn: &Drawn, pictures: Option<&Path>) -> Result<Scene> {
+    let name = format!("{:06}.toml", drawn.index);
+    let place = pictures.map_or_else(|| PathBuf::from(&name), |p| p.join(&name));
+    Scene::from_toml_str(&drawn.scene, &place)
+}
+
+/// A drawn scene's inputs, its picture taken from `kept` where it has it.
+pub fn inputs_of(scene: &Scene, kept: Option<&Pictures>) -> Result<Inputs> {
+    let given = match (kept, &scene.background.image) {
+        (Some(kept), Some(path)) => kept.given(path),
+        _ => Given::none(),
+    };
+    Inputs::for_scene_given(scene, DEFAULT_BUDGET, &given)
+}
+
+/// Sequence `index` of the dataset of `spec` and `seed`, in memory: the arrays its folder's
+/// files hold ([`crate::truth::arrays`]) and its `meta.json`, its pictures from `kept`, drawn on
+/// `threads`.
+pub fn sequence(spec: &Spec, seed: u64, index: u64, kept: &Pictures, threads: usize) -> Result<(Drawn, Sequence)> {
+    let drawn = draw::draw(spec, seed, index);
+    let folder = spec.pictures.as_ref().map(|(folder, _)| folder.as_path());
+    let scene = scene_of(&drawn, folder)?;
+    let inputs = inputs_of(&scene, Some(kept))?;
+    let sequence = Sequence::compute(&scene, &drawn.scene, &inputs, spec.truth, threads)?;
+    Ok((drawn, sequence))
+}
+
+/// Pictures decoded once and kept for the sequences after (up to a number of bytes, the first
+/// ones decoded; a picture beyond them is decoded for each sequence that uses it).
+#[derive(Debug)]
+pub struct Pictures {
+    kept: Mutex<Kept>,
+    limit: u64,
+}
+
+/// The pictures kept: their bytes in all, and each one's path and pixels.
+#[derive(Debug, Default)]
+struct Kept {
+    bytes: u64,
+    pictures: Vec<(PathBuf, Arc<RgbaImage>)>,
+}
+
+impl Pictures {
+    /// Keeping up to `limit` bytes of decoded pixels.
+    pub fn new(limit: u64) -> Pictures {
+        Pictures { kept: Mutex::new(Kept::default()), limit }
+    }
+
+    /// The picture at `path` handed over, decoded (now, or kept from before); nothing handed
+    /// over when it cannot be decoded, so that the scene's own reading says why.
+    fn given(&self, path: &Path) -> Given {
+        let mut given = Given::none();
+        let found = {
+            let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+            kept.pictures.iter().find(|(p, _)| p == path).map(|(_, pixels)| Arc::clone(pixels))
+        };
+        let pixels = match found {
+            Some(pixels) => pixels,
+            None => match crate::base::picture::decode_within(path, DEFAULT_BUDGET) {
+                Ok(image) => {
+                    let pixels = Arc::new(image);
+                    let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+                    let size = pixels.as_raw().len() as u64;
+                    if kept.bytes + size <= self.limit && !kept.pictures.iter().any(|(p, _)| p == path) {
+                        kept.bytes += size;
+                        kept.pictures.push((path.to_path_buf(), Arc::clone(&pixels)));
+                    }
+                    pixels
+                }
+                Err(_) => return given,
+            },
+        };
+        given.add_shared(path, pixels);
+        given
+    }
 }
 
 /// Whether `folder` holds sequence `drawn`, whole: every file its sums name verifies, and its

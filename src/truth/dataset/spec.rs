@@ -96,7 +96,10 @@ const PICTURE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
 impl Spec {
     /// Reads the spec at `path`.
     pub fn load(path: &Path) -> Result<Spec> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::Input {
+            path: path.to_path_buf(),
+            reason: format!("cannot read this dataset spec: {}", crate::base::error::os_reason(&e)),
+        })?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::usage(format!("{} is not UTF-8 text", path.display()), Some("save it as UTF-8")))?;
         Spec::read(&text, path)
