@@ -106,9 +106,26 @@ def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
     self_test()
+    refused = []
+    # The program, the web player's and the Python package's crates: three lock files.
+    for manifest in ["Cargo.toml", "web/Cargo.toml", "python/Cargo.toml"]:
+        refused += check(manifest)
+    if refused:
+        print("licence check failed:", file=sys.stderr)
+        for line in refused:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def check(manifest):
+    """What the crates of `manifest`'s graph break of the rules, printing what was checked."""
     metadata = json.loads(
         subprocess.run(
-            ["cargo", "metadata", "--format-version", "1", "--locked"], check=True, capture_output=True, text=True
+            ["cargo", "metadata", "--format-version", "1", "--locked", "--manifest-path", manifest],
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
     )
     resolved = {node["id"] for node in metadata["resolve"]["nodes"]}
@@ -133,14 +150,10 @@ def main():
     }
     extra = image_features - {"png", "jpeg", "gif", "bmp", "webp"}
     if extra:
-        refused.append(f"image: features beyond the decoders needed: {', '.join(sorted(extra))}")
-    if refused:
-        print("licence check failed:", file=sys.stderr)
-        for line in refused:
-            print(f"  {line}", file=sys.stderr)
-        return 1
-    print(f"licence check: {checked} crates, all under allowed licences; image decoders: {', '.join(sorted(image_features))}")
-    return 0
+        refused.append(f"{manifest}: image: features beyond the decoders needed: {', '.join(sorted(extra))}")
+    decoders = ", ".join(sorted(image_features)) or "none"
+    print(f"licence check, {manifest}: {checked} crates, all under allowed licences; image decoders: {decoders}")
+    return [f"{manifest}: {line}" if not line.startswith(manifest) else line for line in refused]
 
 
 if __name__ == "__main__":

@@ -376,6 +376,29 @@ fn cases() -> Vec<Case> {
     cases
 }
 
+/// Writes every case that is a scene alone (rendered with `-o OUT`, refused with exit 2) into a
+/// folder of its own under `dir`: `scene.toml`, its files, and `expect.json` (its name and the
+/// texts its message must hold, in order, without the command line's `error: `). The Python
+/// package's tests give each to the package (tests/it/python.rs). Returns how many.
+pub fn export(dir: &Path) -> usize {
+    // A GIF's own limit (its frame rate) is the output's, not the scene's: arrays have none.
+    let scene_alone =
+        |c: &Case| c.code == 2 && c.args == ["SCENE", "-o", "OUT"] && c.output == "out.gif" && c.name != "GIF fps";
+    let scenes: Vec<Case> = cases().into_iter().filter(scene_alone).collect();
+    for (index, case) in scenes.iter().enumerate() {
+        let folder = dir.join(format!("{index:03}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("scene.toml"), &case.scene).unwrap();
+        for (name, bytes) in &case.files {
+            std::fs::write(folder.join(name), bytes).unwrap();
+        }
+        let texts: Vec<&str> = case.expect.iter().map(|t| t.strip_prefix("error: ").unwrap_or(t)).collect();
+        let expect = serde_json::json!({ "name": case.name, "texts": texts });
+        std::fs::write(folder.join("expect.json"), expect.to_string()).unwrap();
+    }
+    scenes.len()
+}
+
 /// Runs one case, with no output present or with one (which must stay as it was).
 fn run(case: &Case, existing: Option<&[u8]>, index: usize) -> Result<(), String> {
     std::panic::catch_unwind(|| check(case, existing, index)).map_err(|e| {

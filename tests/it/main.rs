@@ -24,6 +24,7 @@ mod newcomer;
 mod outputs;
 mod parts;
 mod properties;
+mod python;
 mod release;
 mod seamless;
 mod serve;

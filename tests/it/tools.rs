@@ -23,6 +23,8 @@ pub enum Tool {
     /// playwright-core in web/node_modules, the browser tests' driver.
     Playwright,
     Python,
+    /// python3's venv module, for a fresh environment to install the package into.
+    Venv,
     Numpy,
     /// Pillow with its WebP support: libwebp's own animation decoder.
     PillowWebp,
@@ -52,6 +54,7 @@ impl Tool {
             Tool::Node => ("node", "apt-get install nodejs npm"),
             Tool::Playwright => ("playwright-core in web/node_modules", "npm ci --prefix web, which make test runs"),
             Tool::Python => ("python3", "apt-get install python3"),
+            Tool::Venv => ("python3 -m venv", "apt-get install python3-venv"),
             Tool::Numpy => ("NumPy for python3", "python3 -m pip install numpy, which make test runs in a venv"),
             Tool::PillowWebp => {
                 ("Pillow with WebP for python3", "python3 -m pip install pillow, which make test runs in a venv")
@@ -108,6 +111,7 @@ impl Tool {
             Tool::Node => runs("node", &["--version"]),
             Tool::Playwright => root().join("web/node_modules/playwright-core/package.json").is_file(),
             Tool::Python => python("pass"),
+            Tool::Venv => python("import venv, ensurepip"),
             Tool::Numpy => python("import numpy"),
             Tool::PillowWebp => python("from PIL import features; assert features.check('webp')"),
             Tool::PyYaml => python("import yaml"),

@@ -1,0 +1,277 @@
+//! `ripple_render._native`: the library's frames, ground truth and datasets as Python objects.
+//! Every array is a `bytearray` filled in place with the interpreter's lock released, which
+//! `ripple_render/__init__.py` views as a NumPy array (no copy); every error is the library's
+//! own message raised as the Python exception a caller expects.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use pyo3::exceptions::{PyFileNotFoundError, PyIndexError, PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyByteArray, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use ripple_render::base::error::Error;
+use ripple_render::render::Inputs;
+use ripple_render::scene::Scene;
+use ripple_render::truth::arrays::{self, Arrays, Element, KINDS};
+use ripple_render::truth::dataset::{self, Pictures, spec::Spec};
+use ripple_render::truth::{self, Truth};
+
+/// Pictures a dataset keeps decoded between items, at most.
+const KEPT_PICTURES: u64 = 256 << 20;
+
+/// The library's error as the Python exception that says the same: a file that is not there
+/// `FileNotFoundError`, a budget `MemoryError`, anything else the caller gave `ValueError`.
+fn raised(e: Error) -> PyErr {
+    let mut message = e.to_string();
+    for hint in e.hints() {
+        message.push_str("\nhint: ");
+        message.push_str(&hint);
+    }
+    let missing = |path: &Path| !path.as_os_str().is_empty() && std::fs::metadata(path).is_err();
+    match &e {
+        Error::SceneUnreadable { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            PyFileNotFoundError::new_err(message)
+        }
+        Error::Scene(diagnostic) if diagnostic.missing.is_some() => PyFileNotFoundError::new_err(message),
+        Error::Background { path, .. } | Error::Input { path, .. } if missing(path) => {
+            PyFileNotFoundError::new_err(message)
+        }
+        Error::Budget { .. } => PyMemoryError::new_err(message),
+        Error::Interrupted => PyRuntimeError::new_err(message),
+        _ if e.is_input() => PyValueError::new_err(message),
+        _ => PyRuntimeError::new_err(message),
+    }
+}
+
+/// How a Python caller raises the memory budget.
+fn raise_with(bytes: u64) -> String {
+    format!("pass max_memory={} (bytes) to allow it", bytes.next_power_of_two())
+}
+
+/// One `--set` value, from Python: a bool, int, float, str or a list of them, as TOML.
+fn toml_value(key: &str, value: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
+    if value.is_instance_of::<PyBool>() {
+        Ok(toml::Value::Boolean(value.extract()?))
+    } else if value.is_instance_of::<PyInt>() {
+        let n: i64 =
+            value.extract().map_err(|_| PyValueError::new_err(format!("set[{key:?}]: {value} is too large")))?;
+        Ok(toml::Value::Integer(n))
+    } else if value.is_instance_of::<PyFloat>() {
+        Ok(toml::Value::Float(value.extract()?))
+    } else if value.is_instance_of::<PyString>() {
+        Ok(toml::Value::String(value.extract()?))
+    } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        let items: Vec<Bound<'_, PyAny>> = value.extract()?;
+        Ok(toml::Value::Array(items.iter().map(|v| toml_value(key, v)).collect::<PyResult<_>>()?))
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "set[{key:?}] is a {}: a value is a bool, int, float, str or a list of them",
+            value.get_type().name()?
+        )))
+    }
+}
+
+/// `set`'s pairs as the command line's `--set KEY=VALUE` words.
+fn overrides(set: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Vec<String>> {
+    set.into_iter().map(|(key, value)| Ok(format!("{key}={}", toml_value(&key, &value)?))).collect()
+}
+
+/// A scene and its text: read from `path`, or `text` read as if it lay in the current folder.
+fn scene_of(text: Option<String>, path: Option<PathBuf>, set: &[String]) -> Result<(Scene, String), Error> {
+    let (scene, text) = match (text, path) {
+        (_, Some(path)) => {
+            // Read as the command line reads it, so that a refusal says the same.
+            let bytes = Scene::read_file(&path)?;
+            let scene = Scene::from_bytes_with(bytes.clone(), &path, set)?;
+            let text = String::from_utf8(bytes).unwrap_or_default();
+            (scene, text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text))
+        }
+        (Some(text), None) => (Scene::from_toml_str_with(&text, Path::new("<scene>"), set)?, text),
+        (None, None) => return Err(Error::usage("no scene given", None)),
+    };
+    Ok((scene, truth::recorded_text(text, set)))
+}
+
+/// A new `bytearray` of `len` bytes, not yet written: every caller fills all of it before
+/// Python sees it (and drops it unseen when filling fails), so nothing reads what was there.
+fn bytearray(py: Python<'_>, len: usize) -> PyResult<Bound<'_, PyByteArray>> {
+    let len = isize::try_from(len).map_err(|_| PyMemoryError::new_err(format!("{len} bytes")))?;
+    // SAFETY: a null source asks CPython for `len` bytes it does not fill; the result is a new
+    // reference or null with the error set, which `from_owned_ptr_or_err` turns into `Err`.
+    unsafe {
+        Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyByteArray_FromStringAndSize(std::ptr::null(), len))
+            .map(|b| b.cast_into_unchecked())
+    }
+}
+
+/// `bytes` as a slice of `T`, which a bytearray's buffer (malloc's alignment) always is.
+fn typed<T: bytemuck::Pod>(bytes: &mut [u8]) -> Result<&mut [T], Error> {
+    bytemuck::try_cast_slice_mut(bytes).map_err(|e| Error::Encode(format!("an array's buffer: {e}")))
+}
+
+/// The arrays of one sequence and its `meta.json`, for Python: `(name, buffer, dtype, shape)`.
+type Made<'py> = (Vec<(&'static str, Bound<'py, PyByteArray>, &'static str, Vec<usize>)>, String);
+
+/// Computes the ground truth of `scene` over `inputs` into new bytearrays, the lock released.
+fn ground_truth_of<'py>(
+    py: Python<'py>,
+    scene: &Scene,
+    text: &str,
+    inputs: &Inputs,
+    truth: Truth,
+    threads: usize,
+) -> PyResult<Made<'py>> {
+    let [t, h, w] = arrays::shape(scene);
+    let mut made = Vec::new();
+    for (name, element, values) in KINDS {
+        let mut shape = vec![t, h, w];
+        if values > 1 {
+            shape.push(values);
+        }
+        made.push((name, bytearray(py, t * h * w * values * element.size())?, element.name(), shape));
+    }
+    let clean = inputs.background.pixels.as_flattened();
+    let clean_buffer = PyByteArray::new(py, clean);
+    // SAFETY: the bytearrays were made above and no Python code has seen them yet, so nothing
+    // else reads or resizes their buffers while they are filled.
+    let mut buffers: Vec<&mut [u8]> = made.iter().map(|(_, b, _, _)| unsafe { b.as_bytes_mut() }).collect();
+    let meta = truth::meta_of(scene, text, inputs, truth);
+    py.detach(|| -> Result<(), Error> {
+        let [frames, flow, warp, height, height_raw, normal, valid] = &mut buffers[..] else {
+            return Err(Error::Encode("seven arrays".into()));
+        };
+        let mut out = Arrays {
+            frames,
+            flow: typed(flow)?,
+            warp: typed(warp)?,
+            height: typed(height)?,
+            height_raw: typed(height_raw)?,
+            normal: typed(normal)?,
+            valid,
+        };
+        arrays::fill(scene, inputs, &mut out, threads, &AtomicBool::new(false))
+    })
+    .map_err(raised)?;
+    made.push(("clean", clean_buffer, Element::U8.name(), vec![h, w, 3]));
+    let meta = serde_json::to_string(&meta).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((made, meta))
+}
+
+/// The frames of a scene: `(buffer, shape)`.
+#[pyfunction]
+#[pyo3(signature = (text, path, set, max_memory, threads))]
+fn render<'py>(
+    py: Python<'py>,
+    text: Option<String>,
+    path: Option<PathBuf>,
+    set: Vec<(String, Bound<'py, PyAny>)>,
+    max_memory: u64,
+    threads: usize,
+) -> PyResult<(Bound<'py, PyByteArray>, Vec<usize>)> {
+    let set = overrides(set)?;
+    let (scene, _) = py.detach(|| scene_of(text, path, &set)).map_err(raised)?;
+    arrays::check_memory(&scene, false, max_memory, &raise_with).map_err(raised)?;
+    let inputs = py.detach(|| Inputs::for_scene_within(&scene, max_memory)).map_err(raised)?;
+    let [t, h, w] = arrays::shape(&scene);
+    let buffer = bytearray(py, t * h * w * 3)?;
+    // SAFETY: as in `ground_truth_of`: the bytearray is new and not yet Python's to touch.
+    let bytes = unsafe { buffer.as_bytes_mut() };
+    py.detach(|| arrays::frames(&scene, &inputs, bytes, threads, &AtomicBool::new(false))).map_err(raised)?;
+    Ok((buffer, vec![t, h, w, 3]))
+}
+
+/// The ground truth of a scene.
+#[pyfunction]
+#[pyo3(signature = (text, path, set, max_memory, threads))]
+fn ground_truth<'py>(
+    py: Python<'py>,
+    text: Option<String>,
+    path: Option<PathBuf>,
+    set: Vec<(String, Bound<'py, PyAny>)>,
+    max_memory: u64,
+    threads: usize,
+) -> PyResult<Made<'py>> {
+    let set = overrides(set)?;
+    let (scene, text) = py.detach(|| scene_of(text, path, &set)).map_err(raised)?;
+    arrays::check_memory(&scene, true, max_memory, &raise_with).map_err(raised)?;
+    let inputs = py.detach(|| Inputs::for_scene_within(&scene, max_memory)).map_err(raised)?;
+    ground_truth_of(py, &scene, &text, &inputs, Truth::default(), threads)
+}
+
+/// A dataset spec's sequences, made one at a time.
+#[pyclass(module = "ripple_render._native", frozen)]
+struct Dataset {
+    spec: Spec,
+    seed: u64,
+    /// The sequences, numbered as `dataset` numbers them, and each one's split.
+    items: Vec<(u64, &'static str)>,
+    pictures: Pictures,
+    max_memory: u64,
+}
+
+#[pymethods]
+impl Dataset {
+    #[new]
+    #[pyo3(signature = (text, path, folder, seed, count, split, max_memory))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        text: Option<String>,
+        path: Option<PathBuf>,
+        folder: PathBuf,
+        seed: u64,
+        count: u64,
+        split: Option<String>,
+        max_memory: u64,
+    ) -> PyResult<Dataset> {
+        let spec = py
+            .detach(|| match (text, path) {
+                (_, Some(path)) => Spec::load(&path),
+                (Some(text), None) => Spec::read(&text, &folder.join("<spec>")),
+                (None, None) => Err(Error::usage("no spec given", None)),
+            })
+            .map_err(raised)?;
+        let splits = dataset::splits(count, seed, spec.split);
+        if let Some(split) = &split
+            && !dataset::SPLITS.contains(&split.as_str())
+        {
+            return Err(PyValueError::new_err(format!(
+                "split = {split:?} is not a split: allowed \"train\", \"val\", \"test\" or None"
+            )));
+        }
+        let items = (0..count).zip(splits).filter(|(_, s)| split.as_deref().is_none_or(|split| split == *s)).collect();
+        Ok(Dataset { spec, seed, items, pictures: Pictures::new(KEPT_PICTURES), max_memory })
+    }
+
+    fn __len__(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Item `k` (from 0, within the split): its arrays, `meta.json`, number and split.
+    fn item<'py>(&self, py: Python<'py>, k: usize) -> PyResult<(Made<'py>, u64, &'static str)> {
+        let &(index, split) =
+            self.items.get(k).ok_or_else(|| PyIndexError::new_err(format!("item {k} of {}", self.items.len())))?;
+        let drawn = dataset::draw::draw(&self.spec, self.seed, index);
+        let folder = self.spec.pictures.as_ref().map(|(folder, _)| folder.as_path());
+        let (scene, inputs) = py
+            .detach(|| {
+                let scene = dataset::scene_of(&drawn, folder)?;
+                arrays::check_memory(&scene, true, self.max_memory, &raise_with)?;
+                let inputs = dataset::inputs_of(&scene, Some(&self.pictures))?;
+                Ok((scene, inputs))
+            })
+            .map_err(raised)?;
+        let made = ground_truth_of(py, &scene, &drawn.scene, &inputs, self.spec.truth, 1)?;
+        Ok((made, index, split))
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(render, m)?)?;
+    m.add_function(wrap_pyfunction!(ground_truth, m)?)?;
+    m.add_class::<Dataset>()?;
+    Ok(())
+}
