@@ -18,9 +18,9 @@
 use std::sync::Arc;
 use std::thread::{JoinHandle, Scope, ScopedJoinHandle};
 
-#[cfg(feature = "native")]
+#[cfg(feature = "threads")]
 use rayon::ThreadPool;
-#[cfg(feature = "native")]
+#[cfg(feature = "threads")]
 use rayon::prelude::*;
 
 use super::error::{Error, Result};
@@ -50,12 +50,12 @@ pub const PARALLEL_REFRACT_PIXELS: usize = 1 << 16;
 pub struct Bands(Option<Arc<ThreadPool>>);
 
 /// Without the `native` feature there are no threads to hand bands to: no pool is ever made.
-#[cfg(not(feature = "native"))]
+#[cfg(not(feature = "threads"))]
 enum ThreadPool {}
 
 impl Bands {
     /// No threads, whatever `threads` asks: this build has none.
-    #[cfg(not(feature = "native"))]
+    #[cfg(not(feature = "threads"))]
     pub fn new(threads: usize) -> Bands {
         let _ = threads;
         Bands(None)
@@ -63,7 +63,7 @@ impl Bands {
 
     /// `threads` threads (1: none beside the caller's; also none if the system will not start
     /// them, and the work then runs on the caller's thread alone).
-    #[cfg(feature = "native")]
+    #[cfg(feature = "threads")]
     pub fn new(threads: usize) -> Bands {
         let pool = (threads > 1).then(|| {
             rayon::ThreadPoolBuilder::new()
@@ -82,7 +82,7 @@ impl Bands {
 
     /// Runs `f(band, first_row)` over bands of whole rows of `out` (`width` a row), in parallel
     /// when `out` has at least `min_cells` cells.
-    #[cfg_attr(not(feature = "native"), allow(unused_variables))] // `width` cuts bands
+    #[cfg_attr(not(feature = "threads"), allow(unused_variables))] // `width` cuts bands
     pub fn for_bands<T: Send>(
         &self,
         out: &mut [T],
@@ -91,12 +91,12 @@ impl Bands {
         f: impl Fn(&mut [T], usize) + Sync,
     ) {
         match self.pool_for(out.len(), min_cells) {
-            #[cfg(feature = "native")]
+            #[cfg(feature = "threads")]
             Some(pool) => pool.install(|| {
                 let rows = band_rows(width, out.len() / width.max(1), pool);
                 out.par_chunks_mut(rows * width).enumerate().for_each(|(i, band)| f(band, i * rows));
             }),
-            #[cfg(not(feature = "native"))]
+            #[cfg(not(feature = "threads"))]
             Some(pool) => match *pool {},
             None => f(out, 0),
         }
@@ -104,7 +104,7 @@ impl Bands {
 
     /// Like [`Bands::for_bands`], over the same bands of two buffers, in parallel from
     /// [`PARALLEL_STEP_CELLS`] cells.
-    #[cfg_attr(not(feature = "native"), allow(unused_variables))] // `width` cuts bands
+    #[cfg_attr(not(feature = "threads"), allow(unused_variables))] // `width` cuts bands
     pub fn for_band_pairs<T: Send>(
         &self,
         a: &mut [T],
@@ -113,9 +113,9 @@ impl Bands {
         f: impl Fn(&mut [T], &mut [T], usize) + Sync,
     ) {
         match self.pool_for(a.len(), PARALLEL_STEP_CELLS) {
-            #[cfg(not(feature = "native"))]
+            #[cfg(not(feature = "threads"))]
             Some(pool) => match *pool {},
-            #[cfg(feature = "native")]
+            #[cfg(feature = "threads")]
             Some(pool) => pool.install(|| {
                 let rows = band_rows(width, a.len() / width.max(1), pool);
                 a.par_chunks_mut(rows * width)
@@ -138,9 +138,9 @@ impl Bands {
     ) -> u64 {
         match self.pool_for(a.len(), PARALLEL_REFRACT_PIXELS) {
             None => a.chunks(chunk).zip(b.chunks_mut(chunk)).map(|(a, b)| f(a, b)).sum(),
-            #[cfg(not(feature = "native"))]
+            #[cfg(not(feature = "threads"))]
             Some(pool) => match *pool {},
-            #[cfg(feature = "native")]
+            #[cfg(feature = "threads")]
             Some(pool) => pool.install(|| a.par_chunks(chunk).zip(b.par_chunks_mut(chunk)).map(|(a, b)| f(a, b)).sum()),
         }
     }
@@ -148,7 +148,7 @@ impl Bands {
 
 /// Rows per band of parallel work: one band per thread, each of at least 16 Ki cells, so that
 /// handing a band out costs little beside its work.
-#[cfg(feature = "native")]
+#[cfg(feature = "threads")]
 fn band_rows(width: usize, rows: usize, pool: &ThreadPool) -> usize {
     let per_thread = rows.div_ceil(pool.current_num_threads().max(1));
     per_thread.max(16_384usize.div_ceil(width.max(1))).max(1)
