@@ -86,12 +86,14 @@ def _whole(value: Any, what: str, low: int, high: int) -> int:
     return int(value)
 
 
-def _arrays(made: Tuple[list, str]) -> Dict[str, Any]:
-    """The native module's buffers as NumPy arrays (views, no copy), and ``meta`` parsed."""
-    buffers, meta = made
+def _arrays(made: Tuple[bytearray, list, str]) -> Dict[str, Any]:
+    """The native module's buffer as NumPy arrays (views into it, no copy), and ``meta`` parsed."""
+    block, places, meta = made
     out: Dict[str, Any] = {}
-    for name, buffer, dtype, shape in buffers:
-        out[name] = np.frombuffer(buffer, dtype=np.dtype(dtype)).reshape(shape)
+    for name, offset, dtype, shape in places:
+        dtype = np.dtype(dtype)
+        count = int(np.prod(shape))
+        out[name] = np.frombuffer(block, dtype=dtype, count=count, offset=offset).reshape(shape)
     out["meta"] = json.loads(meta)
     return out
 

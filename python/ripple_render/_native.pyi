@@ -4,7 +4,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 __version__: str
 
-_Made = Tuple[List[Tuple[str, bytearray, str, List[int]]], str]
+_Made = Tuple[bytearray, List[Tuple[str, int, str, List[int]]], str]
 
 def render(
     text: Optional[str], path: Optional[str], set: Sequence[Tuple[str, Any]], max_memory: int, threads: int

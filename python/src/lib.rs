@@ -110,10 +110,38 @@ fn typed<T: bytemuck::Pod>(bytes: &mut [u8]) -> Result<&mut [T], Error> {
     bytemuck::try_cast_slice_mut(bytes).map_err(|e| Error::Encode(format!("an array's buffer: {e}")))
 }
 
-/// The arrays of one sequence and its `meta.json`, for Python: `(name, buffer, dtype, shape)`.
-type Made<'py> = (Vec<(&'static str, Bound<'py, PyByteArray>, &'static str, Vec<usize>)>, String);
+/// The arrays of one sequence and its `meta.json`, for Python: one buffer, and each array's name,
+/// offset in it, dtype and shape.
+type Made<'py> = (Bound<'py, PyByteArray>, Vec<Place>, String);
 
-/// Computes the ground truth of `scene` over `inputs` into new bytearrays, the lock released.
+/// An array's place in a buffer: its name, offset, dtype and shape.
+type Place = (&'static str, usize, &'static str, Vec<usize>);
+
+/// Where each array lies in one buffer: offsets rounded up to 64 bytes. Returns the layout and
+/// the buffer's length.
+fn layout(t: usize, h: usize, w: usize) -> (Vec<Place>, usize) {
+    let mut at = 0;
+    let mut out = Vec::new();
+    let kinds = KINDS.iter().map(|&(name, element, values)| {
+        let mut shape = vec![t, h, w];
+        if values > 1 {
+            shape.push(values);
+        }
+        (name, element, shape)
+    });
+    for (name, element, shape) in kinds.chain([("clean", Element::U8, vec![h, w, 3])]) {
+        let bytes = shape.iter().product::<usize>() * element.size();
+        out.push((name, at, element.name(), shape));
+        at = (at + bytes).next_multiple_of(64);
+    }
+    (out, at)
+}
+
+/// Computes the ground truth of `scene` over `inputs` into one new buffer, the lock released.
+///
+/// One buffer rather than one an array: the C allocator keeps a freed block of an item's size
+/// for the next item (it raises its thresholds to the largest block freed), where seven smaller
+/// ones were handed back to the system and faulted in again every item (half an item's time).
 fn ground_truth_of<'py>(
     py: Python<'py>,
     scene: &Scene,
@@ -123,24 +151,28 @@ fn ground_truth_of<'py>(
     threads: usize,
 ) -> PyResult<Made<'py>> {
     let [t, h, w] = arrays::shape(scene);
-    let mut made = Vec::new();
-    for (name, element, values) in KINDS {
-        let mut shape = vec![t, h, w];
-        if values > 1 {
-            shape.push(values);
-        }
-        made.push((name, bytearray(py, t * h * w * values * element.size())?, element.name(), shape));
-    }
-    let clean = inputs.background.pixels.as_flattened();
-    let clean_buffer = PyByteArray::new(py, clean);
-    // SAFETY: the bytearrays were made above and no Python code has seen them yet, so nothing
-    // else reads or resizes their buffers while they are filled.
-    let mut buffers: Vec<&mut [u8]> = made.iter().map(|(_, b, _, _)| unsafe { b.as_bytes_mut() }).collect();
+    let (places, len) = layout(t, h, w);
+    let block = bytearray(py, len)?;
     let meta = truth::meta_of(scene, text, inputs, truth);
+    // SAFETY: the bytearray was made above and no Python code has seen it yet, so nothing else
+    // reads or resizes its buffer while it is filled.
+    let bytes = unsafe { block.as_bytes_mut() };
     py.detach(|| -> Result<(), Error> {
-        let [frames, flow, warp, height, height_raw, normal, valid] = &mut buffers[..] else {
-            return Err(Error::Encode("seven arrays".into()));
+        huge_pages(bytes);
+        let mut parts = Vec::new();
+        let mut rest = &mut bytes[..];
+        let mut at = 0;
+        for (_, offset, dtype, shape) in &places {
+            let size = shape.iter().product::<usize>() * if *dtype == "float32" { 4 } else { 1 };
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(offset - at);
+            let (part, tail) = tail.split_at_mut(size);
+            parts.push(part);
+            (rest, at) = (tail, offset + size);
+        }
+        let [frames, flow, warp, height, height_raw, normal, valid, clean] = &mut parts[..] else {
+            return Err(Error::Encode("eight arrays".into()));
         };
+        clean.copy_from_slice(inputs.background.pixels.as_flattened());
         let mut out = Arrays {
             frames,
             flow: typed(flow)?,
@@ -153,9 +185,29 @@ fn ground_truth_of<'py>(
         arrays::fill(scene, inputs, &mut out, threads, &AtomicBool::new(false))
     })
     .map_err(raised)?;
-    made.push(("clean", clean_buffer, Element::U8.name(), vec![h, w, 3]));
     let meta = serde_json::to_string(&meta).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok((made, meta))
+    Ok((block, places, meta))
+}
+
+/// Asks Linux to back `bytes` with huge pages where it can (as NumPy does for its large
+/// arrays): a few faults for a large buffer instead of one every 4 KiB. Only a hint: where it
+/// is refused, or elsewhere, nothing changes.
+fn huge_pages(bytes: &mut [u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (bytes.as_ptr() as usize).next_multiple_of(HUGE);
+        let end = (bytes.as_ptr() as usize + bytes.len()) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies within `bytes`, which this call holds mutably; the advice
+            // changes how its pages are backed, never their contents.
+            let _ = unsafe {
+                rustix::mm::madvise(start as *mut std::ffi::c_void, end - start, rustix::mm::Advice::LinuxHugepage)
+            };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = bytes;
 }
 
 /// The frames of a scene: `(buffer, shape)`.
@@ -177,7 +229,11 @@ fn render<'py>(
     let buffer = bytearray(py, t * h * w * 3)?;
     // SAFETY: as in `ground_truth_of`: the bytearray is new and not yet Python's to touch.
     let bytes = unsafe { buffer.as_bytes_mut() };
-    py.detach(|| arrays::frames(&scene, &inputs, bytes, threads, &AtomicBool::new(false))).map_err(raised)?;
+    py.detach(|| {
+        huge_pages(bytes);
+        arrays::frames(&scene, &inputs, bytes, threads, &AtomicBool::new(false))
+    })
+    .map_err(raised)?;
     Ok((buffer, vec![t, h, w, 3]))
 }
 

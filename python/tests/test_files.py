@@ -46,10 +46,10 @@ COUNT, SEED = 6, 5
 
 def normals(slopes: np.ndarray) -> np.ndarray:
     """Unit normals from a ``normal/`` file's slopes, as docs/python.md defines them: ``(dx,
-    dy, 2)`` over its length, in float64, rounded once to float32."""
-    d = slopes.astype(np.float64)
-    s = np.sqrt(d[..., 0] ** 2 + d[..., 1] ** 2 + 4.0)
-    return np.stack([d[..., 0] / s, d[..., 1] / s, 2.0 / s], axis=-1).astype(np.float32)
+    dy, 2)`` over its length, every operation in float32."""
+    d = slopes.astype(np.float32)
+    s = np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + np.float32(4))
+    return np.stack([d[..., 0] / s, d[..., 1] / s, np.float32(2) / s], axis=-1)
 
 
 @pytest.fixture(scope="module", params=["ours", "fsrn"])

@@ -12,8 +12,9 @@
 //! | `normal`     | f32     | 3         | `normal/N.npy`'s `(dx, dy, 2)` divided by its length      |
 //! | `valid`      | bool    | 1         | not a wall, and the sample did not leave the canvas       |
 //!
-//! A normal is worked out in f64 (`s = √(dx² + dy² + 4)`, then `dx/s`, `dy/s`, `2/s`) and
-//! rounded once to f32, so any reader that does the same gets the same bits.
+//! A normal is worked out in f32, each operation rounded as IEEE 754 single precision rounds it
+//! (`s = √(dx·dx + dy·dy + 4)`, then `dx/s`, `dy/s`, `2/s`), so any reader that does the same
+//! gets the same bits.
 
 use std::borrow::Cow;
 use std::sync::atomic::AtomicBool;
@@ -190,13 +191,7 @@ pub fn fill(scene: &Scene, inputs: &Inputs, out: &mut Arrays<'_>, threads: usize
         }
         heights(frame.drawn, &mut out.height[at(1)]);
         heights(frame.raw, &mut out.height_raw[at(1)]);
-        for (slot, &[dx, dy]) in out.normal[at(3)].chunks_exact_mut(3).zip(&frame.fields.slopes) {
-            let (dx, dy) = (dx as f64, dy as f64);
-            let s = (dx * dx + dy * dy + 4.0).sqrt();
-            slot[0] = (dx / s) as f32;
-            slot[1] = (dy / s) as f32;
-            slot[2] = (2.0 / s) as f32;
-        }
+        normals(&frame.fields.slopes, &mut out.normal[at(3)]);
         for (slot, &held) in out.valid[at(1)].iter_mut().zip(&frame.fields.held) {
             *slot = u8::from(!held);
         }
@@ -212,6 +207,28 @@ fn every_frame(played: u64, scene: &Scene) -> Result<()> {
         return Ok(());
     }
     Err(Error::Encode(format!("the water played {played} frames of {}", scene.frames)))
+}
+
+/// Unit normals of `slopes`, into `out`: in f32, `s = √(dx·dx + dy·dy + 4)`, then `dx/s`,
+/// `dy/s`, `2/s`, each operation rounded as IEEE 754 single precision rounds it.
+fn normals(slopes: &[[i64; 2]], out: &mut [f32]) {
+    // In blocks, so that the square roots and divisions run over plain arrays of f32 (four or
+    // eight at once) and only the last loop writes the triples.
+    const BLOCK: usize = 64;
+    for (slopes, out) in slopes.chunks(BLOCK).zip(out.chunks_mut(3 * BLOCK)) {
+        let (mut x, mut y, mut inv) = ([0f32; BLOCK], [0f32; BLOCK], [0f32; BLOCK]);
+        for (k, &[dx, dy]) in slopes.iter().enumerate() {
+            (x[k], y[k]) = (dx as f32, dy as f32);
+        }
+        for k in 0..BLOCK {
+            inv[k] = (x[k] * x[k] + y[k] * y[k] + 4.0).sqrt();
+        }
+        for (k, n) in out.chunks_exact_mut(3).enumerate() {
+            n[0] = x[k] / inv[k];
+            n[1] = y[k] / inv[k];
+            n[2] = 2.0 / inv[k];
+        }
+    }
 }
 
 /// A frame's heights as f32, into `out`.
@@ -234,13 +251,25 @@ fn flows(frame: &super::Frame<'_>, out: &mut [f32]) {
         let span = 256 * size as i32;
         if wraps && (d < -span / 2 || d >= span - span / 2) { (d + span / 2).rem_euclid(span) - span / 2 } else { d }
     };
+    // The pixel's own position, row by row, as [x, y] pairs in 1/256: what the flow subtracts.
+    let own: Vec<i32> = (0..w).flat_map(|x| [256 * x as i32, 0]).collect();
     for y in 0..h {
-        let row = &frame.fields.positions[y * w..(y + 1) * w];
+        let row = frame.fields.positions[y * w..(y + 1) * w].as_flattened();
         let flow = &mut out[2 * y * w..2 * (y + 1) * w];
         let oy = 256 * y as i32;
-        for (x, (slot, &[sx, sy])) in flow.chunks_exact_mut(2).zip(row).enumerate() {
-            slot[0] = nearest(sx - 256 * x as i32, w, frame.wrap[0]) as f32 / 256.0;
-            slot[1] = nearest(sy - oy, h, frame.wrap[1]) as f32 / 256.0;
+        if frame.wrap == [false, false] {
+            // A plain loop over flat slices of one length, which the compiler vectorizes.
+            for ((slot, &p), &o) in flow.iter_mut().zip(row).zip(&own) {
+                *slot = (p - o) as f32 / 256.0;
+            }
+            for slot in flow.iter_mut().skip(1).step_by(2) {
+                *slot -= y as f32;
+            }
+            continue;
+        }
+        for (x, (slot, s)) in flow.chunks_exact_mut(2).zip(row.chunks_exact(2)).enumerate() {
+            slot[0] = nearest(s[0] - 256 * x as i32, w, frame.wrap[0]) as f32 / 256.0;
+            slot[1] = nearest(s[1] - oy, h, frame.wrap[1]) as f32 / 256.0;
         }
     }
 }
