@@ -1,5 +1,5 @@
 //! A sequence's ground truth in memory: the arrays a training loop reads, made from the same
-//! frames ([`super::play`]) the files are written from, so that the two cannot differ. Each
+//! frames the files are written from (the one frame loop of [`super::write`]), so that the two cannot differ. Each
 //! array is the file of ours (or the extras') that holds the same thing, in one type:
 //!
 //! | array        | element | per pixel | from                                                      |
