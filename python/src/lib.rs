@@ -1,7 +1,7 @@
 //! `ripple_render._native`: the library's frames, ground truth and datasets as Python objects.
-//! Every array is a `bytearray` filled in place with the interpreter's lock released, which
-//! `ripple_render/__init__.py` views as a NumPy array (no copy); every error is the library's
-//! own message raised as the Python exception a caller expects.
+//! An item's arrays lie in one `bytearray`, filled in place with the interpreter's lock
+//! released, which `ripple_render/__init__.py` views as NumPy arrays (no copy); every error is
+//! the library's own message raised as the Python exception a caller expects.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

@@ -223,7 +223,7 @@ def test_a_picture_too_large_for_the_default_budget_raises_memory_error_first(tm
     (tmp_path / "huge.png").write_bytes(_png_header_only(8000, 8000, 16))
     scene = tmp_path / "scene.toml"
     scene.write_text('[video]\nframes = 2\nwidth = 64\nheight = 48\n[background]\nimage = "huge.png"\n')
-    with pytest.raises(MemoryError, match=r"8000×8000 and would take 732 MiB to decode, over a quarter of the memory budget of 1.0 GiB"):
+    with pytest.raises(MemoryError, match=r"scene.toml:6:9: background.image = \"huge.png\": .*huge.png: it is 8000×8000 and would take 732 MiB to decode, over the decode budget of 256 MiB"):
         rr.ground_truth(scene)
     with pytest.raises(MemoryError, match="max_memory="):
         rr.render(scene)

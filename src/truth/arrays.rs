@@ -302,22 +302,26 @@ pub fn frames(scene: &Scene, inputs: &Inputs, out: &mut [u8], threads: usize, st
 /// budget where the arrays are asked for (`--max-memory 2G`, `max_memory=...`).
 pub fn check_memory(scene: &Scene, all: bool, budget: u64, raise: &dyn Fn(u64) -> String) -> Result<()> {
     use crate::base::units::show;
+    // A picture over its decode budget, refused as a render refuses it (the scene's key, line
+    // and column), from its header alone.
+    let over = |path: &std::path::Path| {
+        let header = crate::base::picture::probe(path).ok()?;
+        let reason = crate::base::picture::check_within(&header, budget).err()?;
+        Some((reason, header.decode_bytes()))
+    };
+    let refused = |located: Error, bytes: u64| Error::Budget {
+        message: located.to_string(),
+        hint: format!("{}, or use a smaller picture", raise(bytes.saturating_mul(4))),
+    };
     if let Some(path) = &scene.background.image
-        && let Ok(header) = crate::base::picture::probe(path)
-        && header.decode_bytes() > crate::base::limits::decode_budget(budget)
+        && let Some((reason, bytes)) = over(path)
     {
-        let bytes = header.decode_bytes();
-        return Err(Error::Budget {
-            message: format!(
-                "background image {}: it is {}×{} and would take {} to decode, over a quarter of the memory budget of {}",
-                path.display(),
-                header.width,
-                header.height,
-                show(bytes),
-                show(budget)
-            ),
-            hint: format!("{}, or use a smaller picture", raise(bytes.saturating_mul(4))),
-        });
+        return Err(refused(scene.background.locate(Error::Background { path: path.clone(), reason }), bytes));
+    }
+    if let Some(mask) = &scene.shore.mask
+        && let Some((reason, bytes)) = over(&mask.image)
+    {
+        return Err(refused(crate::sim::shore::mask_error(mask, &reason), bytes));
     }
     let [t, h, w] = shape(scene).map(|n| n as u64);
     let arrays = if all { bytes(t, h, w) } else { t.saturating_mul(h).saturating_mul(w).saturating_mul(3) };

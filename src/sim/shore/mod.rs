@@ -11,6 +11,8 @@
 
 mod walls;
 
+pub(crate) use walls::mask_error;
+
 pub use walls::{Walls, mask_brightness};
 
 use std::sync::Arc;

@@ -283,7 +283,7 @@ fn threshold(a: [i64; 2], b: [i64; 2], cy: i64) -> i64 {
 }
 
 /// A mask image's error, at the `image` key of `[mask]`.
-fn mask_error(mask: &MaskSpec, reason: &str) -> Error {
+pub(crate) fn mask_error(mask: &MaskSpec, reason: &str) -> Error {
     let path = &mask.image;
     let missing = std::fs::symlink_metadata(path).is_err().then(|| path.clone());
     let message = if missing.is_some() {
