@@ -47,8 +47,8 @@ pub struct Spec {
     pub split: [f64; 3],
     /// The ground truth's layout and extras.
     pub truth: Truth,
-    /// Whether the water starts as Tian's generator starts it (`preset = "tian"`): a smooth
-    /// random `[surface]`, wrapped edges, no damping.
+    /// Whether the water is set up in the spirit of Tian's generator (`preset = "tian"`; not
+    /// its equation, docs/research.md): a smooth random `[surface]`, wrapped edges, no damping.
     pub tian: bool,
     /// The models drawn from.
     pub models: Vec<&'static str>,
