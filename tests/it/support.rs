@@ -69,12 +69,36 @@ pub fn write_png(path: &Path, width: usize, height: usize, rgb: &[u8]) {
         .expect("write PNG");
 }
 
-/// A fresh, empty scratch folder for one test.
+/// A fresh, empty scratch folder for one test, under this run's folder in the system's
+/// temporary folder. The first call of a run removes the folders earlier runs left (a run's is
+/// gigabytes: datasets, videos, a Python environment), so one run's is kept to look into after
+/// a failure and the disk does not fill run after run.
 pub fn scratch(name: &str) -> PathBuf {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(sweep_earlier_runs);
     let dir = std::env::temp_dir().join(format!("ripple-render-tests-{}", std::process::id())).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch folder");
     dir
+}
+
+/// Removes the scratch folders of test runs that have ended (their process is gone).
+fn sweep_earlier_runs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("ripple-render-tests-").and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !running(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether process `pid` is running (where that cannot be told, it is taken to be).
+fn running(pid: u32) -> bool {
+    if cfg!(target_os = "linux") { Path::new("/proc").join(pid.to_string()).exists() } else { true }
 }
 
 /// Changes one channel of one pixel of an RGB PNG frame: at (x, y), channel `c`, XOR `bits`.
@@ -303,4 +327,22 @@ pub fn files_in(dir: &Path, sub: &str) -> Vec<(String, Vec<u8>)> {
         .unwrap_or_default();
     all.sort();
     all
+}
+
+/// A run's scratch folder outlives it only until the next run starts: a folder of a process
+/// that has ended is removed, one of a running process (this one's) is kept.
+#[cfg(target_os = "linux")]
+#[test]
+fn scratch_folders_of_ended_runs_are_removed() {
+    let tmp = std::env::temp_dir();
+    // A process that has ended: a child, waited for.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let ended = child.id();
+    child.wait().unwrap();
+    let stale = tmp.join(format!("ripple-render-tests-{ended}"));
+    std::fs::create_dir_all(stale.join("left")).unwrap();
+    let mine = scratch("support-sweep");
+    sweep_earlier_runs();
+    assert!(!stale.exists() || running(ended), "{} was left", stale.display());
+    assert!(mine.is_dir(), "this run's own folder was removed");
 }
