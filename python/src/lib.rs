@@ -117,11 +117,11 @@ type Made<'py> = (Bound<'py, PyByteArray>, Vec<Place>, String);
 /// An array's place in a buffer: its name, offset, dtype and shape.
 type Place = (&'static str, usize, &'static str, Vec<usize>);
 
-/// Where each array lies in one buffer: offsets rounded up to 64 bytes. Returns the layout and
-/// the buffer's length.
-fn layout(t: usize, h: usize, w: usize) -> (Vec<Place>, usize) {
+/// Where each array lies in one buffer: offsets rounded up to 64 bytes. Returns the layout, each
+/// array's bytes and the buffer's length.
+fn layout(t: usize, h: usize, w: usize) -> (Vec<Place>, Vec<usize>, usize) {
     let mut at = 0;
-    let mut out = Vec::new();
+    let (mut out, mut sizes) = (Vec::new(), Vec::new());
     let kinds = KINDS.iter().map(|&(name, element, values)| {
         let mut shape = vec![t, h, w];
         if values > 1 {
@@ -132,9 +132,10 @@ fn layout(t: usize, h: usize, w: usize) -> (Vec<Place>, usize) {
     for (name, element, shape) in kinds.chain([("clean", Element::U8, vec![h, w, 3])]) {
         let bytes = shape.iter().product::<usize>() * element.size();
         out.push((name, at, element.name(), shape));
+        sizes.push(bytes);
         at = (at + bytes).next_multiple_of(64);
     }
-    (out, at)
+    (out, sizes, at)
 }
 
 /// Computes the ground truth of `scene` over `inputs` into one new buffer, the lock released.
@@ -151,7 +152,7 @@ fn ground_truth_of<'py>(
     threads: usize,
 ) -> PyResult<Made<'py>> {
     let [t, h, w] = arrays::shape(scene);
-    let (places, len) = layout(t, h, w);
+    let (places, sizes, len) = layout(t, h, w);
     let block = bytearray(py, len)?;
     let meta = truth::meta_of(scene, text, inputs, truth);
     // SAFETY: the bytearray was made above and no Python code has seen it yet, so nothing else
@@ -162,8 +163,7 @@ fn ground_truth_of<'py>(
         let mut parts = Vec::new();
         let mut rest = &mut bytes[..];
         let mut at = 0;
-        for (_, offset, dtype, shape) in &places {
-            let size = shape.iter().product::<usize>() * if *dtype == "float32" { 4 } else { 1 };
+        for ((_, offset, _, _), &size) in places.iter().zip(&sizes) {
             let (_, tail) = std::mem::take(&mut rest).split_at_mut(offset - at);
             let (part, tail) = tail.split_at_mut(size);
             parts.push(part);
@@ -210,6 +210,23 @@ fn huge_pages(bytes: &mut [u8]) {
     let _ = bytes;
 }
 
+/// A scene, its text as `meta.json` records it, and its inputs, read with the lock released,
+/// once its arrays (all of them, or the frames alone) are known to fit in `max_memory`.
+fn prepared(
+    py: Python<'_>,
+    text: Option<String>,
+    path: Option<PathBuf>,
+    set: Vec<(String, Bound<'_, PyAny>)>,
+    max_memory: u64,
+    all: bool,
+) -> PyResult<(Scene, String, Inputs)> {
+    let set = overrides(set)?;
+    let (scene, text) = py.detach(|| scene_of(text, path, &set)).map_err(raised)?;
+    arrays::check_memory(&scene, all, max_memory, &raise_with).map_err(raised)?;
+    let inputs = py.detach(|| Inputs::for_scene_within(&scene, max_memory)).map_err(raised)?;
+    Ok((scene, text, inputs))
+}
+
 /// The frames of a scene: `(buffer, shape)`.
 #[pyfunction]
 #[pyo3(signature = (text, path, set, max_memory, threads))]
@@ -221,10 +238,7 @@ fn render<'py>(
     max_memory: u64,
     threads: usize,
 ) -> PyResult<(Bound<'py, PyByteArray>, Vec<usize>)> {
-    let set = overrides(set)?;
-    let (scene, _) = py.detach(|| scene_of(text, path, &set)).map_err(raised)?;
-    arrays::check_memory(&scene, false, max_memory, &raise_with).map_err(raised)?;
-    let inputs = py.detach(|| Inputs::for_scene_within(&scene, max_memory)).map_err(raised)?;
+    let (scene, _, inputs) = prepared(py, text, path, set, max_memory, false)?;
     let [t, h, w] = arrays::shape(&scene);
     let buffer = bytearray(py, t * h * w * 3)?;
     // SAFETY: as in `ground_truth_of`: the bytearray is new and not yet Python's to touch.
@@ -248,10 +262,7 @@ fn ground_truth<'py>(
     max_memory: u64,
     threads: usize,
 ) -> PyResult<Made<'py>> {
-    let set = overrides(set)?;
-    let (scene, text) = py.detach(|| scene_of(text, path, &set)).map_err(raised)?;
-    arrays::check_memory(&scene, true, max_memory, &raise_with).map_err(raised)?;
-    let inputs = py.detach(|| Inputs::for_scene_within(&scene, max_memory)).map_err(raised)?;
+    let (scene, text, inputs) = prepared(py, text, path, set, max_memory, true)?;
     ground_truth_of(py, &scene, &text, &inputs, Truth::default(), threads)
 }
 

@@ -247,10 +247,7 @@ fn heights(cells: super::Cells<'_>, out: &mut [f32]) {
 /// A frame's backward flow in pixels, into `out`: [`flow::flow_q8`] over 256, row by row.
 fn flows(frame: &super::Frame<'_>, out: &mut [f32]) {
     let (w, h) = (frame.w, frame.h);
-    let nearest = |d: i32, size: usize, wraps: bool| {
-        let span = 256 * size as i32;
-        if wraps && (d < -span / 2 || d >= span - span / 2) { (d + span / 2).rem_euclid(span) - span / 2 } else { d }
-    };
+    let nearest = super::flow::nearest;
     // The pixel's own position, row by row, as [x, y] pairs in 1/256: what the flow subtracts.
     let own: Vec<i32> = (0..w).flat_map(|x| [256 * x as i32, 0]).collect();
     for y in 0..h {

@@ -11,16 +11,19 @@ use crate::draw::fields::Fields;
 /// The flow of each pixel in 1/256 pixel: position minus `256·(x, y)`, along a wrapped axis
 /// the difference in `−128·size..128·size`.
 pub fn flow_q8(fields: &Fields, (w, h): (usize, usize), wrap: [bool; 2]) -> Vec<[i32; 2]> {
-    let nearest = |d: i32, size: usize, wraps: bool| {
-        let span = 256 * size as i32;
-        if wraps { (d + span / 2).rem_euclid(span) - span / 2 } else { d }
-    };
     let mut out = Vec::with_capacity(w * h);
     for (i, [sx, sy]) in fields.positions.iter().enumerate() {
         let (x, y) = ((i % w) as i32, (i / w) as i32);
         out.push([nearest(sx - 256 * x, w, wrap[0]), nearest(sy - 256 * y, h, wrap[1])]);
     }
     out
+}
+
+/// A difference `d` in 1/256 pixel along an axis of `size` pixels, as the flow holds it: along a
+/// wrapped axis the one nearest 0, in `−128·size..128·size`.
+pub(crate) fn nearest(d: i32, size: usize, wraps: bool) -> i32 {
+    let span = 256 * size as i32;
+    if wraps && !(-span / 2..span - span / 2).contains(&d) { (d + span / 2).rem_euclid(span) - span / 2 } else { d }
 }
 
 /// Middlebury's `.flo`: `PIEH`, width and height as i32, then `u, v` as f32 per pixel,

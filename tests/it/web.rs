@@ -33,6 +33,11 @@ fn node(script: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// What `web/test/browser.mjs COMMAND PATH` reports, as JSON.
+fn browser(command: &str, path: &Path) -> serde_json::Value {
+    serde_json::from_str(&node("browser.mjs", &[command, path.to_str().unwrap()])).unwrap()
+}
+
 /// The bundled scenes, by path.
 fn bundled() -> Vec<PathBuf> {
     let mut scenes: Vec<PathBuf> = std::fs::read_dir(root().join("scenes"))
@@ -151,8 +156,7 @@ fn a_click_and_a_drag_make_rings_there_and_lines_the_cli_renders_alike() {
     }
     for name in ["pool.toml", "pond.toml"] {
         let scene = root().join("scenes").join(name);
-        let out: serde_json::Value =
-            serde_json::from_str(&node("browser.mjs", &["pointer", scene.to_str().unwrap()])).unwrap();
+        let out: serde_json::Value = browser("pointer", &scene);
         assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
         // The paused element showed the next frame, and it changed at the click first.
         assert_eq!(field(&out, "frameAfterClick"), 11, "{out}");
@@ -181,8 +185,7 @@ fn a_click_and_a_drag_before_the_player_is_ready_make_their_rings() {
         return;
     }
     let scene = root().join("scenes/pool.toml");
-    let out: serde_json::Value =
-        serde_json::from_str(&node("browser.mjs", &["early", scene.to_str().unwrap()])).unwrap();
+    let out: serde_json::Value = browser("early", &scene);
     assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
     assert_eq!(field(&out, "readyBefore"), false, "the player was ready before the click: nothing tested: {out}");
     // Both were kept, where they were made, and the paused element showed the frame after.
@@ -206,8 +209,7 @@ fn every_frame_is_drawn_on_time_and_a_stall_skips_or_starts_the_clock_again() {
         return;
     }
     let scene = root().join("scenes/pool.toml");
-    let out: serde_json::Value =
-        serde_json::from_str(&node("browser.mjs", &["clock", scene.to_str().unwrap()])).unwrap();
+    let out: serde_json::Value = browser("clock", &scene);
     assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
     assert_eq!(field(&out, "fps"), 25);
     // Three seconds at 25 fps: every one of the 75 frames drawn, none skipped.
@@ -226,8 +228,7 @@ fn ten_thousand_pointer_events_resizes_and_no_size_cost_no_error_and_no_memory()
         return;
     }
     let scene = root().join("scenes/pool.toml");
-    let out: serde_json::Value =
-        serde_json::from_str(&node("browser.mjs", &["storm", scene.to_str().unwrap()])).unwrap();
+    let out: serde_json::Value = browser("storm", &scene);
     assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
     let rounds = field(&out, "rounds").as_array().unwrap();
     let at = |k: usize, key: &str| field(&rounds[k], key).as_u64().unwrap();
@@ -253,8 +254,7 @@ fn with_reduced_motion_only_the_poster_is_fetched_until_the_reader_asks_to_play(
             .code,
         0
     );
-    let out: serde_json::Value =
-        serde_json::from_str(&node("browser.mjs", &["reduced", site.to_str().unwrap()])).unwrap();
+    let out: serde_json::Value = browser("reduced", &site);
     assert_eq!(field(&out, "errors").as_array().unwrap().len(), 0, "{out}");
     // Two seconds: one picture, the poster, and nothing fetched but the page, its module and it.
     let pictures = field(&out, "pictures");
@@ -348,7 +348,7 @@ fn web_writes_a_folder_that_plays_the_scene_over_http_and_falls_back_from_file()
         .collect();
     let out = Command::new("node").arg("-e").arg(script).args(&files).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "same", "{}", String::from_utf8_lossy(&out.stderr));
-    let out: serde_json::Value = serde_json::from_str(&node("browser.mjs", &["site", site.to_str().unwrap()])).unwrap();
+    let out: serde_json::Value = browser("site", &site);
     let http = field(&out, "http");
     assert_eq!(field(http, "showing"), "frame", "{out}");
     assert_eq!(field(http, "frames"), 100, "{out}");
@@ -442,8 +442,7 @@ fn web_names_with_url_and_html_syntax_and_scene_strings_with_quotes_play() {
     if !harness("web_names_with_url_and_html_syntax_and_scene_strings_with_quotes_play", true) {
         return;
     }
-    let out: serde_json::Value =
-        serde_json::from_str(&node("browser.mjs", &["site", dir.join("site").to_str().unwrap()])).unwrap();
+    let out: serde_json::Value = browser("site", &dir.join("site"));
     let http = field(&out, "http");
     assert_eq!(field(http, "showing"), "frame", "{out}");
     assert_eq!(field(http, "first").as_str().unwrap(), cli_hashes(&scene)[0], "{out}");

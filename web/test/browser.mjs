@@ -147,8 +147,17 @@ async function ready(tab) {
 /** Every frame's hash as the page's player draws it (its own frame buffer, not the canvas). */
 async function hashes(scene) {
   const { tab, close } = await open(scene);
-  const out = await tab.evaluate(() => {
-    const water = document.querySelector("ripple-water").water;
+  const out = await frameHashes(tab);
+  await close();
+  return out;
+}
+
+/** Every frame's hash as the player on `tab` draws it, paused, a line each. */
+async function frameHashes(tab) {
+  const lines = await tab.evaluate(() => {
+    const el = document.querySelector("ripple-water");
+    el.pause();
+    const water = el.water;
     const lines = [];
     for (let i = 0; i < water.frames; i++) {
       water.seek(i);
@@ -157,8 +166,7 @@ async function hashes(scene) {
     }
     return lines;
   });
-  await close();
-  return out.join("\n");
+  return lines.join("\n");
 }
 
 /** The canvas's pixels, read back (to see where they changed: never to check exactness). */
@@ -485,21 +493,10 @@ async function siteHashes(dir) {
   const tab = await browser.newPage();
   await tab.goto(`${url}/scene/index.html`);
   await ready(tab);
-  const out = await tab.evaluate(() => {
-    const el = document.querySelector("ripple-water");
-    el.pause();
-    const water = el.water;
-    const lines = [];
-    for (let i = 0; i < water.frames; i++) {
-      water.seek(i);
-      water.pixels();
-      lines.push(water.hash());
-    }
-    return lines;
-  });
+  const out = await frameHashes(tab);
   await browser.close();
   server.close();
-  return out.join("\n");
+  return out;
 }
 
 /**
